@@ -1,0 +1,518 @@
+//! Device configuration: typed sections, built-in presets, strict validation.
+//!
+//! A config is assembled as a TOML tree (preset → user file → `--set` overrides),
+//! checked key by key against the known schema (an unknown key is an error that
+//! names it), deserialized, then range-checked (a bad value is an error naming
+//! the key and the allowed range).
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+use crate::error::{SimError, SimResult};
+
+/// Built-in presets: (name, TOML text).
+const PRESETS: &[(&str, &str)] = &[
+    ("default", include_str!("../../presets/default.toml")),
+    (
+        "mqsim-default",
+        include_str!("../../presets/mqsim-default.toml"),
+    ),
+    (
+        "ssdsim-default",
+        include_str!("../../presets/ssdsim-default.toml"),
+    ),
+    ("vios-128g", include_str!("../../presets/vios-128g.toml")),
+];
+
+/// Flash array shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeometryConfig {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    /// Page size in bytes.
+    pub page_size: u32,
+}
+
+/// NAND and bus timing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimingConfig {
+    /// "slc" | "mlc" | "tlc": bits per cell, used for per-page-type latencies.
+    pub cell: String,
+    pub read_us: f64,
+    pub program_us: f64,
+    pub erase_us: f64,
+    /// Channel bus rate in MB/s (10^6 bytes per second); 0 = infinite (no bus).
+    pub channel_mb_s: f64,
+    /// Command/address overhead added to every flash operation.
+    #[serde(default)]
+    pub command_us: f64,
+    /// Vary read/program latency by page type (LSB/CSB/MSB) around the nominal.
+    #[serde(default)]
+    pub per_page_type: bool,
+}
+
+/// Flash translation layer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Fraction of physical capacity hidden from the host.
+    pub overprovisioning: f64,
+    /// "static:XXXX" (a permutation of C, W, D, P; first letter varies fastest) or "dynamic".
+    pub allocation: String,
+    /// GC starts in a plane when its free-block fraction drops below this.
+    pub gc_threshold: f64,
+    /// greedy | cost-benefit | random | fifo | d-choice
+    pub gc_policy: String,
+    /// Candidates sampled by d-choice.
+    #[serde(default = "default_d_choice")]
+    pub gc_d_choice: u32,
+    /// Move GC pages with on-die copyback (no channel transfer).
+    #[serde(default)]
+    pub copyback: bool,
+    /// Logical fill fraction reached by the steady-state preconditioner (0 = fresh).
+    #[serde(default)]
+    pub precondition_fill: f64,
+    /// DRAM write buffer in MiB (0 = none: writes complete when programmed).
+    #[serde(default)]
+    pub write_buffer_mib: f64,
+}
+
+fn default_d_choice() -> u32 {
+    4
+}
+
+/// Host interface.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// Maximum requests outstanding at the device (SATA NCQ 32, NVMe deep).
+    pub queue_depth: u32,
+    /// Host I/O scheduler name.
+    pub scheduler: String,
+}
+
+/// Device controller (below the FTL).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerConfig {
+    /// Flash transaction scheduler name.
+    pub scheduler: String,
+}
+
+impl Default for ControllerConfig {
+    fn default() -> Self {
+        ControllerConfig {
+            scheduler: "fifo".into(),
+        }
+    }
+}
+
+/// A whole device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    #[serde(default)]
+    pub description: String,
+    /// Name of the preset this config starts from (informational once loaded).
+    #[serde(default)]
+    pub preset: String,
+    pub geometry: GeometryConfig,
+    pub timing: TimingConfig,
+    pub ftl: FtlConfig,
+    pub host: HostConfig,
+    #[serde(default)]
+    pub controller: ControllerConfig,
+}
+
+impl DeviceConfig {
+    /// Names and descriptions of the built-in presets.
+    pub fn presets() -> Vec<(&'static str, String)> {
+        PRESETS
+            .iter()
+            .map(|(n, text)| {
+                let desc = toml::from_str::<toml::Value>(text)
+                    .ok()
+                    .and_then(|v| {
+                        v.get("description")
+                            .and_then(|d| d.as_str().map(String::from))
+                    })
+                    .unwrap_or_default();
+                (*n, desc)
+            })
+            .collect()
+    }
+
+    /// Load a preset by name.
+    pub fn preset(name: &str) -> SimResult<DeviceConfig> {
+        Self::load(name, &[])
+    }
+
+    /// Load `spec` (a preset name, or a path to a `.toml` file) and apply
+    /// `key=value` overrides in order.
+    pub fn load(spec: &str, overrides: &[String]) -> SimResult<DeviceConfig> {
+        let mut tree = if spec.ends_with(".toml") || Path::new(spec).is_file() {
+            load_file_tree(Path::new(spec))?
+        } else {
+            let mut t = preset_tree(spec)?;
+            set_path(&mut t, "preset", toml::Value::String(spec.to_string()))?;
+            t
+        };
+        for ov in overrides {
+            apply_override(&mut tree, ov)?;
+        }
+        Self::from_tree(tree)
+    }
+
+    /// Parse a complete TOML document (may start from `preset = "..."`).
+    pub fn from_toml_str(text: &str, origin: &str) -> SimResult<DeviceConfig> {
+        let user: toml::Value = toml::from_str(text)
+            .map_err(|e| SimError::config(origin, format!("invalid TOML: {e}")))?;
+        Self::from_tree(merge_over_preset(user)?)
+    }
+
+    fn from_tree(tree: toml::Value) -> SimResult<DeviceConfig> {
+        let schema = preset_tree("default")?;
+        check_keys(&tree, &schema, "")?;
+        let cfg: DeviceConfig = tree
+            .try_into()
+            .map_err(|e: toml::de::Error| SimError::config("device", e.message().to_string()))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// The config as TOML text (what a run used, for reports).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+
+    /// Range checks; each error names its key and the allowed range.
+    pub fn validate(&self) -> SimResult<()> {
+        let g = &self.geometry;
+        let int_ranges: [(&str, u32, u32, u32); 7] = [
+            ("geometry.channels", g.channels, 1, 1024),
+            ("geometry.chips_per_channel", g.chips_per_channel, 1, 1024),
+            ("geometry.dies_per_chip", g.dies_per_chip, 1, 64),
+            ("geometry.planes_per_die", g.planes_per_die, 1, 64),
+            ("geometry.blocks_per_plane", g.blocks_per_plane, 2, 1 << 20),
+            ("geometry.pages_per_block", g.pages_per_block, 1, 65_535),
+            ("geometry.page_size", g.page_size, 512, 1 << 20),
+        ];
+        for (key, v, lo, hi) in int_ranges {
+            if v < lo || v > hi {
+                return Err(SimError::config(
+                    key,
+                    format!("{v} is outside [{lo}, {hi}]"),
+                ));
+            }
+        }
+        if g.page_size % 512 != 0 {
+            return Err(SimError::config(
+                "geometry.page_size",
+                format!("{} is not a multiple of 512 bytes", g.page_size),
+            ));
+        }
+        let pages = g.channels as u64
+            * g.chips_per_channel as u64
+            * g.dies_per_chip as u64
+            * g.planes_per_die as u64
+            * g.blocks_per_plane as u64
+            * g.pages_per_block as u64;
+        if pages >= u32::MAX as u64 {
+            return Err(SimError::config(
+                "geometry",
+                format!(
+                    "{pages} physical pages; at most {} are supported (u32 mapping)",
+                    u32::MAX - 1
+                ),
+            ));
+        }
+        let t = &self.timing;
+        if !matches!(t.cell.as_str(), "slc" | "mlc" | "tlc" | "qlc") {
+            return Err(SimError::config(
+                "timing.cell",
+                format!("`{}` is not one of slc, mlc, tlc, qlc", t.cell),
+            ));
+        }
+        for (key, v, lo, hi) in [
+            ("timing.read_us", t.read_us, 0.001, 1e6),
+            ("timing.program_us", t.program_us, 0.001, 1e6),
+            ("timing.erase_us", t.erase_us, 0.001, 1e7),
+            ("timing.channel_mb_s", t.channel_mb_s, 0.0, 1e6),
+            ("timing.command_us", t.command_us, 0.0, 1e4),
+        ] {
+            range_f(key, v, lo, hi)?;
+        }
+        let f = &self.ftl;
+        range_f("ftl.overprovisioning", f.overprovisioning, 0.0, 0.9)?;
+        range_f("ftl.gc_threshold", f.gc_threshold, 0.0, 0.5)?;
+        range_f("ftl.precondition_fill", f.precondition_fill, 0.0, 1.0)?;
+        range_f("ftl.write_buffer_mib", f.write_buffer_mib, 0.0, 1e6)?;
+        crate::ftl::Allocation::parse(&f.allocation)?;
+        crate::ftl::gc::VictimPolicy::parse(&f.gc_policy, f.gc_d_choice)?;
+        if f.gc_d_choice == 0 {
+            return Err(SimError::config(
+                "ftl.gc_d_choice",
+                "0 is outside [1, 1024]",
+            ));
+        }
+        // Need at least a couple of spare blocks per plane for GC to make progress.
+        let spare = (g.blocks_per_plane as f64 * f.overprovisioning).floor() as u32;
+        if spare < 2 {
+            return Err(SimError::config(
+                "ftl.overprovisioning",
+                format!(
+                    "{} leaves {spare} spare blocks per plane; GC needs at least 2 \
+                     (raise it or blocks_per_plane)",
+                    f.overprovisioning
+                ),
+            ));
+        }
+        if self.host.queue_depth == 0 || self.host.queue_depth > 65_536 {
+            return Err(SimError::config(
+                "host.queue_depth",
+                format!("{} is outside [1, 65536]", self.host.queue_depth),
+            ));
+        }
+        crate::sched::host::check_name(&self.host.scheduler)
+            .map_err(|e| SimError::config("host.scheduler", e.to_string()))?;
+        crate::sched::device::check_name(&self.controller.scheduler)
+            .map_err(|e| SimError::config("controller.scheduler", e.to_string()))?;
+        Ok(())
+    }
+}
+
+fn range_f(key: &str, v: f64, lo: f64, hi: f64) -> SimResult<()> {
+    if !(v.is_finite() && v >= lo && v <= hi) {
+        return Err(SimError::config(
+            key,
+            format!("{v} is outside [{lo}, {hi}]"),
+        ));
+    }
+    Ok(())
+}
+
+fn preset_tree(name: &str) -> SimResult<toml::Value> {
+    let text = PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| {
+            let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+            SimError::unknown("device preset", name, &names)
+        })?;
+    toml::from_str(text).map_err(|e| SimError::config(name, format!("preset is invalid TOML: {e}")))
+}
+
+fn load_file_tree(path: &Path) -> SimResult<toml::Value> {
+    let text = std::fs::read_to_string(path).map_err(|source| SimError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let user: toml::Value = toml::from_str(&text).map_err(|e| SimError::Trace {
+        file: path.to_path_buf(),
+        line: 0,
+        msg: format!("invalid TOML: {e}"),
+    })?;
+    merge_over_preset(user)
+}
+
+/// A user document is layered over its `preset` (or `default`), so files only
+/// need the keys they change.
+fn merge_over_preset(user: toml::Value) -> SimResult<toml::Value> {
+    let base_name = user
+        .get("preset")
+        .and_then(|v| v.as_str())
+        .unwrap_or("default")
+        .to_string();
+    let mut base = preset_tree(&base_name)?;
+    set_path(&mut base, "preset", toml::Value::String(base_name))?;
+    merge(&mut base, user);
+    Ok(base)
+}
+
+fn merge(base: &mut toml::Value, over: toml::Value) {
+    match (base, over) {
+        (toml::Value::Table(b), toml::Value::Table(o)) => {
+            for (k, v) in o {
+                match b.get_mut(&k) {
+                    Some(slot) => merge(slot, v),
+                    None => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}
+
+/// Every key of `tree` must exist in `schema` (the full default preset plus
+/// the optional keys below).
+fn check_keys(tree: &toml::Value, schema: &toml::Value, prefix: &str) -> SimResult<()> {
+    const OPTIONAL: &[&str] = &[
+        "preset",
+        "controller",
+        "timing.per_page_type",
+        "ftl.gc_d_choice",
+        "ftl.copyback",
+        "ftl.precondition_fill",
+        "ftl.write_buffer_mib",
+        "controller.scheduler",
+    ];
+    let Some(table) = tree.as_table() else {
+        return Ok(());
+    };
+    for (k, v) in table {
+        let path = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match schema.get(k) {
+            Some(sub) => check_keys(v, sub, &path)?,
+            None if OPTIONAL.contains(&path.as_str()) => {}
+            None => {
+                let mut known: Vec<String> = schema
+                    .as_table()
+                    .map(|t| t.keys().cloned().collect())
+                    .unwrap_or_default();
+                known.extend(OPTIONAL.iter().filter_map(|o| {
+                    let rest = if prefix.is_empty() {
+                        Some(*o)
+                    } else {
+                        o.strip_prefix(prefix).and_then(|r| r.strip_prefix('.'))
+                    };
+                    rest.filter(|r| !r.contains('.')).map(String::from)
+                }));
+                known.sort();
+                known.dedup();
+                return Err(SimError::config(
+                    path,
+                    format!("unknown key (known here: {})", known.join(", ")),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Apply one `section.key=value` override. The value is parsed as TOML
+/// (numbers, booleans, quoted strings); anything else is taken as a string.
+pub fn apply_override(tree: &mut toml::Value, ov: &str) -> SimResult<()> {
+    let (key, raw) = ov
+        .split_once('=')
+        .ok_or_else(|| SimError::config(ov, "override must look like section.key=value"))?;
+    let key = key.trim();
+    let raw = raw.trim();
+    let value = toml::from_str::<toml::Value>(&format!("v = {raw}"))
+        .ok()
+        .and_then(|t| t.get("v").cloned())
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+    // Integers given where the schema has floats (read_us=50) are widened.
+    let schema = preset_tree("default")?;
+    let value = match (lookup(&schema, key), value) {
+        (Some(toml::Value::Float(_)), toml::Value::Integer(i)) => toml::Value::Float(i as f64),
+        (_, v) => v,
+    };
+    set_path(tree, key, value)
+}
+
+fn lookup<'a>(tree: &'a toml::Value, key: &str) -> Option<&'a toml::Value> {
+    key.split('.').try_fold(tree, |t, k| t.get(k))
+}
+
+fn set_path(tree: &mut toml::Value, key: &str, value: toml::Value) -> SimResult<()> {
+    let mut parts: Vec<&str> = key.split('.').collect();
+    let last = parts
+        .pop()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| SimError::config(key, "empty key"))?;
+    let mut cur = tree;
+    for p in parts {
+        let table = cur
+            .as_table_mut()
+            .ok_or_else(|| SimError::config(key, format!("`{p}` is not a section")))?;
+        cur = table
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(Default::default()));
+    }
+    let table = cur
+        .as_table_mut()
+        .ok_or_else(|| SimError::config(key, "parent is not a section"))?;
+    table.insert(last.to_string(), value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_loads_and_validates() {
+        for (name, _) in DeviceConfig::presets() {
+            let c = DeviceConfig::preset(name).unwrap();
+            assert_eq!(c.preset, name);
+        }
+        let m = DeviceConfig::preset("mqsim-default").unwrap();
+        assert_eq!(m.geometry.blocks_per_plane, 2048);
+        assert_eq!(m.timing.program_us, 750.0);
+    }
+
+    #[test]
+    fn overrides_apply_and_widen_ints() {
+        let c = DeviceConfig::load(
+            "default",
+            &["timing.read_us=50".into(), "host.queue_depth=1".into()],
+        )
+        .unwrap();
+        assert_eq!(c.timing.read_us, 50.0);
+        assert_eq!(c.host.queue_depth, 1);
+        let c = DeviceConfig::load("default", &["ftl.gc_policy=cost-benefit".into()]).unwrap();
+        assert_eq!(c.ftl.gc_policy, "cost-benefit");
+    }
+
+    #[test]
+    fn unknown_key_is_named() {
+        let e = DeviceConfig::load("default", &["timing.raed_us=50".into()]).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("timing.raed_us"), "{msg}");
+        assert!(msg.contains("read_us"), "{msg}");
+        let e = DeviceConfig::from_toml_str("[geometri]\nchannels = 2\n", "x.toml").unwrap_err();
+        assert!(e.to_string().contains("geometri"));
+    }
+
+    #[test]
+    fn bad_value_names_key_and_range() {
+        let e = DeviceConfig::load("default", &["geometry.channels=0".into()]).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("geometry.channels") && msg.contains("[1, 1024]"),
+            "{msg}"
+        );
+        let e = DeviceConfig::load("default", &["ftl.gc_policy=best".into()]).unwrap_err();
+        assert!(e.to_string().contains("gc_policy"), "{e}");
+        let e = DeviceConfig::load("default", &["host.scheduler=nope".into()]).unwrap_err();
+        assert!(e.to_string().contains("host.scheduler"), "{e}");
+        let e = DeviceConfig::load("no-such-preset", &[]).unwrap_err();
+        assert!(e.to_string().contains("mqsim-default"), "{e}");
+    }
+
+    #[test]
+    fn partial_file_layers_over_preset() {
+        let c = DeviceConfig::from_toml_str(
+            "preset = \"ssdsim-default\"\n[timing]\nread_us = 30.0\n",
+            "t.toml",
+        )
+        .unwrap();
+        assert_eq!(c.geometry.page_size, 2048);
+        assert_eq!(c.timing.read_us, 30.0);
+        let round = DeviceConfig::from_toml_str(&c.to_toml(), "round").unwrap();
+        assert_eq!(round, c);
+    }
+}

@@ -1,0 +1,792 @@
+//! One SSD: splits host requests into page transactions (via the FTL), hands
+//! them to the transaction scheduler, and runs them on dies and channel buses.
+//! GC transactions go through the same scheduler and compete for the same
+//! dies and buses as user I/O.
+//!
+//! Binding is late: a program gets its physical page when it starts on the
+//! die (so pages in a block are always programmed in order and the mapping
+//! matches flash), and a read re-checks its page when it starts (the block
+//! may have been erased by GC since the read was translated).
+
+pub mod tx;
+
+use rustc_hash::FxHashMap;
+
+use crate::config::DeviceConfig;
+use crate::engine::Ns;
+use crate::error::{SimError, SimResult};
+use crate::flash::channel::Channel;
+use crate::flash::die::{Die, Phase};
+use crate::flash::{Geometry, Timing};
+use crate::ftl::precondition::PreconditionReport;
+use crate::ftl::{Allocation, Ftl, Stream, NONE};
+use crate::sched::device::{self, PickCtx, TxScheduler};
+use crate::sched::host::DeviceView;
+use crate::workload::Op;
+use tx::{Origin, Tx, TxArena, TxId, TxKind};
+
+/// Events a device schedules for itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DevEvent {
+    /// The cell operation on `die` finished (ignored if `gen` is stale).
+    DieDone { die: u32, gen: u32 },
+    /// The bus transfer on channel `ch` finished.
+    BusDone { ch: u32 },
+}
+
+/// Where a device puts its future events.
+pub trait EventSink {
+    fn push(&mut self, at: Ns, ev: DevEvent);
+}
+
+/// Device-side counters.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeviceStats {
+    pub flash_reads: u64,
+    pub flash_programs: u64,
+    pub user_reads: u64,
+    pub gc_reads: u64,
+    /// User page reads served from controller DRAM (data still in flight or
+    /// buffered for a write).
+    pub dram_read_hits: u64,
+    /// Programs whose data had been superseded by a later write before they
+    /// started (written, immediately stale).
+    pub superseded_programs: u64,
+    /// Reads whose block was erased between translation and start.
+    pub reads_relocated: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct DevReq {
+    host: u32,
+    remaining: u32,
+    /// Write waiting for buffer space: pages not yet admitted.
+    op: Op,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct GcJob {
+    victim: u32,
+    pending: u32,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Inflight {
+    /// User writes of this LPN translated but not yet programmed.
+    pending: u32,
+    /// Highest write sequence already programmed.
+    issued_seq: u64,
+}
+
+/// DRAM write buffer: a write completes once its pages fit; space returns as
+/// pages are programmed.
+#[derive(Debug, Default)]
+struct WriteBuffer {
+    capacity: u32,
+    used: u32,
+    /// Writes waiting for space: (device request, offset, size).
+    waiting: std::collections::VecDeque<(u32, u64, u32)>,
+}
+
+/// A simulated SSD.
+pub struct Ssd {
+    pub geo: Geometry,
+    pub timing: Timing,
+    pub ftl: Ftl,
+    pub stats: DeviceStats,
+    pub precondition: PreconditionReport,
+    dies: Vec<Die>,
+    channels: Vec<Channel>,
+    /// Die holding each channel's bus.
+    bus_owner: Vec<u32>,
+    sched: Box<dyn TxScheduler>,
+    txs: TxArena,
+    reqs: Vec<DevReq>,
+    free_reqs: Vec<u32>,
+    dirty: Vec<u32>,
+    dirty_spare: Vec<u32>,
+    gc: Vec<GcJob>,
+    /// Planes with GC running, per chip (for the host's oracle view).
+    chip_gc: Vec<u32>,
+    inflight: FxHashMap<u32, Inflight>,
+    /// Transactions queued or running per die (dynamic allocation, stats).
+    die_load: Vec<u32>,
+    rr_die: u32,
+    rr_plane: Vec<u32>,
+    buffer: Option<WriteBuffer>,
+    write_seq: u64,
+    copyback: bool,
+    /// Requests that finished inside a call (DRAM hits, TRIM, buffered writes).
+    done: Vec<u32>,
+}
+
+impl Ssd {
+    /// Build a device, preconditioned as `cfg.ftl.precondition_fill` asks.
+    pub fn new(cfg: &DeviceConfig, seed: u64) -> SimResult<Ssd> {
+        cfg.validate()?;
+        let geo = Geometry::new(&cfg.geometry);
+        let mut ftl = Ftl::new(cfg, seed)?;
+        let precondition = ftl.precondition(cfg.ftl.precondition_fill, seed);
+        let buffer_pages =
+            (cfg.ftl.write_buffer_mib * 1024.0 * 1024.0 / geo.page_size as f64) as u32;
+        Ok(Ssd {
+            timing: Timing::new(&cfg.timing, geo.page_size),
+            sched: device::build(&cfg.controller.scheduler, &geo)?,
+            dies: vec![Die::default(); geo.dies() as usize],
+            channels: vec![Channel::default(); geo.channels as usize],
+            bus_owner: vec![NONE; geo.channels as usize],
+            txs: TxArena::default(),
+            reqs: Vec::new(),
+            free_reqs: Vec::new(),
+            dirty: Vec::new(),
+            dirty_spare: Vec::new(),
+            gc: vec![GcJob::default(); geo.planes() as usize],
+            chip_gc: vec![0; geo.chips() as usize],
+            inflight: FxHashMap::default(),
+            die_load: vec![0; geo.dies() as usize],
+            rr_die: 0,
+            rr_plane: vec![0; geo.dies() as usize],
+            buffer: (buffer_pages > 0).then(|| WriteBuffer {
+                capacity: buffer_pages,
+                ..Default::default()
+            }),
+            write_seq: 0,
+            copyback: cfg.ftl.copyback,
+            done: Vec::new(),
+            stats: DeviceStats::default(),
+            precondition,
+            ftl,
+            geo,
+        })
+    }
+
+    /// Logical capacity in bytes.
+    pub fn logical_bytes(&self) -> u64 {
+        self.ftl.logical_pages as u64 * self.geo.page_size as u64
+    }
+
+    /// Whether requests finished and wait to be collected.
+    pub fn has_done(&self) -> bool {
+        !self.done.is_empty()
+    }
+
+    /// Requests completed since the last call (host ids).
+    pub fn take_done(&mut self, out: &mut Vec<u32>) {
+        out.append(&mut self.done);
+    }
+
+    /// Whether the device has no queued or running work.
+    pub fn is_idle(&self) -> bool {
+        self.txs.is_empty() && self.buffer.as_ref().is_none_or(|b| b.waiting.is_empty())
+    }
+
+    /// Busy time per die (ns).
+    pub fn die_busy_ns(&self) -> Vec<Ns> {
+        self.dies.iter().map(|d| d.busy_ns).collect()
+    }
+
+    /// (busy ns, transfers, conflicts) per channel.
+    pub fn channel_stats(&self) -> Vec<(Ns, u64, u64)> {
+        self.channels
+            .iter()
+            .map(|c| (c.busy_ns, c.transfers, c.conflicts))
+            .collect()
+    }
+
+    /// Transactions queued in the scheduler.
+    pub fn queued_txs(&self) -> usize {
+        self.sched.pending()
+    }
+
+    fn new_req(&mut self, host: u32, op: Op) -> u32 {
+        let r = DevReq {
+            host,
+            remaining: 0,
+            op,
+        };
+        match self.free_reqs.pop() {
+            Some(i) => {
+                self.reqs[i as usize] = r;
+                i
+            }
+            None => {
+                self.reqs.push(r);
+                (self.reqs.len() - 1) as u32
+            }
+        }
+    }
+
+    #[inline]
+    fn lpn_range(&self, offset: u64, size: u32) -> (u64, u64) {
+        let ps = self.geo.page_size as u64;
+        let first = offset / ps;
+        let last = (offset + size.max(1) as u64 - 1) / ps;
+        (first, last)
+    }
+
+    #[inline]
+    fn page_count(&self, offset: u64, size: u32) -> u32 {
+        let (a, b) = self.lpn_range(offset, size);
+        (b - a + 1) as u32
+    }
+
+    #[inline]
+    fn fold(&self, lpn: u64) -> u32 {
+        (lpn % self.ftl.logical_pages as u64) as u32
+    }
+
+    /// Accept a request from the host (`host` is its id).
+    pub fn submit(&mut self, host: u32, op: Op, offset: u64, size: u32, now: Ns) {
+        let r = self.new_req(host, op);
+        match op {
+            Op::Read => self.submit_read(r, offset, size, now),
+            Op::Write => {
+                let pages = self.page_count(offset, size);
+                match &mut self.buffer {
+                    None => self.submit_write(r, offset, size, now),
+                    Some(buf) => {
+                        if buf.waiting.is_empty()
+                            && (buf.used + pages <= buf.capacity || buf.used == 0)
+                        {
+                            buf.used += pages;
+                            self.submit_write(r, offset, size, now);
+                            self.finish_req(r); // acknowledged from DRAM
+                        } else {
+                            buf.waiting.push_back((r, offset, size));
+                        }
+                    }
+                }
+            }
+            Op::Trim => {
+                let ps = self.geo.page_size as u64;
+                // Only whole pages are discarded.
+                let first = offset.div_ceil(ps);
+                let end = (offset + size as u64) / ps;
+                for lpn in first..end {
+                    let l = self.fold(lpn);
+                    self.ftl.trim(l, now);
+                }
+            }
+        }
+        // Buffered writes were acknowledged (or parked) above.
+        let buffered = op == Op::Write && self.buffer.is_some();
+        if !buffered && self.reqs[r as usize].remaining == 0 {
+            self.finish_req(r);
+        }
+    }
+
+    fn finish_req(&mut self, r: u32) {
+        let req = &mut self.reqs[r as usize];
+        if req.host != NONE {
+            self.done.push(req.host);
+            req.host = NONE;
+        }
+        if req.remaining == 0 {
+            self.free_reqs.push(r);
+        }
+    }
+
+    fn submit_read(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
+        let (a, b) = self.lpn_range(offset, size);
+        for lpn in a..=b {
+            let lpn = self.fold(lpn);
+            if self.inflight.contains_key(&lpn) {
+                self.stats.dram_read_hits += 1;
+                continue;
+            }
+            let ppn = match self.ftl.lookup(lpn) {
+                Some(p) => p,
+                None => match self.ftl.place_untimed(lpn) {
+                    Some(p) => p,
+                    // Plane full: read some page of the right plane, unmapped.
+                    None => self
+                        .geo
+                        .first_ppn(self.ftl.static_plane(lpn) * self.geo.blocks_per_plane),
+                },
+            };
+            let plane = self.geo.plane_of(ppn);
+            let tx = Tx {
+                kind: TxKind::Read,
+                origin: Origin::User,
+                copyback: false,
+                die: self.geo.die_of_plane(plane),
+                plane,
+                lpn,
+                ppn,
+                owner: r,
+                epoch: self.ftl.erase_count(self.geo.block_of(ppn)),
+                seq: 0,
+                enqueued: now,
+            };
+            self.reqs[r as usize].remaining += 1;
+            self.enqueue(tx, now);
+        }
+    }
+
+    fn submit_write(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
+        let (a, b) = self.lpn_range(offset, size);
+        for lpn in a..=b {
+            let lpn = self.fold(lpn);
+            let plane = self.write_plane(lpn);
+            self.write_seq += 1;
+            self.inflight.entry(lpn).or_default().pending += 1;
+            let tx = Tx {
+                kind: TxKind::Program,
+                origin: Origin::User,
+                copyback: false,
+                die: self.geo.die_of_plane(plane),
+                plane,
+                lpn,
+                ppn: NONE,
+                owner: r,
+                epoch: 0,
+                seq: self.write_seq,
+                enqueued: now,
+            };
+            self.reqs[r as usize].remaining += 1;
+            self.enqueue(tx, now);
+        }
+    }
+
+    /// Plane for a user write of `lpn`.
+    fn write_plane(&mut self, lpn: u32) -> u32 {
+        match self.ftl.alloc {
+            Allocation::Static { .. } => self.ftl.static_plane(lpn),
+            Allocation::Dynamic => {
+                // Least-loaded die, scanning round-robin from the last choice.
+                let n = self.geo.dies();
+                let mut best = self.rr_die % n;
+                for k in 1..n {
+                    let d = (self.rr_die + k) % n;
+                    if self.die_load[d as usize] < self.die_load[best as usize] {
+                        best = d;
+                    }
+                }
+                self.rr_die = best + 1;
+                let p = &mut self.rr_plane[best as usize];
+                *p = (*p + 1) % self.geo.planes_per_die;
+                best * self.geo.planes_per_die + *p
+            }
+        }
+    }
+
+    fn enqueue(&mut self, tx: Tx, now: Ns) {
+        let die = tx.die;
+        let id = self.txs.insert(tx);
+        self.die_load[die as usize] += 1;
+        self.sched.push(id, &tx, now);
+        self.mark(die);
+    }
+
+    #[inline]
+    fn mark(&mut self, die: u32) {
+        let d = &mut self.dies[die as usize];
+        if !d.dirty {
+            d.dirty = true;
+            self.dirty.push(die);
+        }
+    }
+
+    /// Start work on every idle die that may have some. Call once per time
+    /// step, after all events at that instant have been applied.
+    pub fn schedule<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
+        // Dies are served in the order they became ready (deterministic and
+        // fair); dies marked while serving are handled in the next round.
+        let mut batch = std::mem::take(&mut self.dirty_spare);
+        while !self.dirty.is_empty() {
+            std::mem::swap(&mut batch, &mut self.dirty);
+            for die in batch.drain(..) {
+                self.schedule_die(die, now, sink)?;
+            }
+        }
+        self.dirty_spare = batch;
+        Ok(())
+    }
+
+    fn schedule_die<S: EventSink>(&mut self, die: u32, now: Ns, sink: &mut S) -> SimResult<()> {
+        self.dies[die as usize].dirty = false;
+        {
+            while self.dies[die as usize].is_idle() {
+                let ftl = &self.ftl;
+                let issuable = |t: &Tx| match (t.kind, t.origin) {
+                    (TxKind::Program, Origin::User) => ftl.can_alloc(t.plane, Stream::User),
+                    (TxKind::Program, Origin::Gc) => ftl.can_alloc(t.plane, Stream::Gc),
+                    _ => true,
+                };
+                let ctx = PickCtx {
+                    now,
+                    txs: &self.txs,
+                    issuable: &issuable,
+                };
+                let Some(id) = self.sched.pick(die, &ctx) else {
+                    break;
+                };
+                self.start(id, now, sink)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Begin transaction `id` on its (idle) die.
+    fn start<S: EventSink>(&mut self, id: TxId, now: Ns, sink: &mut S) -> SimResult<()> {
+        let tx = *self.txs.get(id);
+        let die = tx.die as usize;
+        let cmd = self.timing.command;
+        match (tx.kind, tx.origin) {
+            (TxKind::Read, origin) => {
+                let mut busy = 0;
+                if tx.copyback {
+                    // On-die move: destination allocated now, programmed after tR.
+                    let Some(dst) = self.gc_destination(id, &tx, now)? else {
+                        return Ok(());
+                    };
+                    self.stats.flash_programs += 1;
+                    busy = self.timing.program_ns(self.geo.page_in_block(dst));
+                }
+                let Some(ppn) = self.resolve_read(id, &tx, now)? else {
+                    return Ok(());
+                };
+                if origin == Origin::User {
+                    self.stats.user_reads += 1;
+                } else {
+                    self.stats.gc_reads += 1;
+                }
+                self.stats.flash_reads += 1;
+                busy += self.timing.read_ns(self.geo.page_in_block(ppn));
+                self.dies[die].occupy(id, Phase::Array, now);
+                sink.push(now + cmd + busy, self.die_event(die));
+            }
+            (TxKind::Program, Origin::User) => {
+                let ppn = self.ftl.alloc(tx.plane, Stream::User).ok_or_else(|| {
+                    SimError::Invalid("scheduler started a program with no free page".into())
+                })?;
+                let entry = self.inflight.entry(tx.lpn).or_default();
+                if entry.issued_seq > tx.seq {
+                    self.ftl.program_stale(ppn, now);
+                    self.stats.superseded_programs += 1;
+                } else {
+                    entry.issued_seq = tx.seq;
+                    self.ftl.map_user_write(tx.lpn, ppn, now);
+                }
+                self.txs.get_mut(id).ppn = ppn;
+                self.stats.flash_programs += 1;
+                self.begin_program(id, die, now, sink);
+                self.maybe_start_gc(tx.plane, now);
+            }
+            (TxKind::Program, Origin::Gc) => {
+                let Some(dst) = self.gc_destination(id, &tx, now)? else {
+                    return Ok(());
+                };
+                self.txs.get_mut(id).ppn = dst;
+                self.stats.flash_programs += 1;
+                self.begin_program(id, die, now, sink);
+            }
+            (TxKind::Erase, _) => {
+                self.dies[die].occupy(id, Phase::Array, now);
+                sink.push(now + cmd + self.timing.erase, self.die_event(die));
+            }
+        }
+        Ok(())
+    }
+
+    fn die_event(&self, die: usize) -> DevEvent {
+        DevEvent::DieDone {
+            die: die as u32,
+            gen: self.dies[die].gen,
+        }
+    }
+
+    /// Data in for a program: bus first (if any), then tPROG.
+    fn begin_program<S: EventSink>(&mut self, id: TxId, die: usize, now: Ns, sink: &mut S) {
+        let cmd = self.timing.command;
+        if self.timing.xfer_page == 0 {
+            let ppn = self.txs.get(id).ppn;
+            self.dies[die].occupy(id, Phase::Array, now);
+            sink.push(
+                now + cmd + self.timing.program_ns(self.geo.page_in_block(ppn)),
+                self.die_event(die),
+            );
+        } else {
+            self.dies[die].occupy(id, Phase::WaitBus, now);
+            self.request_bus(die as u32, now, sink);
+        }
+    }
+
+    fn request_bus<S: EventSink>(&mut self, die: u32, now: Ns, sink: &mut S) {
+        let ch = self.geo.channel_of_die(die);
+        if self.channels[ch as usize].request(die, now) {
+            self.grant_bus(ch, die, now, sink);
+        }
+    }
+
+    fn grant_bus<S: EventSink>(&mut self, ch: u32, die: u32, now: Ns, sink: &mut S) {
+        self.bus_owner[ch as usize] = die;
+        self.dies[die as usize].phase = Phase::Bus;
+        sink.push(
+            now + self.timing.command + self.timing.xfer_page,
+            DevEvent::BusDone { ch },
+        );
+    }
+
+    /// Check a read's page right before sensing it. Returns the page to read,
+    /// or `None` if the read needs no flash access (or moved to another die).
+    fn resolve_read(&mut self, id: TxId, tx: &Tx, now: Ns) -> SimResult<Option<u32>> {
+        if tx.origin == Origin::Gc {
+            // A GC read whose page was overwritten meanwhile has nothing to move
+            // (copyback moves were checked when their destination was taken).
+            if !tx.copyback && self.ftl.owner(tx.ppn) != Some(tx.lpn) {
+                self.finish_gc_move(id, tx.owner, now);
+                return Ok(None);
+            }
+            return Ok(Some(tx.ppn));
+        }
+        let block = self.geo.block_of(tx.ppn);
+        if self.ftl.erase_count(block) == tx.epoch {
+            return Ok(Some(tx.ppn));
+        }
+        // The block was erased after translation: the data lives elsewhere now.
+        self.stats.reads_relocated += 1;
+        if self.inflight.contains_key(&tx.lpn) {
+            self.stats.dram_read_hits += 1;
+            self.complete(id, now)?;
+            return Ok(None);
+        }
+        match self.ftl.lookup(tx.lpn) {
+            None => {
+                self.complete(id, now)?;
+                Ok(None)
+            }
+            Some(p) => {
+                let plane = self.geo.plane_of(p);
+                let t = self.txs.get_mut(id);
+                t.ppn = p;
+                t.plane = plane;
+                t.epoch = self.ftl.erase_count(self.geo.block_of(p));
+                let new_die = self.geo.die_of_plane(plane);
+                if new_die == tx.die {
+                    Ok(Some(p))
+                } else {
+                    t.die = new_die;
+                    let moved = *t;
+                    self.die_load[tx.die as usize] -= 1;
+                    self.die_load[new_die as usize] += 1;
+                    self.sched.push(id, &moved, now);
+                    self.mark(new_die);
+                    Ok(None)
+                }
+            }
+        }
+    }
+
+    /// Allocate the destination of a GC move if the page is still live.
+    fn gc_destination(&mut self, id: TxId, tx: &Tx, now: Ns) -> SimResult<Option<u32>> {
+        if self.ftl.lookup(tx.lpn) != Some(tx.ppn) {
+            self.finish_gc_move(id, tx.owner, now);
+            return Ok(None);
+        }
+        let dst = self.ftl.alloc(tx.plane, Stream::Gc).ok_or_else(|| {
+            SimError::Invalid(format!("GC in plane {} ran out of free pages", tx.plane))
+        })?;
+        self.ftl.gc_move(tx.lpn, tx.ppn, dst, now);
+        Ok(Some(dst))
+    }
+
+    /// A GC move finished (or turned out unnecessary) without holding a die.
+    fn finish_gc_move(&mut self, id: TxId, plane: u32, now: Ns) {
+        let tx = self.txs.remove(id);
+        self.die_load[tx.die as usize] -= 1;
+        self.gc_move_done(plane, now);
+    }
+
+    fn gc_move_done(&mut self, plane: u32, now: Ns) {
+        let job = &mut self.gc[plane as usize];
+        job.pending -= 1;
+        if job.pending == 0 {
+            self.push_erase(plane, now);
+        }
+    }
+
+    fn push_erase(&mut self, plane: u32, now: Ns) {
+        let victim = self.gc[plane as usize].victim;
+        let tx = Tx {
+            kind: TxKind::Erase,
+            origin: Origin::Gc,
+            copyback: false,
+            die: self.geo.die_of_plane(plane),
+            plane,
+            lpn: NONE,
+            ppn: victim,
+            owner: plane,
+            epoch: 0,
+            seq: 0,
+            enqueued: now,
+        };
+        self.enqueue(tx, now);
+    }
+
+    /// Start a GC job in `plane` if it is below its free-block threshold.
+    fn maybe_start_gc(&mut self, plane: u32, now: Ns) {
+        if !self.ftl.gc_needed(plane) {
+            return;
+        }
+        let Some(victim) = self.ftl.gc_begin(plane, now) else {
+            return;
+        };
+        let chip = self.geo.chip_of_die(self.geo.die_of_plane(plane));
+        self.chip_gc[chip as usize] += 1;
+        let moves = self.ftl.valid_pages(victim);
+        self.gc[plane as usize] = GcJob {
+            victim,
+            pending: moves.len() as u32,
+        };
+        if moves.is_empty() {
+            self.push_erase(plane, now);
+            return;
+        }
+        let die = self.geo.die_of_plane(plane);
+        for (lpn, ppn) in moves {
+            let tx = Tx {
+                // Without copyback a move is a read, then a program queued
+                // when the read completes.
+                kind: TxKind::Read,
+                origin: Origin::Gc,
+                copyback: self.copyback,
+                die,
+                plane,
+                lpn,
+                ppn,
+                owner: plane,
+                epoch: 0,
+                seq: 0,
+                enqueued: now,
+            };
+            self.enqueue(tx, now);
+        }
+    }
+
+    /// Apply one of this device's events.
+    pub fn handle<S: EventSink>(&mut self, ev: DevEvent, now: Ns, sink: &mut S) -> SimResult<()> {
+        match ev {
+            DevEvent::DieDone { die, gen } => {
+                let d = &self.dies[die as usize];
+                if d.gen != gen || d.phase != Phase::Array {
+                    return Ok(()); // stale (suspended or re-issued operation)
+                }
+                let id = d.tx;
+                let tx = *self.txs.get(id);
+                if tx.kind == TxKind::Read && !tx.copyback && self.timing.xfer_page > 0 {
+                    self.dies[die as usize].phase = Phase::WaitBus;
+                    self.request_bus(die, now, sink);
+                } else {
+                    self.complete(id, now)?;
+                }
+            }
+            DevEvent::BusDone { ch } => {
+                let die = self.bus_owner[ch as usize];
+                let id = self.dies[die as usize].tx;
+                let tx = *self.txs.get(id);
+                if tx.kind == TxKind::Program {
+                    let t_prog = self.timing.program_ns(self.geo.page_in_block(tx.ppn));
+                    self.dies[die as usize].phase = Phase::Array;
+                    sink.push(now + t_prog, self.die_event(die as usize));
+                } else {
+                    self.complete(id, now)?;
+                }
+                if let Some(next) = self.channels[ch as usize].release(now) {
+                    self.grant_bus(ch, next, now, sink);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Transaction `id` is finished: free its die and advance its owner.
+    fn complete(&mut self, id: TxId, now: Ns) -> SimResult<()> {
+        let tx = self.txs.remove(id);
+        let die = tx.die as usize;
+        if self.dies[die].tx == id && !self.dies[die].is_idle() {
+            self.dies[die].release(now);
+        }
+        self.die_load[die] -= 1;
+        self.mark(tx.die);
+        match (tx.kind, tx.origin) {
+            (TxKind::Read, Origin::User) => self.req_page_done(tx.owner),
+            (TxKind::Program, Origin::User) => {
+                if let Some(e) = self.inflight.get_mut(&tx.lpn) {
+                    e.pending -= 1;
+                    if e.pending == 0 {
+                        self.inflight.remove(&tx.lpn);
+                    }
+                }
+                self.req_page_done(tx.owner);
+                self.release_buffer(now);
+            }
+            (TxKind::Read, Origin::Gc) if tx.copyback => self.gc_move_done(tx.plane, now),
+            (TxKind::Read, Origin::Gc) => {
+                let prog = Tx {
+                    kind: TxKind::Program,
+                    enqueued: now,
+                    ..tx
+                };
+                self.enqueue(prog, now);
+            }
+            (TxKind::Program, Origin::Gc) => self.gc_move_done(tx.plane, now),
+            (TxKind::Erase, _) => {
+                // Victims only hold moved or invalidated pages by now; an
+                // error here is an accounting bug and stops the run.
+                self.ftl.erase(tx.ppn, now)?;
+                let chip = self.geo.chip_of_die(tx.die);
+                self.chip_gc[chip as usize] -= 1;
+                // Writes blocked on space in this plane (same die, already
+                // marked) may proceed; more GC may be due.
+                self.maybe_start_gc(tx.plane, now);
+            }
+        }
+        Ok(())
+    }
+
+    fn req_page_done(&mut self, r: u32) {
+        let req = &mut self.reqs[r as usize];
+        req.remaining -= 1;
+        if req.remaining == 0 {
+            self.finish_req(r);
+        }
+    }
+
+    /// A buffered page reached flash: admit waiting writes that now fit.
+    fn release_buffer(&mut self, now: Ns) {
+        let Some(buf) = &mut self.buffer else { return };
+        buf.used -= 1;
+        loop {
+            let Some(buf) = &self.buffer else { return };
+            let Some(&(r, offset, size)) = buf.waiting.front() else {
+                return;
+            };
+            let pages = self.page_count(offset, size);
+            let Some(buf) = &mut self.buffer else { return };
+            if buf.used + pages > buf.capacity && buf.used > 0 {
+                break;
+            }
+            buf.used += pages;
+            buf.waiting.pop_front();
+            debug_assert_eq!(self.reqs[r as usize].op, Op::Write);
+            self.submit_write(r, offset, size, now);
+            self.finish_req(r);
+        }
+    }
+}
+
+impl DeviceView for Ssd {
+    fn page_size(&self) -> u32 {
+        self.geo.page_size
+    }
+    fn logical_bytes(&self) -> u64 {
+        Ssd::logical_bytes(self)
+    }
+    fn chips(&self) -> u32 {
+        self.geo.chips()
+    }
+    fn chip_in_gc(&self, chip: u32) -> bool {
+        self.chip_gc.get(chip as usize).is_some_and(|&n| n > 0)
+    }
+}

@@ -1,0 +1,12 @@
+//! NAND flash model: geometry and addressing, operation timing, and the state
+//! of dies and channel buses. A die runs one operation at a time; chips on a
+//! channel share its bus (reads: tR on the die, then transfer out; writes:
+//! transfer in, then tPROG).
+
+pub mod channel;
+pub mod die;
+pub mod geometry;
+pub mod timing;
+
+pub use geometry::{Geometry, Ppn};
+pub use timing::Timing;

@@ -1,0 +1,123 @@
+//! Operation latencies in integer nanoseconds, precomputed from the config.
+
+use crate::config::TimingConfig;
+use crate::engine::Ns;
+
+/// Latency model for one device.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    pub read: Ns,
+    pub program: Ns,
+    pub erase: Ns,
+    pub command: Ns,
+    /// Bus time to move one page; 0 = infinite bus (no channel contention).
+    pub xfer_page: Ns,
+    /// Per page-type multipliers (index = page % bits_per_cell); empty = uniform.
+    read_factor: Vec<f64>,
+    program_factor: Vec<f64>,
+}
+
+fn us(x: f64) -> Ns {
+    (x * 1000.0).round() as Ns
+}
+
+impl Timing {
+    pub fn new(t: &TimingConfig, page_size: u32) -> Self {
+        let xfer_page = if t.channel_mb_s > 0.0 {
+            // MB/s = 10^6 bytes/s  ->  ns = bytes * 1000 / MB_s
+            (page_size as f64 * 1000.0 / t.channel_mb_s).round() as Ns
+        } else {
+            0
+        };
+        // Per page-type latencies (assumption, documented in docs/model.md):
+        // lower pages are faster; factors average to 1 so the nominal value is
+        // the mean over a block.
+        let (read_factor, program_factor) = if t.per_page_type {
+            match t.cell.as_str() {
+                "mlc" => (vec![0.8, 1.2], vec![0.5, 1.5]),
+                "tlc" => (vec![0.75, 1.0, 1.25], vec![0.4, 1.0, 1.6]),
+                "qlc" => (vec![0.7, 0.9, 1.1, 1.3], vec![0.3, 0.7, 1.3, 1.7]),
+                _ => (vec![], vec![]),
+            }
+        } else {
+            (vec![], vec![])
+        };
+        Timing {
+            read: us(t.read_us),
+            program: us(t.program_us),
+            erase: us(t.erase_us),
+            command: us(t.command_us),
+            xfer_page,
+            read_factor,
+            program_factor,
+        }
+    }
+
+    /// tR for a page at `page_in_block`.
+    #[inline]
+    pub fn read_ns(&self, page_in_block: u32) -> Ns {
+        scaled(self.read, &self.read_factor, page_in_block)
+    }
+
+    /// tPROG for a page at `page_in_block`.
+    #[inline]
+    pub fn program_ns(&self, page_in_block: u32) -> Ns {
+        scaled(self.program, &self.program_factor, page_in_block)
+    }
+}
+
+#[inline]
+fn scaled(base: Ns, factors: &[f64], page: u32) -> Ns {
+    if factors.is_empty() {
+        base
+    } else {
+        (base as f64 * factors[page as usize % factors.len()]).round() as Ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> TimingConfig {
+        TimingConfig {
+            cell: "mlc".into(),
+            read_us: 75.0,
+            program_us: 750.0,
+            erase_us: 3800.0,
+            channel_mb_s: 333.0,
+            command_us: 0.0,
+            per_page_type: false,
+        }
+    }
+
+    #[test]
+    fn converts_to_ns_and_bus_time() {
+        let t = Timing::new(&cfg(), 8192);
+        assert_eq!(t.read, 75_000);
+        assert_eq!(t.erase, 3_800_000);
+        // 8192 B at 333 MB/s = 24.6 us
+        assert_eq!(t.xfer_page, 24_601);
+        let inf = Timing::new(
+            &TimingConfig {
+                channel_mb_s: 0.0,
+                ..cfg()
+            },
+            8192,
+        );
+        assert_eq!(inf.xfer_page, 0);
+    }
+
+    #[test]
+    fn page_type_factors_average_to_nominal() {
+        let t = Timing::new(
+            &TimingConfig {
+                per_page_type: true,
+                ..cfg()
+            },
+            8192,
+        );
+        assert_eq!(t.program_ns(0) + t.program_ns(1), 2 * 750_000);
+        assert!(t.program_ns(0) < t.program_ns(1));
+    }
+}

@@ -1,0 +1,522 @@
+//! Page-level FTL: logical→physical mapping in compact `u32` arrays, block
+//! bookkeeping per plane, write frontiers (one for user data, one for GC so
+//! hot and cold data do not mix), GC victim choice, erase, TRIM.
+//!
+//! The FTL is functional (no time of its own): the device decides *when* a
+//! program, move or erase happens and calls in here at that moment, so the
+//! mapping always reflects what is physically on flash.
+
+pub mod allocation;
+pub mod gc;
+pub mod precondition;
+
+use std::collections::VecDeque;
+
+pub use allocation::Allocation;
+use gc::{Candidate, VictimPolicy};
+
+use crate::config::DeviceConfig;
+use crate::engine::Ns;
+use crate::error::{SimError, SimResult};
+use crate::flash::{Geometry, Ppn};
+use crate::rng::Rng;
+
+/// Marker for "no page" in both mapping directions.
+pub const NONE: u32 = u32::MAX;
+
+/// Which write frontier a program goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    User = 0,
+    Gc = 1,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockState {
+    Free,
+    Active,
+    Full,
+    Victim,
+}
+
+/// Per-plane allocation state.
+#[derive(Debug, Clone, Default)]
+pub struct PlaneState {
+    /// Erased blocks, taken from the front, returned to the back (so erases
+    /// rotate over blocks: implicit wear levelling).
+    pub free: VecDeque<u32>,
+    /// Active block per stream (NONE when the stream has no open block).
+    pub active: [u32; 2],
+    /// A GC job is running in this plane.
+    pub gc_active: bool,
+}
+
+/// FTL counters.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FtlStats {
+    pub user_programs: u64,
+    pub gc_programs: u64,
+    pub gc_invocations: u64,
+    pub gc_pages_moved: u64,
+    pub erases: u64,
+    pub trimmed_pages: u64,
+    /// Pages placed without timing because a read touched never-written data.
+    pub untimed_placements: u64,
+}
+
+/// The page-mapped FTL of one device.
+#[derive(Debug, Clone)]
+pub struct Ftl {
+    pub geo: Geometry,
+    pub logical_pages: u32,
+    pub alloc: Allocation,
+    policy: VictimPolicy,
+    /// GC starts when a plane has fewer free blocks than this.
+    pub gc_threshold_blocks: u32,
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+    valid: Vec<u16>,
+    wp: Vec<u16>,
+    erases: Vec<u32>,
+    state: Vec<BlockState>,
+    mtime: Vec<Ns>,
+    sealed: Vec<u64>,
+    seal_seq: u64,
+    pub planes: Vec<PlaneState>,
+    rng: Rng,
+    pub stats: FtlStats,
+}
+
+impl Ftl {
+    /// Logical pages exposed by a device built from `cfg`.
+    pub fn logical_pages_for(cfg: &DeviceConfig) -> u32 {
+        let phys = Geometry::new(&cfg.geometry).pages();
+        let logical = ((phys as f64) * (1.0 - cfg.ftl.overprovisioning)).floor() as u64;
+        logical.min(NONE as u64 - 1) as u32
+    }
+
+    /// Logical capacity in bytes of a device built from `cfg`.
+    pub fn logical_bytes_for(cfg: &DeviceConfig) -> u64 {
+        Self::logical_pages_for(cfg) as u64 * cfg.geometry.page_size as u64
+    }
+
+    /// A fresh (all blocks erased) FTL for `cfg`.
+    pub fn new(cfg: &DeviceConfig, seed: u64) -> SimResult<Ftl> {
+        let geo = Geometry::new(&cfg.geometry);
+        let phys = geo.pages();
+        let logical = Self::logical_pages_for(cfg);
+        let nblocks = geo.blocks() as usize;
+        let thr = (cfg.ftl.gc_threshold * geo.blocks_per_plane as f64).ceil() as u32;
+        let mut planes = Vec::with_capacity(geo.planes() as usize);
+        for p in 0..geo.planes() {
+            let first = p * geo.blocks_per_plane;
+            planes.push(PlaneState {
+                free: (first..first + geo.blocks_per_plane).collect(),
+                active: [NONE; 2],
+                gc_active: false,
+            });
+        }
+        Ok(Ftl {
+            geo,
+            logical_pages: logical,
+            alloc: Allocation::parse(&cfg.ftl.allocation)?,
+            policy: VictimPolicy::parse(&cfg.ftl.gc_policy, cfg.ftl.gc_d_choice)?,
+            gc_threshold_blocks: thr.max(2),
+            l2p: vec![NONE; logical as usize],
+            p2l: vec![NONE; phys as usize],
+            valid: vec![0; nblocks],
+            wp: vec![0; nblocks],
+            erases: vec![0; nblocks],
+            state: vec![BlockState::Free; nblocks],
+            mtime: vec![0; nblocks],
+            sealed: vec![0; nblocks],
+            seal_seq: 0,
+            planes,
+            rng: Rng::derive(seed, 0x6763),
+            stats: FtlStats::default(),
+        })
+    }
+
+    /// Current location of `lpn`.
+    #[inline]
+    pub fn lookup(&self, lpn: u32) -> Option<Ppn> {
+        match self.l2p[lpn as usize] {
+            NONE => None,
+            p => Some(p),
+        }
+    }
+
+    /// Logical page stored at `ppn` if that page is valid.
+    #[inline]
+    pub fn owner(&self, ppn: Ppn) -> Option<u32> {
+        match self.p2l[ppn as usize] {
+            NONE => None,
+            l => Some(l),
+        }
+    }
+
+    /// Plane a write of `lpn` goes to under static allocation.
+    #[inline]
+    pub fn static_plane(&self, lpn: u32) -> u32 {
+        self.alloc.static_plane(&self.geo, lpn)
+    }
+
+    pub fn free_blocks(&self, plane: u32) -> u32 {
+        self.planes[plane as usize].free.len() as u32
+    }
+
+    /// Whether a program on `stream` can get a page in `plane` now. User
+    /// writes may not take the last free block: it is reserved so GC can
+    /// always make progress.
+    #[inline]
+    pub fn can_alloc(&self, plane: u32, stream: Stream) -> bool {
+        let ps = &self.planes[plane as usize];
+        let a = ps.active[stream as usize];
+        if a != NONE && (self.wp[a as usize] as u32) < self.geo.pages_per_block {
+            return true;
+        }
+        match stream {
+            Stream::User => ps.free.len() > 1,
+            Stream::Gc => !ps.free.is_empty(),
+        }
+    }
+
+    /// Take the next page of `stream`'s frontier in `plane` (opening a new
+    /// block if needed). `None` if `can_alloc` is false.
+    pub fn alloc(&mut self, plane: u32, stream: Stream) -> Option<Ppn> {
+        if !self.can_alloc(plane, stream) {
+            return None;
+        }
+        let ppb = self.geo.pages_per_block;
+        let ps = &mut self.planes[plane as usize];
+        let mut blk = ps.active[stream as usize];
+        if blk == NONE || self.wp[blk as usize] as u32 >= ppb {
+            blk = ps.free.pop_front()?;
+            ps.active[stream as usize] = blk;
+            self.state[blk as usize] = BlockState::Active;
+        }
+        let page = self.wp[blk as usize] as u32;
+        self.wp[blk as usize] += 1;
+        if page + 1 == ppb {
+            self.state[blk as usize] = BlockState::Full;
+            self.seal_seq += 1;
+            self.sealed[blk as usize] = self.seal_seq;
+            self.planes[plane as usize].active[stream as usize] = NONE;
+        }
+        Some(self.geo.first_ppn(blk) + page)
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppn: Ppn, now: Ns) {
+        let b = self.geo.block_of(ppn) as usize;
+        self.p2l[ppn as usize] = NONE;
+        self.valid[b] -= 1;
+        self.mtime[b] = now;
+    }
+
+    #[inline]
+    fn set_valid(&mut self, lpn: u32, ppn: Ppn, now: Ns) {
+        let b = self.geo.block_of(ppn) as usize;
+        self.l2p[lpn as usize] = ppn;
+        self.p2l[ppn as usize] = lpn;
+        self.valid[b] += 1;
+        self.mtime[b] = now;
+    }
+
+    /// A user program of `lpn` into freshly allocated `ppn`: the old copy
+    /// becomes invalid.
+    pub fn map_user_write(&mut self, lpn: u32, ppn: Ppn, now: Ns) {
+        if let Some(old) = self.lookup(lpn) {
+            self.invalidate(old, now);
+        }
+        self.set_valid(lpn, ppn, now);
+        self.stats.user_programs += 1;
+    }
+
+    /// Record that a program landed in `ppn` but its data was already
+    /// superseded (the page is written and immediately invalid).
+    pub fn program_stale(&mut self, ppn: Ppn, now: Ns) {
+        let b = self.geo.block_of(ppn) as usize;
+        self.mtime[b] = now;
+    }
+
+    /// GC relocation: remap only if `lpn` still lives at `old`.
+    pub fn gc_move(&mut self, lpn: u32, old: Ppn, new: Ppn, now: Ns) -> bool {
+        self.stats.gc_programs += 1;
+        if self.l2p[lpn as usize] != old {
+            self.program_stale(new, now);
+            return false;
+        }
+        self.invalidate(old, now);
+        self.set_valid(lpn, new, now);
+        self.stats.gc_pages_moved += 1;
+        true
+    }
+
+    /// TRIM one logical page.
+    pub fn trim(&mut self, lpn: u32, now: Ns) {
+        if let Some(old) = self.lookup(lpn) {
+            self.invalidate(old, now);
+            self.l2p[lpn as usize] = NONE;
+            self.stats.trimmed_pages += 1;
+        }
+    }
+
+    /// Place never-written `lpn` as if it had been written before the trace
+    /// began (no timing). Returns `None` if its plane has no room.
+    pub fn place_untimed(&mut self, lpn: u32) -> Option<Ppn> {
+        let plane = self.static_plane(lpn);
+        let ppn = self.alloc(plane, Stream::User)?;
+        self.set_valid(lpn, ppn, 0);
+        self.stats.untimed_placements += 1;
+        Some(ppn)
+    }
+
+    /// GC should start in `plane`.
+    #[inline]
+    pub fn gc_needed(&self, plane: u32) -> bool {
+        let ps = &self.planes[plane as usize];
+        !ps.gc_active && (ps.free.len() as u32) < self.gc_threshold_blocks
+    }
+
+    /// Choose and lock a victim in `plane`; returns the block.
+    pub fn gc_begin(&mut self, plane: u32, now: Ns) -> Option<u32> {
+        let first = plane * self.geo.blocks_per_plane;
+        let ppb = self.geo.pages_per_block;
+        let cands: Vec<Candidate> = (first..first + self.geo.blocks_per_plane)
+            .filter(|&b| {
+                self.state[b as usize] == BlockState::Full && (self.valid[b as usize] as u32) < ppb
+            })
+            .map(|b| Candidate {
+                block: b,
+                valid: self.valid[b as usize] as u32,
+                mtime: self.mtime[b as usize],
+                sealed_seq: self.sealed[b as usize],
+            })
+            .collect();
+        let victim = gc::select(self.policy, &cands, ppb, now, &mut self.rng)?;
+        self.state[victim as usize] = BlockState::Victim;
+        self.planes[plane as usize].gc_active = true;
+        self.stats.gc_invocations += 1;
+        Some(victim)
+    }
+
+    /// Valid pages of `block` with their owners.
+    pub fn valid_pages(&self, block: u32) -> Vec<(u32, Ppn)> {
+        let first = self.geo.first_ppn(block);
+        (first..first + self.geo.pages_per_block)
+            .filter_map(|p| self.owner(p).map(|l| (l, p)))
+            .collect()
+    }
+
+    /// Erase a victim whose pages have all been moved or invalidated; ends
+    /// the plane's GC job.
+    pub fn erase(&mut self, block: u32, now: Ns) -> SimResult<()> {
+        let b = block as usize;
+        if self.valid[b] != 0 {
+            return Err(SimError::Invalid(format!(
+                "erase of block {block} with {} valid pages",
+                self.valid[b]
+            )));
+        }
+        let first = self.geo.first_ppn(block) as usize;
+        self.p2l[first..first + self.geo.pages_per_block as usize].fill(NONE);
+        self.wp[b] = 0;
+        self.erases[b] += 1;
+        self.state[b] = BlockState::Free;
+        self.mtime[b] = now;
+        let plane = self.geo.plane_of_block(block) as usize;
+        self.planes[plane].free.push_back(block);
+        self.planes[plane].gc_active = false;
+        self.stats.erases += 1;
+        Ok(())
+    }
+
+    /// Erases so far per block (for wear plots).
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erases
+    }
+
+    #[inline]
+    pub fn erase_count(&self, block: u32) -> u32 {
+        self.erases[block as usize]
+    }
+
+    pub fn block_state(&self, block: u32) -> BlockState {
+        self.state[block as usize]
+    }
+
+    /// Valid pages in `block`.
+    pub fn block_valid(&self, block: u32) -> u32 {
+        self.valid[block as usize] as u32
+    }
+
+    /// Number of mapped logical pages.
+    pub fn mapped_pages(&self) -> u64 {
+        self.valid.iter().map(|&v| v as u64).sum()
+    }
+
+    /// Write amplification: flash programs per user program.
+    pub fn waf(&self) -> f64 {
+        if self.stats.user_programs == 0 {
+            1.0
+        } else {
+            (self.stats.user_programs + self.stats.gc_programs) as f64
+                / self.stats.user_programs as f64
+        }
+    }
+
+    /// Check the accounting invariants: per-block valid counts equal the
+    /// mapping table, l2p and p2l are inverse, free lists hold erased blocks.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let ppb = self.geo.pages_per_block as usize;
+        for (b, &v) in self.valid.iter().enumerate() {
+            let n = self.p2l[b * ppb..(b + 1) * ppb]
+                .iter()
+                .filter(|&&l| l != NONE)
+                .count();
+            if n != v as usize {
+                return Err(format!("block {b}: valid count {v} but {n} mapped pages"));
+            }
+            if self.p2l[b * ppb + self.wp[b] as usize..(b + 1) * ppb]
+                .iter()
+                .any(|&l| l != NONE)
+            {
+                return Err(format!("block {b}: mapped page above write pointer"));
+            }
+        }
+        for (lpn, &ppn) in self.l2p.iter().enumerate() {
+            if ppn != NONE && self.p2l[ppn as usize] != lpn as u32 {
+                return Err(format!(
+                    "lpn {lpn} -> ppn {ppn} but p2l says {}",
+                    self.p2l[ppn as usize]
+                ));
+            }
+        }
+        for (p, &lpn) in self.p2l.iter().enumerate() {
+            if lpn != NONE && self.l2p[lpn as usize] != p as u32 {
+                return Err(format!("ppn {p} owned by lpn {lpn} which maps elsewhere"));
+            }
+        }
+        for ps in &self.planes {
+            for &b in &ps.free {
+                if self.state[b as usize] != BlockState::Free || self.wp[b as usize] != 0 {
+                    return Err(format!("free list holds non-erased block {b}"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes used by the FTL tables (mapping + per-block metadata).
+    pub fn table_bytes(&self) -> u64 {
+        (self.l2p.len() * 4 + self.p2l.len() * 4 + self.valid.len() * (2 + 2 + 4 + 1 + 8 + 8))
+            as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> Ftl {
+        let cfg = DeviceConfig::load(
+            "default",
+            &[
+                "geometry.channels=1".into(),
+                "geometry.chips_per_channel=1".into(),
+                "geometry.dies_per_chip=1".into(),
+                "geometry.planes_per_die=1".into(),
+                "geometry.blocks_per_plane=8".into(),
+                "geometry.pages_per_block=4".into(),
+                "ftl.overprovisioning=0.25".into(),
+            ],
+        )
+        .unwrap();
+        Ftl::new(&cfg, 1).unwrap()
+    }
+
+    #[test]
+    fn write_overwrite_trim_accounting() {
+        let mut f = tiny();
+        assert_eq!(f.logical_pages, 24);
+        let p0 = f.alloc(0, Stream::User).unwrap();
+        f.map_user_write(5, p0, 1);
+        let p1 = f.alloc(0, Stream::User).unwrap();
+        f.map_user_write(5, p1, 2);
+        assert_eq!(f.lookup(5), Some(p1));
+        assert_eq!(f.owner(p0), None);
+        assert_eq!(f.block_valid(f.geo.block_of(p1)), 1);
+        f.trim(5, 3);
+        assert_eq!(f.lookup(5), None);
+        assert_eq!(f.mapped_pages(), 0);
+        f.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn user_cannot_take_last_free_block_but_gc_can() {
+        let mut f = tiny();
+        let mut lpn = 0;
+        while f.can_alloc(0, Stream::User) {
+            let p = f.alloc(0, Stream::User).unwrap();
+            f.map_user_write(lpn % 24, p, 0);
+            lpn += 1;
+        }
+        assert_eq!(f.free_blocks(0), 1);
+        assert!(f.can_alloc(0, Stream::Gc));
+        assert!(f.gc_needed(0));
+    }
+
+    #[test]
+    fn gc_cycle_moves_valid_pages_and_erases() {
+        let mut f = tiny();
+        // Fill 4 blocks: lpns 0..16, then overwrite 0..6 (first block + 2 of second).
+        for lpn in (0..16).chain(0..6) {
+            let p = f.alloc(0, Stream::User).unwrap();
+            f.map_user_write(lpn, p, 0);
+        }
+        let victim = f.gc_begin(0, 10).unwrap();
+        assert_eq!(
+            f.block_valid(victim),
+            0,
+            "greedy picks the fully invalid block"
+        );
+        f.erase(victim, 11).unwrap();
+        let victim = f.gc_begin(0, 12).unwrap();
+        let moves = f.valid_pages(victim);
+        assert_eq!(moves.len(), 2);
+        for (lpn, old) in moves {
+            let new = f.alloc(0, Stream::Gc).unwrap();
+            assert!(f.gc_move(lpn, old, new, 13));
+        }
+        f.erase(victim, 14).unwrap();
+        assert_eq!(f.stats.gc_pages_moved, 2);
+        assert_eq!(f.stats.erases, 2);
+        assert_eq!(f.erase_count(victim), 1);
+        f.check_invariants().unwrap();
+        assert!((f.waf() - 24.0 / 22.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn erase_with_valid_pages_is_an_error() {
+        let mut f = tiny();
+        for lpn in 0..4 {
+            let p = f.alloc(0, Stream::User).unwrap();
+            f.map_user_write(lpn, p, 0);
+        }
+        assert!(f.erase(0, 1).is_err());
+    }
+
+    #[test]
+    fn gc_move_skips_pages_overwritten_meanwhile() {
+        let mut f = tiny();
+        let old = f.alloc(0, Stream::User).unwrap();
+        f.map_user_write(3, old, 0);
+        let newer = f.alloc(0, Stream::User).unwrap();
+        f.map_user_write(3, newer, 1);
+        let dst = f.alloc(0, Stream::Gc).unwrap();
+        assert!(!f.gc_move(3, old, dst, 2));
+        assert_eq!(f.lookup(3), Some(newer));
+        f.check_invariants().unwrap();
+    }
+}

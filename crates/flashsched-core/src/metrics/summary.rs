@@ -1,0 +1,110 @@
+//! The run summary: what `flashsched run` prints and writes as JSON.
+
+use serde::Serialize;
+
+use super::Histogram;
+
+/// Latency statistics in microseconds.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl From<&Histogram> for LatencySummary {
+    fn from(h: &Histogram) -> Self {
+        let us = |x: f64| x / 1000.0;
+        LatencySummary {
+            count: h.count(),
+            mean: us(h.mean()),
+            p50: us(h.quantile(0.5)),
+            p90: us(h.quantile(0.9)),
+            p99: us(h.quantile(0.99)),
+            p999: us(h.quantile(0.999)),
+            max: us(h.max() as f64),
+        }
+    }
+}
+
+/// Garbage-collection activity.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct GcSummary {
+    pub invocations: u64,
+    pub pages_moved: u64,
+    pub erases: u64,
+}
+
+/// How the device was preconditioned.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct PreconditionSummary {
+    pub fill: f64,
+    pub live_pages: u64,
+    pub mean_block_validity: f64,
+    pub free_blocks_per_plane: u32,
+    pub method: String,
+}
+
+/// Flash-level activity.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct FlashSummary {
+    pub reads: u64,
+    pub programs: u64,
+    pub user_page_reads: u64,
+    pub gc_page_reads: u64,
+    pub dram_read_hits: u64,
+    pub superseded_programs: u64,
+    pub untimed_placements: u64,
+    pub channel_transfers: u64,
+    pub channel_conflicts: u64,
+    /// Mean busy fraction of each chip's dies over the simulated time.
+    pub chip_utilization: Vec<f64>,
+    pub mean_chip_utilization: f64,
+}
+
+/// Everything a run reports.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Summary {
+    pub device: String,
+    pub host_scheduler: String,
+    pub device_scheduler: String,
+    pub workload: String,
+    pub seed: u64,
+    pub requests: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub trims: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub iops: f64,
+    pub bandwidth_mib_s: f64,
+    pub simulated_s: f64,
+    pub wall_s: f64,
+    pub events: u64,
+    pub requests_per_wall_s: f64,
+    pub waf: f64,
+    pub latency_us: LatencySummary,
+    pub read_latency_us: LatencySummary,
+    pub write_latency_us: LatencySummary,
+    pub gc: GcSummary,
+    pub flash: FlashSummary,
+    pub precondition: PreconditionSummary,
+    pub memory_bytes: u64,
+}
+
+impl Summary {
+    /// JSON text; with `stable` the wall-clock fields are zeroed so two runs
+    /// of the same config and seed compare equal byte for byte.
+    pub fn to_json(&self, stable: bool) -> String {
+        let mut s = self.clone();
+        if stable {
+            s.wall_s = 0.0;
+            s.requests_per_wall_s = 0.0;
+        }
+        serde_json::to_string_pretty(&s).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+}

@@ -1,0 +1,47 @@
+//! FIFO: per-die queues served in arrival order. A program that cannot get a
+//! page yet (its plane is waiting for GC) is passed over so the GC work queued
+//! behind it can run — otherwise the die would deadlock.
+
+use std::collections::VecDeque;
+
+use super::{PickCtx, TxScheduler};
+use crate::device::tx::{Tx, TxId};
+use crate::engine::Ns;
+use crate::flash::Geometry;
+
+/// Arrival-order transaction scheduler.
+pub struct Fifo {
+    queues: Vec<VecDeque<TxId>>,
+    pending: usize,
+}
+
+impl Fifo {
+    pub fn new(g: &Geometry) -> Self {
+        Fifo {
+            queues: vec![VecDeque::new(); g.dies() as usize],
+            pending: 0,
+        }
+    }
+}
+
+impl TxScheduler for Fifo {
+    fn name(&self) -> &'static str {
+        "fifo"
+    }
+
+    fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
+        self.queues[tx.die as usize].push_back(id);
+        self.pending += 1;
+    }
+
+    fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
+        let q = &mut self.queues[die as usize];
+        let pos = q.iter().position(|&id| (ctx.issuable)(ctx.txs.get(id)))?;
+        self.pending -= 1;
+        q.remove(pos)
+    }
+
+    fn pending(&self) -> usize {
+        self.pending
+    }
+}

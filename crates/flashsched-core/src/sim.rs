@@ -1,0 +1,347 @@
+//! The simulation loop for one device: workload → host scheduler → device
+//! queue → FTL → transaction scheduler → flash.
+//!
+//! Each step takes *all* events at the earliest timestamp, applies them, and
+//! only then lets the schedulers decide (so requests that arrive together are
+//! seen together), repeating the decide phase until nothing more completes at
+//! that instant.
+
+use std::time::{Duration, Instant};
+
+use crate::config::DeviceConfig;
+use crate::device::{DevEvent, EventSink, Ssd};
+use crate::engine::{EventQueue, Ns, NS_PER_S};
+use crate::error::{SimError, SimResult};
+use crate::host::Host;
+use crate::metrics::summary::{FlashSummary, PreconditionSummary};
+use crate::metrics::{Completion, GcSummary, LatencySummary, Metrics, Summary};
+use crate::sched::host::HostCtx;
+use crate::workload::{IoRecord, Poll, Workload};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ev {
+    Workload,
+    HostTimer,
+    Dev(DevEvent),
+}
+
+struct QSink<'a>(&'a mut EventQueue<Ev>);
+
+impl EventSink for QSink<'_> {
+    #[inline]
+    fn push(&mut self, at: Ns, ev: DevEvent) {
+        self.0.push(at, Ev::Dev(ev));
+    }
+}
+
+/// Run options that are not part of the device config.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub seed: u64,
+    /// Keep one row per request (needed for DataFrames and per-second p99).
+    pub keep_records: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            seed: 42,
+            keep_records: true,
+        }
+    }
+}
+
+/// A configured single-device simulation.
+pub struct Simulation {
+    pub cfg: DeviceConfig,
+    pub opts: RunOptions,
+    q: EventQueue<Ev>,
+    now: Ns,
+    workload: Box<dyn Workload>,
+    wl_blocked: bool,
+    wl_done: bool,
+    pub host: Host,
+    pub ssd: Ssd,
+    pub metrics: Metrics,
+    arrivals: Vec<IoRecord>,
+    done: Vec<u32>,
+    host_timer: Option<Ns>,
+    started: bool,
+    finished: bool,
+    wall: Duration,
+}
+
+impl Simulation {
+    /// Build the device (preconditioning it) and attach `workload`.
+    pub fn new(
+        cfg: DeviceConfig,
+        workload: Box<dyn Workload>,
+        opts: RunOptions,
+    ) -> SimResult<Simulation> {
+        let t0 = Instant::now();
+        let ssd = Ssd::new(&cfg, opts.seed)?;
+        let host = Host::new(&cfg)?;
+        Ok(Simulation {
+            q: EventQueue::new(),
+            now: 0,
+            workload,
+            wl_blocked: false,
+            wl_done: false,
+            host,
+            ssd,
+            metrics: Metrics::new(opts.keep_records),
+            arrivals: Vec::new(),
+            done: Vec::new(),
+            host_timer: None,
+            started: false,
+            finished: false,
+            wall: t0.elapsed(),
+            cfg,
+            opts,
+        })
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Ns {
+        self.now
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Requests completed so far and the total expected (if known).
+    pub fn progress(&self) -> (u64, Option<u64>) {
+        (self.metrics.completed(), self.workload.expected_requests())
+    }
+
+    /// Run until finished.
+    pub fn run(&mut self) -> SimResult<()> {
+        while !self.advance(u64::MAX)? {}
+        Ok(())
+    }
+
+    /// Process up to `max_steps` time steps; true once the run is finished.
+    pub fn advance(&mut self, max_steps: u64) -> SimResult<bool> {
+        let t0 = Instant::now();
+        let r = self.advance_inner(max_steps);
+        self.wall += t0.elapsed();
+        r
+    }
+
+    fn advance_inner(&mut self, max_steps: u64) -> SimResult<bool> {
+        if self.finished {
+            return Ok(true);
+        }
+        if !self.started {
+            self.started = true;
+            self.poll_workload()?;
+            self.settle()?;
+        }
+        for _ in 0..max_steps {
+            let Some(t) = self.q.peek_time() else {
+                return self.finish();
+            };
+            self.now = t;
+            while let Some(ev) = self.q.pop_at(t) {
+                match ev {
+                    Ev::Dev(e) => self.ssd.handle(e, t, &mut QSink(&mut self.q))?,
+                    Ev::Workload => self.poll_workload()?,
+                    Ev::HostTimer => self.host_timer = None,
+                }
+            }
+            self.settle()?;
+        }
+        Ok(false)
+    }
+
+    fn finish(&mut self) -> SimResult<bool> {
+        if !self.wl_done {
+            return Err(SimError::Invalid(format!(
+                "workload stalled at t={} ns: it is waiting for completions but nothing is in flight",
+                self.now
+            )));
+        }
+        if self.host.queued() > 0 || !self.ssd.is_idle() {
+            return Err(SimError::Invalid(format!(
+                "deadlock at t={} ns: {} requests held by the host scheduler `{}`, {} outstanding, \
+                 {} flash transactions queued and nothing scheduled to happen",
+                self.now,
+                self.host.queued(),
+                self.host.sched.name(),
+                self.host.outstanding,
+                self.ssd.queued_txs()
+            )));
+        }
+        self.finished = true;
+        Ok(true)
+    }
+
+    fn poll_workload(&mut self) -> SimResult<()> {
+        self.arrivals.clear();
+        let p = self.workload.poll(self.now, &mut self.arrivals)?;
+        for r in &self.arrivals {
+            self.host
+                .arrive(self.now, r.op, r.offset, r.size, r.stream, false);
+        }
+        self.wl_blocked = false;
+        match p {
+            Poll::At(t) => self.q.push(t.max(self.now), Ev::Workload),
+            Poll::Blocked => self.wl_blocked = true,
+            Poll::Done => self.wl_done = true,
+        }
+        Ok(())
+    }
+
+    /// The decide phase at `self.now`.
+    fn settle(&mut self) -> SimResult<()> {
+        let now = self.now;
+        loop {
+            self.ssd.take_done(&mut self.done);
+            let completed = !self.done.is_empty();
+            for i in 0..self.done.len() {
+                let id = self.done[i];
+                let ctx = HostCtx {
+                    now,
+                    outstanding: self.host.outstanding,
+                    queue_depth: self.host.queue_depth,
+                    device: &self.ssd,
+                };
+                let slot = self.host.complete(id, &ctx);
+                let c = Completion {
+                    arrival: slot.req.arrival,
+                    dispatch: slot.dispatched,
+                    complete: now,
+                    op: slot.req.op,
+                    offset: slot.req.offset,
+                    size: slot.req.size,
+                    stream: slot.req.stream,
+                };
+                self.metrics.record(&c);
+                self.workload.on_complete(&c, now);
+            }
+            self.done.clear();
+            if completed && self.wl_blocked {
+                self.poll_workload()?;
+            }
+            loop {
+                let ctx = HostCtx {
+                    now,
+                    outstanding: self.host.outstanding,
+                    queue_depth: self.host.queue_depth,
+                    device: &self.ssd,
+                };
+                let Some(req) = self.host.next_dispatch(&ctx) else {
+                    break;
+                };
+                self.ssd.submit(req.id, req.op, req.offset, req.size, now);
+            }
+            self.ssd.schedule(now, &mut QSink(&mut self.q))?;
+            if !self.ssd.has_done() {
+                break;
+            }
+        }
+        if let Some(t) = self.host.sched.next_timer() {
+            if t > now && self.host_timer != Some(t) {
+                self.host_timer = Some(t);
+                self.q.push(t, Ev::HostTimer);
+            }
+        }
+        Ok(())
+    }
+
+    /// Build the summary (call after `run`).
+    pub fn summary(&self) -> Summary {
+        let m = &self.metrics;
+        let ftl = &self.ssd.ftl;
+        let sim_ns = m.last_completion.max(self.now);
+        let sim_s = sim_ns as f64 / NS_PER_S as f64;
+        let per_s = |x: f64| if sim_s > 0.0 { x / sim_s } else { 0.0 };
+        let requests = m.completed();
+        let wall_s = self.wall.as_secs_f64();
+        let geo = self.ssd.geo;
+        let busy = self.ssd.die_busy_ns();
+        let chip_utilization: Vec<f64> = busy
+            .chunks(geo.dies_per_chip as usize)
+            .map(|c| {
+                if sim_ns == 0 {
+                    0.0
+                } else {
+                    c.iter().sum::<u64>() as f64 / (c.len() as f64 * sim_ns as f64)
+                }
+            })
+            .collect();
+        let mean_util = chip_utilization.iter().sum::<f64>() / chip_utilization.len().max(1) as f64;
+        let ch = self.ssd.channel_stats();
+        let st = &self.ssd.stats;
+        let pc = &self.ssd.precondition;
+        Summary {
+            device: if self.cfg.preset.is_empty() {
+                "custom".into()
+            } else {
+                self.cfg.preset.clone()
+            },
+            host_scheduler: self.host.sched.name().into(),
+            device_scheduler: self.cfg.controller.scheduler.clone(),
+            workload: self.workload.describe(),
+            seed: self.opts.seed,
+            requests,
+            reads: m.read.count(),
+            writes: m.write.count(),
+            trims: m.trims,
+            bytes_read: m.bytes_read,
+            bytes_written: m.bytes_written,
+            iops: per_s(requests as f64),
+            bandwidth_mib_s: per_s((m.bytes_read + m.bytes_written) as f64 / (1u64 << 20) as f64),
+            simulated_s: sim_s,
+            wall_s,
+            events: self.q.processed(),
+            requests_per_wall_s: if wall_s > 0.0 {
+                requests as f64 / wall_s
+            } else {
+                0.0
+            },
+            waf: ftl.waf(),
+            latency_us: LatencySummary::from(&m.all),
+            read_latency_us: LatencySummary::from(&m.read),
+            write_latency_us: LatencySummary::from(&m.write),
+            gc: GcSummary {
+                invocations: ftl.stats.gc_invocations,
+                pages_moved: ftl.stats.gc_pages_moved,
+                erases: ftl.stats.erases,
+            },
+            flash: FlashSummary {
+                reads: st.flash_reads,
+                programs: st.flash_programs,
+                user_page_reads: st.user_reads,
+                gc_page_reads: st.gc_reads,
+                dram_read_hits: st.dram_read_hits,
+                superseded_programs: st.superseded_programs,
+                untimed_placements: ftl.stats.untimed_placements,
+                channel_transfers: ch.iter().map(|c| c.1).sum(),
+                channel_conflicts: ch.iter().map(|c| c.2).sum(),
+                chip_utilization,
+                mean_chip_utilization: mean_util,
+            },
+            precondition: PreconditionSummary {
+                fill: pc.fill,
+                live_pages: pc.live_pages,
+                mean_block_validity: pc.mean_block_validity,
+                free_blocks_per_plane: pc.free_blocks_per_plane,
+                method: pc.method.to_string(),
+            },
+            memory_bytes: ftl.table_bytes() + self.records_bytes(),
+        }
+    }
+
+    fn records_bytes(&self) -> u64 {
+        let r = &self.metrics.records;
+        (r.arrival.capacity() * 8
+            + r.dispatch.capacity() * 8
+            + r.complete.capacity() * 8
+            + r.op.capacity()
+            + r.offset.capacity() * 8
+            + r.size.capacity() * 4
+            + r.stream.capacity() * 4) as u64
+    }
+}

@@ -1,0 +1,806 @@
+//! Streaming block-trace readers. A reader holds one line buffer, never the
+//! whole trace. Every parse error names `file:line`.
+//!
+//! Formats (see `flashsched formats`):
+//! - `msr`: MSR Cambridge CSV `filetime(100ns),host,disk,Read|Write,offset B,size B,resp`
+//! - `spc`: UMass/SPC `ASU,LBA(512 B sectors),size B,R|W,time s`
+//! - `ascii-ns` / `ascii-ms`: DiskSim/MQSim ASCII `time dev sector size(sectors) flags(bit0 = read)`
+//! - `ssdsim`: SSDsim ASCII `time(ns) dev lsn size(sectors) op(1 = read)`
+//! - `blkparse`: blkparse default text output, D (default) or Q events
+//! - `fiu`: FIU `ts(ns) pid process lba size(sectors) R|W major minor md5`
+//! - `heimdall`: `ts(ms) dev offset(B) size(B) op(1 = read, 0 = write)`
+//!
+//! Common rules for every format:
+//! - `time_ns` is relative to the first emitted record (which gets 0). A
+//!   timestamp earlier than the first one saturates at 0; later records that go
+//!   slightly backwards (blkparse merges CPUs) are emitted as they are.
+//! - Skipped without comment: blank lines, lines starting with `#`, and lines
+//!   made only of NUL bytes and whitespace (tar padding). Before the first
+//!   record only, tar/pax header junk is tolerated as well (see
+//!   [`TraceReader`]). Format-specific non-record lines (a CSV header, the
+//!   blkparse summary, blkparse events of other actions) are skipped by the
+//!   format parser.
+//! - Records of size 0 (and blkparse events left over from another trace
+//!   session) are dropped and counted in [`TraceReader::skipped`].
+//! - Anything else that does not parse is a [`SimError::Trace`] naming the
+//!   file, the line and the field.
+
+mod ascii;
+mod blkparse;
+mod detect;
+mod fiu;
+mod heimdall;
+mod msr;
+mod spc;
+mod ssdsim;
+
+pub use detect::detect_format;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use crate::error::{SimError, SimResult};
+use crate::workload::{IoRecord, Op};
+
+/// A supported trace format. See the module documentation for the fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TraceFormat {
+    /// MSR Cambridge CSV.
+    Msr,
+    /// UMass / SPC CSV.
+    Spc,
+    /// DiskSim/MQSim ASCII with arrival times in nanoseconds.
+    AsciiNs,
+    /// DiskSim/MQSim ASCII with arrival times in milliseconds.
+    AsciiMs,
+    /// SSDsim ASCII.
+    Ssdsim,
+    /// blkparse default text output, D (dispatch) events.
+    Blkparse,
+    /// blkparse default text output, Q (queue) events.
+    BlkparseQ,
+    /// FIU (SNIA IOTTA) traces.
+    Fiu,
+    /// Heimdall's whitespace format (ms, bytes).
+    Heimdall,
+}
+
+const ALL_FORMATS: [TraceFormat; 9] = [
+    TraceFormat::Msr,
+    TraceFormat::Spc,
+    TraceFormat::AsciiNs,
+    TraceFormat::AsciiMs,
+    TraceFormat::Ssdsim,
+    TraceFormat::Blkparse,
+    TraceFormat::BlkparseQ,
+    TraceFormat::Fiu,
+    TraceFormat::Heimdall,
+];
+
+impl TraceFormat {
+    /// Parse a format name. `"auto"` means "detect from the file" and gives
+    /// `Ok(None)`. Names are matched case-insensitively.
+    pub fn from_name(name: &str) -> SimResult<Option<TraceFormat>> {
+        let wanted = name.trim();
+        if wanted.eq_ignore_ascii_case("auto") {
+            return Ok(None);
+        }
+        if let Some(f) = ALL_FORMATS
+            .iter()
+            .find(|f| f.name().eq_ignore_ascii_case(wanted))
+        {
+            return Ok(Some(*f));
+        }
+        let mut known: Vec<&str> = vec!["auto"];
+        known.extend(ALL_FORMATS.iter().map(|f| f.name()));
+        Err(SimError::unknown("trace format", name, &known))
+    }
+
+    /// The name accepted by [`TraceFormat::from_name`].
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceFormat::Msr => "msr",
+            TraceFormat::Spc => "spc",
+            TraceFormat::AsciiNs => "ascii-ns",
+            TraceFormat::AsciiMs => "ascii-ms",
+            TraceFormat::Ssdsim => "ssdsim",
+            TraceFormat::Blkparse => "blkparse",
+            TraceFormat::BlkparseQ => "blkparse-q",
+            TraceFormat::Fiu => "fiu",
+            TraceFormat::Heimdall => "heimdall",
+        }
+    }
+
+    /// Every format, in a stable order.
+    pub fn all() -> &'static [TraceFormat] {
+        &ALL_FORMATS
+    }
+
+    /// One-line description of the fields, for `flashsched formats`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TraceFormat::Msr => {
+                "MSR Cambridge CSV: filetime(100 ns),host,disk,Read|Write,offset(B),size(B),response; stream = disk"
+            }
+            TraceFormat::Spc => {
+                "UMass/SPC CSV: ASU,LBA(512 B sectors),size(B),R|W,time(s)[,...]; stream = ASU"
+            }
+            TraceFormat::AsciiNs => {
+                "MQSim/DiskSim ASCII: time(ns) dev sector(512 B) size(sectors) flags(hex, bit0 = read); stream = dev"
+            }
+            TraceFormat::AsciiMs => {
+                "DiskSim ASCII: time(ms) dev sector(512 B) size(sectors) flags(hex, bit0 = read); stream = dev"
+            }
+            TraceFormat::Ssdsim => {
+                "SSDsim ASCII: time(ns) dev lsn(512 B) size(sectors) op(1 = read, 0 = write); stream = dev"
+            }
+            TraceFormat::Blkparse => {
+                "blkparse text, D events: maj,min cpu seq time(s) pid D RWBS sector + n [proc]; stream = pid"
+            }
+            TraceFormat::BlkparseQ => {
+                "blkparse text, Q events: maj,min cpu seq time(s) pid Q RWBS sector + n [proc]; stream = pid"
+            }
+            TraceFormat::Fiu => {
+                "FIU: ts(ns) pid process lba(sectors) size(sectors) R|W major minor md5; stream = pid"
+            }
+            TraceFormat::Heimdall => {
+                "Heimdall: ts(ms) dev offset(B) size(B) op(1 = read, 0 = write); stream = dev"
+            }
+        }
+    }
+}
+
+impl fmt::Display for TraceFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Open `path` as a trace of `format` (`None`: detect with [`detect_format`]).
+pub fn open_trace(path: &Path, format: Option<TraceFormat>) -> SimResult<TraceReader> {
+    let format = match format {
+        Some(f) => f,
+        None => detect_format(path)?,
+    };
+    let file = open_file(path)?;
+    Ok(TraceReader::from_reader(
+        path,
+        format,
+        Box::new(BufReader::with_capacity(READ_BUFFER, file)),
+    ))
+}
+
+pub(super) fn open_file(path: &Path) -> SimResult<File> {
+    File::open(path).map_err(|source| SimError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+const READ_BUFFER: usize = 256 * 1024;
+
+/// Longest accepted physical line. Protects against binary files without
+/// newlines (tar padding lines are at most ~10 KiB).
+const MAX_LINE: u64 = 1 << 20;
+
+/// Streaming reader over one trace file; an iterator of records.
+///
+/// Each item is one [`IoRecord`] or a [`SimError::Trace`] naming
+/// `file:line` and the bad field. After a parse error the iterator can be
+/// resumed (it continues with the next line); after an I/O error or an
+/// over-long line it ends.
+///
+/// Tar junk: samples cut out of a `.tar` member with `head` start with the tar
+/// (pax) headers and end with NUL padding. Before the first record, a line
+/// containing NUL bytes is reduced to the text after its last NUL (a tar
+/// header block always ends in NULs, so that is where the member data starts)
+/// and pax records (`<len> <key>=<value>`) are skipped. Lines made only of NUL
+/// bytes and whitespace are skipped anywhere. A NUL byte in any other line
+/// after the first record is an error.
+pub struct TraceReader {
+    path: PathBuf,
+    format: TraceFormat,
+    reader: Box<dyn BufRead + Send>,
+    buf: Vec<u8>,
+    line: u64,
+    skipped: u64,
+    first_ts: Option<u128>,
+    seen_record: bool,
+    parser: Parser,
+    done: bool,
+}
+
+impl TraceReader {
+    /// A reader over any buffered byte source; `path` is only used in
+    /// messages.
+    pub(crate) fn from_reader(
+        path: &Path,
+        format: TraceFormat,
+        reader: Box<dyn BufRead + Send>,
+    ) -> TraceReader {
+        TraceReader {
+            path: path.to_path_buf(),
+            format,
+            reader,
+            buf: Vec::with_capacity(256),
+            line: 0,
+            skipped: 0,
+            first_ts: None,
+            seen_record: false,
+            parser: Parser::new(format),
+            done: false,
+        }
+    }
+
+    /// The format being parsed.
+    pub fn format(&self) -> TraceFormat {
+        self.format
+    }
+
+    /// The trace file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Number of the last line read (1-based; 0 before the first line).
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// Records dropped so far: size 0, blkparse events of the selected action
+    /// without a direction, blkparse events from a stale trace session.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    fn trace_error(&self, msg: String) -> SimError {
+        SimError::Trace {
+            file: self.path.clone(),
+            line: self.line,
+            msg,
+        }
+    }
+
+    /// Read the next physical line into `buf` (without the line ending).
+    /// `Ok(false)` at end of file.
+    fn read_line(&mut self) -> SimResult<bool> {
+        self.buf.clear();
+        let n = (&mut self.reader)
+            .take(MAX_LINE + 1)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|source| SimError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.line += 1;
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+        } else if n as u64 > MAX_LINE {
+            return Err(self.trace_error(format!(
+                "line longer than {MAX_LINE} bytes (not a text trace?)"
+            )));
+        }
+        if self.buf.last() == Some(&b'\r') {
+            self.buf.pop();
+        }
+        Ok(true)
+    }
+}
+
+impl Iterator for TraceReader {
+    type Item = SimResult<IoRecord>;
+
+    fn next(&mut self) -> Option<SimResult<IoRecord>> {
+        while !self.done {
+            match self.read_line() {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.done = true;
+                    return None;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+            let text = match clean_line(&self.buf, self.seen_record) {
+                Ok(Some(text)) => text,
+                Ok(None) => continue,
+                Err(msg) => return Some(Err(self.trace_error(msg))),
+            };
+            let raw = match self.parser.parse(text) {
+                Ok(Parsed::Record(raw)) => raw,
+                Ok(Parsed::NotRecord) => continue,
+                Ok(Parsed::Dropped) => {
+                    self.seen_record = true;
+                    self.skipped += 1;
+                    continue;
+                }
+                Err(msg) => {
+                    let msg = if !self.seen_record && self.buf.contains(&0) {
+                        format!("{msg} (after tar header junk)")
+                    } else {
+                        msg
+                    };
+                    return Some(Err(self.trace_error(msg)));
+                }
+            };
+            self.seen_record = true;
+            if raw.size == 0 {
+                self.skipped += 1;
+                continue;
+            }
+            let Ok(size) = u32::try_from(raw.size) else {
+                return Some(Err(self.trace_error(format!(
+                    "request size {} B exceeds the 4 GiB limit of one request",
+                    raw.size
+                ))));
+            };
+            let first = *self.first_ts.get_or_insert(raw.ts_ns);
+            let rel = raw.ts_ns.saturating_sub(first);
+            return Some(Ok(IoRecord {
+                time_ns: u64::try_from(rel).unwrap_or(u64::MAX),
+                offset: raw.offset,
+                size,
+                op: raw.op,
+                stream: raw.stream,
+            }));
+        }
+        None
+    }
+}
+
+/// Reduce one physical line to the text a format parser sees: `Ok(None)` when
+/// the line is skippable in every format (see [`TraceReader`]), `Err` for a
+/// NUL byte in a line after the first record.
+pub(super) fn clean_line(line: &[u8], seen_record: bool) -> Result<Option<&[u8]>, String> {
+    let mut text = line;
+    if let Some(last_nul) = line.iter().rposition(|&b| b == 0) {
+        if line.iter().all(|&b| b == 0 || b.is_ascii_whitespace()) {
+            return Ok(None);
+        }
+        if seen_record {
+            return Err(format!(
+                "unexpected NUL byte in a record line: {}",
+                quote(line, 80)
+            ));
+        }
+        text = &line[last_nul + 1..];
+    }
+    let text = text.trim_ascii();
+    if text.is_empty() || text[0] == b'#' || (!seen_record && is_pax_record(text)) {
+        return Ok(None);
+    }
+    Ok(Some(text))
+}
+
+/// A pax extended-header record: `<decimal length> <key>=<value>`, e.g.
+/// `28 ctime=1410563671.7201132`.
+fn is_pax_record(text: &[u8]) -> bool {
+    let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || text.get(digits) != Some(&b' ') {
+        return false;
+    }
+    let rest = &text[digits + 1..];
+    let key = rest
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_')
+        .count();
+    key > 0 && rest[0].is_ascii_alphabetic() && rest.get(key) == Some(&b'=')
+}
+
+// ---------------------------------------------------------------------------
+// Shared parsing helpers for the format modules.
+
+/// One parsed record before the time base and size checks of the reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct RawRecord {
+    /// Absolute timestamp in the trace's clock, in nanoseconds.
+    pub ts_ns: u128,
+    pub offset: u64,
+    /// Bytes; 0 is dropped and > u32::MAX is an error (checked by the reader).
+    pub size: u64,
+    pub op: Op,
+    pub stream: u32,
+}
+
+/// What a format parser made of one cleaned line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Parsed {
+    Record(RawRecord),
+    /// A line that is legitimately not a record (header, other event, ...).
+    NotRecord,
+    /// A record that is deliberately dropped (counted in `skipped`).
+    Dropped,
+}
+
+/// Per-format parser, with state where the format needs it.
+enum Parser {
+    Msr,
+    Spc,
+    Ascii { scale: u32 },
+    Ssdsim,
+    Blkparse(blkparse::State),
+    Fiu,
+    Heimdall,
+}
+
+impl Parser {
+    fn new(format: TraceFormat) -> Parser {
+        match format {
+            TraceFormat::Msr => Parser::Msr,
+            TraceFormat::Spc => Parser::Spc,
+            TraceFormat::AsciiNs => Parser::Ascii { scale: 0 },
+            TraceFormat::AsciiMs => Parser::Ascii { scale: 6 },
+            TraceFormat::Ssdsim => Parser::Ssdsim,
+            TraceFormat::Blkparse => Parser::Blkparse(blkparse::State::new(b'D')),
+            TraceFormat::BlkparseQ => Parser::Blkparse(blkparse::State::new(b'Q')),
+            TraceFormat::Fiu => Parser::Fiu,
+            TraceFormat::Heimdall => Parser::Heimdall,
+        }
+    }
+
+    /// Parse one cleaned (trimmed, non-blank) line; `Err` is the message
+    /// without the `file:line` prefix.
+    pub(super) fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+        match self {
+            Parser::Msr => msr::parse(line),
+            Parser::Spc => spc::parse(line),
+            Parser::Ascii { scale } => ascii::parse(line, *scale),
+            Parser::Ssdsim => ssdsim::parse(line),
+            Parser::Blkparse(state) => state.parse(line),
+            Parser::Fiu => fiu::parse(line),
+            Parser::Heimdall => heimdall::parse(line),
+        }
+    }
+}
+
+/// Fields are numbered from 1 in messages.
+pub(super) const MAX_FIELDS: usize = 16;
+
+/// The fields of one line, without allocation. `len()` counts every field,
+/// only the first [`MAX_FIELDS`] are stored.
+pub(super) struct Fields<'a> {
+    stored: [&'a [u8]; MAX_FIELDS],
+    count: usize,
+}
+
+impl<'a> Fields<'a> {
+    /// Split on runs of ASCII whitespace (spaces, tabs).
+    pub(super) fn whitespace(line: &'a [u8]) -> Fields<'a> {
+        let mut f = Fields {
+            stored: [&[]; MAX_FIELDS],
+            count: 0,
+        };
+        for field in line
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|s| !s.is_empty())
+        {
+            f.push(field);
+        }
+        f
+    }
+
+    /// Split on commas; surrounding whitespace of each field is trimmed.
+    pub(super) fn commas(line: &'a [u8]) -> Fields<'a> {
+        let mut f = Fields {
+            stored: [&[]; MAX_FIELDS],
+            count: 0,
+        };
+        for field in line.split(|&b| b == b',') {
+            f.push(field.trim_ascii());
+        }
+        f
+    }
+
+    fn push(&mut self, field: &'a [u8]) {
+        if self.count < MAX_FIELDS {
+            self.stored[self.count] = field;
+        }
+        self.count += 1;
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Field `i` (0-based); empty when absent or beyond [`MAX_FIELDS`].
+    pub(super) fn get(&self, i: usize) -> &'a [u8] {
+        if i < self.count && i < MAX_FIELDS {
+            self.stored[i]
+        } else {
+            &[]
+        }
+    }
+}
+
+/// `text` for a message: lossy UTF-8, at most `max` characters, quoted and
+/// escaped (`"abc"`, `"\0\0…"`).
+pub(super) fn quote(text: &[u8], max: usize) -> String {
+    let s = String::from_utf8_lossy(text);
+    let mut out: String = s.chars().take(max).collect();
+    if s.chars().nth(max).is_some() {
+        out.push('…');
+    }
+    format!("{out:?}")
+}
+
+/// `field N (name): expected WHAT, got "text"`.
+pub(super) fn field_error(index: usize, name: &str, expected: &str, got: &[u8]) -> String {
+    format!(
+        "field {} ({name}): expected {expected}, got {}",
+        index + 1,
+        quote(got, 40)
+    )
+}
+
+/// Wrong number of fields.
+pub(super) fn count_error(expected: &str, layout: &str, got: usize, line: &[u8]) -> String {
+    format!(
+        "expected {expected} fields ({layout}), got {got}: {}",
+        quote(line, 80)
+    )
+}
+
+/// Decimal unsigned integer.
+pub(super) fn parse_u64(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 20 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &b in s {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+    }
+    Some(v)
+}
+
+/// Field `i` as a decimal unsigned integer.
+pub(super) fn int_field(f: &Fields<'_>, i: usize, name: &str) -> Result<u64, String> {
+    let s = f.get(i);
+    parse_u64(s).ok_or_else(|| field_error(i, name, "a non-negative integer", s))
+}
+
+/// Field `i` as a u32 (stream ids).
+pub(super) fn u32_field(f: &Fields<'_>, i: usize, name: &str) -> Result<u32, String> {
+    let s = f.get(i);
+    parse_u64(s)
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| field_error(i, name, "an integer in 0..=4294967295", s))
+}
+
+/// Field `i` counted in 512-byte sectors, returned in bytes.
+pub(super) fn sectors_field(f: &Fields<'_>, i: usize, name: &str) -> Result<u64, String> {
+    let v = int_field(f, i, name)?;
+    v.checked_mul(512)
+        .ok_or_else(|| field_error(i, name, "a sector count below 2^55", f.get(i)))
+}
+
+/// Non-negative decimal number (`12`, `12.5`, `.5`, `1e3`) scaled by
+/// `10^scale` and truncated to an integer: with `scale = 6` a time in ms
+/// becomes ns. Plain decimals are converted exactly, without floating point.
+pub(super) fn parse_scaled(s: &[u8], scale: u32) -> Option<u128> {
+    let (int_part, frac_part) = match s.iter().position(|&b| b == b'.') {
+        Some(dot) => (&s[..dot], &s[dot + 1..]),
+        None => (s, &s[s.len()..]),
+    };
+    let digits = |p: &[u8]| p.iter().all(u8::is_ascii_digit);
+    if digits(int_part) && digits(frac_part) && !(int_part.is_empty() && frac_part.is_empty()) {
+        if int_part.len() > 24 {
+            return None;
+        }
+        let mut v: u128 = 0;
+        for &b in int_part {
+            v = v * 10 + u128::from(b - b'0');
+        }
+        for k in 0..scale as usize {
+            let d = frac_part.get(k).map_or(0, |&b| u128::from(b - b'0'));
+            v = v.checked_mul(10)?.checked_add(d)?;
+        }
+        return Some(v);
+    }
+    // Exponent notation and the like: go through f64.
+    let text = std::str::from_utf8(s).ok()?;
+    if !text.bytes().any(|b| b == b'e' || b == b'E') {
+        return None;
+    }
+    let v: f64 = text.parse().ok()?;
+    let scaled = v * 10f64.powi(scale as i32);
+    if (0.0..1e35).contains(&scaled) {
+        Some(scaled as u128)
+    } else {
+        None
+    }
+}
+
+/// Field `i` as a non-negative time in `unit`, converted to ns with `scale`
+/// (ns per unit = 10^scale).
+pub(super) fn time_field(f: &Fields<'_>, i: usize, name: &str, scale: u32) -> Result<u128, String> {
+    let s = f.get(i);
+    parse_scaled(s, scale).ok_or_else(|| field_error(i, name, "a non-negative number", s))
+}
+
+#[cfg(test)]
+pub(super) mod testutil {
+    //! Run a format over in-memory text, as the reader does over a file.
+    use super::*;
+    use std::io::Cursor;
+
+    pub const PATH: &str = "/tmp/sample.trace";
+
+    pub fn reader(format: TraceFormat, text: &[u8]) -> TraceReader {
+        TraceReader::from_reader(
+            Path::new(PATH),
+            format,
+            Box::new(Cursor::new(text.to_vec())),
+        )
+    }
+
+    /// All records; panics on the first error.
+    pub fn records(format: TraceFormat, text: &[u8]) -> Vec<IoRecord> {
+        reader(format, text)
+            .collect::<SimResult<Vec<_>>>()
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The first error's Display text; panics when there is none.
+    pub fn first_error(format: TraceFormat, text: &[u8]) -> String {
+        for item in reader(format, text) {
+            if let Err(e) = item {
+                return e.to_string();
+            }
+        }
+        panic!("no error in {:?}", String::from_utf8_lossy(text));
+    }
+
+    /// Asserts the error names `PATH:line` and contains `needle`.
+    pub fn assert_error(format: TraceFormat, text: &[u8], line: u64, needle: &str) {
+        let e = first_error(format, text);
+        let loc = format!("{PATH}:{line}: ");
+        assert!(e.starts_with(&loc), "error {e:?} should start with {loc:?}");
+        assert!(e.contains(needle), "error {e:?} should contain {needle:?}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::*;
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for &f in TraceFormat::all() {
+            assert_eq!(TraceFormat::from_name(f.name()).unwrap(), Some(f));
+            assert!(!f.describe().is_empty());
+        }
+        assert_eq!(TraceFormat::from_name("auto").unwrap(), None);
+        assert_eq!(
+            TraceFormat::from_name("BLKPARSE-Q").unwrap(),
+            Some(TraceFormat::BlkparseQ)
+        );
+        let e = TraceFormat::from_name("nope").unwrap_err().to_string();
+        assert!(e.contains("`nope`") && e.contains("auto") && e.contains("heimdall"));
+    }
+
+    #[test]
+    fn scaled_numbers() {
+        assert_eq!(parse_scaled(b"13.191135", 6), Some(13_191_135));
+        assert_eq!(parse_scaled(b"0.011413", 9), Some(11_413_000));
+        assert_eq!(parse_scaled(b"5", 6), Some(5_000_000));
+        assert_eq!(parse_scaled(b".5", 3), Some(500));
+        assert_eq!(parse_scaled(b"7.", 3), Some(7000));
+        assert_eq!(parse_scaled(b"1.23456789", 0), Some(1));
+        assert_eq!(parse_scaled(b"1.5e3", 6), Some(1_500_000_000));
+        assert_eq!(parse_scaled(b".", 3), None);
+        assert_eq!(parse_scaled(b"", 3), None);
+        assert_eq!(parse_scaled(b"-1", 3), None);
+        assert_eq!(parse_scaled(b"1.2.3", 3), None);
+        assert_eq!(parse_scaled(b"abc", 3), None);
+        assert_eq!(parse_u64(b"18446744073709551615"), Some(u64::MAX));
+        assert_eq!(parse_u64(b"18446744073709551616"), None);
+        assert_eq!(parse_u64(b"+1"), None);
+    }
+
+    #[test]
+    fn quoting_truncates_and_escapes() {
+        assert_eq!(quote(b"abc", 40), "\"abc\"");
+        assert_eq!(quote(b"abcdef", 3), "\"abc…\"");
+        assert_eq!(quote(b"a\0\xff", 40), "\"a\\0\u{fffd}\"");
+    }
+
+    #[test]
+    fn tar_junk_is_skipped_only_before_the_first_record() {
+        let pax = &b"28 ctime=1410563671.7201132"[..];
+        assert_eq!(clean_line(b"\0\0\0 \0", true), Ok(None));
+        assert_eq!(clean_line(pax, false), Ok(None));
+        assert_eq!(clean_line(pax, true), Ok(Some(pax)));
+        assert_eq!(
+            clean_line(b"./PaxHeaders.1/x\0\0ustar\0\x0030 atime=1", false),
+            Ok(None)
+        );
+        assert_eq!(
+            clean_line(b"hdr\0\0  1 2 3 ", false),
+            Ok(Some(&b"1 2 3"[..]))
+        );
+        assert!(clean_line(b"1 2\x003", true).unwrap_err().contains("NUL"));
+        assert_eq!(clean_line(b"  # comment", false), Ok(None));
+        assert_eq!(clean_line(b" \t ", false), Ok(None));
+    }
+
+    #[test]
+    fn time_is_relative_and_saturates() {
+        let text = b"10.0 0 0 512 1\n12.5 0 512 512 0\n9.0 0 1024 512 1\n";
+        let recs = records(TraceFormat::Heimdall, text);
+        let times: Vec<u64> = recs.iter().map(|r| r.time_ns).collect();
+        assert_eq!(times, vec![0, 2_500_000, 0]);
+    }
+
+    #[test]
+    fn zero_sizes_are_counted() {
+        let mut r = reader(TraceFormat::Heimdall, b"1 0 0 0 1\n2 0 0 512 1\n");
+        let first = r.next().unwrap().unwrap();
+        assert_eq!(first.time_ns, 0);
+        assert_eq!(first.size, 512);
+        assert!(r.next().is_none());
+        assert_eq!(r.skipped(), 1);
+        assert_eq!(r.line(), 2);
+    }
+
+    #[test]
+    fn oversized_request_is_an_error() {
+        assert_error(
+            TraceFormat::Heimdall,
+            b"1 0 0 4294967296 1\n",
+            1,
+            "exceeds the 4 GiB limit",
+        );
+    }
+
+    #[test]
+    fn nul_after_first_record_is_an_error() {
+        assert_error(
+            TraceFormat::Heimdall,
+            b"1 0 0 512 1\n2 0 0\x00 512 1\n",
+            2,
+            "unexpected NUL byte",
+        );
+    }
+
+    #[test]
+    fn parse_errors_are_resumable() {
+        let items: Vec<_> =
+            reader(TraceFormat::Heimdall, b"1 0 0 512 1\nx\n3 0 0 512 0\n").collect();
+        assert_eq!(items.len(), 3);
+        assert!(items[0].is_ok() && items[1].is_err() && items[2].is_ok());
+    }
+
+    #[test]
+    fn missing_final_newline_and_crlf() {
+        let recs = records(TraceFormat::Heimdall, b"1 0 0 512 1\r\n2 0 0 1024 0");
+        assert_eq!(recs.len(), 2);
+        assert_eq!(recs[1].size, 1024);
+    }
+
+    #[test]
+    fn over_long_line_ends_the_reader() {
+        let mut text = vec![b'1'; (MAX_LINE + 10) as usize];
+        text.extend_from_slice(b"\n1 0 0 512 1\n");
+        let items: Vec<_> = reader(TraceFormat::Heimdall, &text).collect();
+        assert_eq!(items.len(), 1);
+        let e = items[0].as_ref().unwrap_err().to_string();
+        assert!(e.contains(":1: line longer than"), "{e}");
+    }
+
+    #[test]
+    fn reader_is_send() {
+        fn is_send<T: Send>() {}
+        is_send::<TraceReader>();
+    }
+}

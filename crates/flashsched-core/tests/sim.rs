@@ -1,0 +1,291 @@
+//! End-to-end behaviour of the single-device simulator.
+
+use flashsched_core::config::DeviceConfig;
+use flashsched_core::ftl::Ftl;
+use flashsched_core::run::{self, RunSpec, WorkloadSpec};
+use flashsched_core::sim::{RunOptions, Simulation};
+use flashsched_core::workload::replay::Replay;
+use flashsched_core::workload::synthetic::SyntheticSpec;
+use flashsched_core::workload::{IoRecord, Op};
+use flashsched_core::SimResult;
+
+const KIB: u32 = 1024;
+
+/// 1 channel, 1 chip, 1 die, 1 plane, 4 KiB pages, tR 50 us, infinite bus.
+fn one_die(extra: &[&str]) -> DeviceConfig {
+    let mut ov: Vec<String> = [
+        "geometry.channels=1",
+        "geometry.chips_per_channel=1",
+        "geometry.dies_per_chip=1",
+        "geometry.planes_per_die=1",
+        "geometry.blocks_per_plane=256",
+        "geometry.pages_per_block=64",
+        "geometry.page_size=4096",
+        "timing.read_us=50",
+        "timing.channel_mb_s=0",
+        "ftl.overprovisioning=0.25",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    ov.extend(extra.iter().map(|s| s.to_string()));
+    DeviceConfig::load("default", &ov).unwrap()
+}
+
+fn rec(t: u64, op: Op, offset: u64, size: u32) -> SimResult<IoRecord> {
+    Ok(IoRecord {
+        time_ns: t,
+        offset,
+        size,
+        op,
+        stream: 0,
+    })
+}
+
+fn run_records(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
+    let cap = Ftl::logical_bytes_for(&cfg);
+    let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
+    let mut sim = Simulation::new(cfg, Box::new(wl), RunOptions::default()).unwrap();
+    sim.run().unwrap();
+    sim
+}
+
+fn completions_us(sim: &Simulation) -> Vec<f64> {
+    let r = &sim.metrics.records;
+    let mut v: Vec<(u64, u64)> = r
+        .offset
+        .iter()
+        .copied()
+        .zip(r.complete.iter().copied())
+        .collect();
+    v.sort();
+    v.into_iter().map(|(_, c)| c as f64 / 1000.0).collect()
+}
+
+/// Amphibian paper Fig. 5(a): noop serves R1 (16 KiB = 4 page reads) then
+/// R2..R4 (one page each) at queue depth 1: completions 200/250/300/350 us.
+#[test]
+fn fig5_noop_worked_example() {
+    let recs = vec![
+        rec(0, Op::Read, 0, 16 * KIB),
+        rec(0, Op::Read, 1 << 20, 4 * KIB),
+        rec(0, Op::Read, 2 << 20, 4 * KIB),
+        rec(0, Op::Read, 3 << 20, 4 * KIB),
+    ];
+    let sim = run_records(one_die(&["host.queue_depth=1"]), recs);
+    assert_eq!(completions_us(&sim), vec![200.0, 250.0, 300.0, 350.0]);
+    let s = sim.summary();
+    assert_eq!(s.latency_us.mean, 275.0);
+    assert_eq!(s.requests, 4);
+    assert_eq!(
+        s.flash.untimed_placements, 7,
+        "never-written pages are placed, then really read"
+    );
+}
+
+/// One die serving Poisson 4 KiB reads at 50 % utilisation is an M/D/1 queue:
+/// W = D + rho D / (2 (1 - rho)) = 50 + 25 = 75 us.
+#[test]
+fn md1_queue_matches_formula() {
+    let n = 200_000u64;
+    let cfg = one_die(&["host.queue_depth=1024"]);
+    let cap = Ftl::logical_bytes_for(&cfg);
+    let spec = SyntheticSpec::parse(&format!("read=1,bs=4k,iops=10000,n={n}")).unwrap();
+    let wl = spec.build(cap, 7).unwrap();
+    let mut sim = Simulation::new(
+        cfg,
+        wl,
+        RunOptions {
+            seed: 7,
+            keep_records: false,
+        },
+    )
+    .unwrap();
+    sim.run().unwrap();
+    let s = sim.summary();
+    assert_eq!(s.requests, n);
+    let expected = 75.0;
+    let err = (s.latency_us.mean - expected).abs() / expected;
+    assert!(
+        err < 0.02,
+        "mean {} us vs M/D/1 {expected} us ({:.2} %)",
+        s.latency_us.mean,
+        err * 100.0
+    );
+}
+
+/// Random 4 KiB overwrites on a small device at 90 % fill: GC must run,
+/// amplify writes, and keep the page accounting exact throughout.
+#[test]
+fn gc_happens_and_accounting_holds() {
+    let cfg = DeviceConfig::load(
+        "ssdsim-default",
+        &[
+            "geometry.blocks_per_plane=64".into(),
+            "geometry.pages_per_block=32".into(),
+            "geometry.page_size=4096".into(),
+            "ftl.overprovisioning=0.1".into(),
+            "ftl.gc_threshold=0.05".into(),
+            "ftl.precondition_fill=0.9".into(),
+        ],
+    )
+    .unwrap();
+    let cap = Ftl::logical_bytes_for(&cfg);
+    let spec = SyntheticSpec::parse("read=0,bs=4k,iops=2000,n=40000").unwrap();
+    let wl = spec.build(cap, 3).unwrap();
+    let mut sim = Simulation::new(
+        cfg,
+        wl,
+        RunOptions {
+            seed: 3,
+            keep_records: false,
+        },
+    )
+    .unwrap();
+    let mut steps = 0;
+    while !sim.advance(5_000).unwrap() {
+        steps += 1;
+        // Mid-run: every block's valid count equals the mapping table.
+        sim.ssd.ftl.check_invariants().unwrap();
+    }
+    assert!(steps > 3);
+    sim.ssd.ftl.check_invariants().unwrap();
+    let s = sim.summary();
+    assert_eq!(s.requests, 40_000);
+    assert!(s.waf > 1.5, "waf {}", s.waf);
+    assert!(s.gc.erases > 0 && s.gc.pages_moved > 0);
+    let erased: u64 = sim.ssd.ftl.erase_counts().iter().map(|&e| e as u64).sum();
+    assert_eq!(erased, s.gc.erases);
+    // Live data never exceeds the logical space and nothing was lost.
+    assert!(sim.ssd.ftl.mapped_pages() <= sim.ssd.ftl.logical_pages as u64);
+}
+
+/// Same config and seed give byte-identical JSON (wall time excluded).
+#[test]
+fn deterministic_json() {
+    let spec = RunSpec {
+        device: "ssdsim-default".into(),
+        overrides: vec![
+            "ftl.precondition_fill=0.7".into(),
+            "ftl.gc_policy=d-choice".into(),
+        ],
+        workload: WorkloadSpec::Synthetic("read=0.6,bs=4k-16k,iops=3000,n=20000".into()),
+        seed: 11,
+        keep_records: true,
+    };
+    let a = {
+        let mut s = run::build(&spec).unwrap();
+        s.run().unwrap();
+        s.summary().to_json(true)
+    };
+    let b = {
+        let mut s = run::build(&spec).unwrap();
+        s.run().unwrap();
+        s.summary().to_json(true)
+    };
+    assert_eq!(a, b);
+    let other = RunSpec { seed: 12, ..spec };
+    let mut s = run::build(&other).unwrap();
+    s.run().unwrap();
+    assert_ne!(a, s.summary().to_json(true));
+}
+
+/// Writes wait for their program; with a DRAM buffer they complete at once
+/// unless the buffer is full; reads of data still in flight hit DRAM.
+#[test]
+fn write_buffer_acknowledges_early() {
+    let slow = one_die(&["timing.program_us=500", "host.queue_depth=8"]);
+    let recs = || {
+        vec![
+            rec(0, Op::Write, 0, 4 * KIB),
+            rec(0, Op::Write, 8192, 4 * KIB),
+            rec(1000, Op::Read, 0, 4 * KIB),
+        ]
+    };
+    let sim = run_records(slow.clone(), recs());
+    assert_eq!(completions_us(&sim), vec![1.0, 500.0, 1000.0]);
+    assert_eq!(sim.ssd.stats.dram_read_hits, 1);
+
+    let mut buffered = slow;
+    buffered.ftl.write_buffer_mib = 1.0;
+    let sim = run_records(buffered, recs());
+    assert_eq!(completions_us(&sim), vec![0.0, 1.0, 0.0]);
+}
+
+/// Bus contention: two dies on one channel reading at once share the bus.
+#[test]
+fn channel_bus_is_shared() {
+    let cfg = DeviceConfig::load(
+        "default",
+        &[
+            "geometry.channels=1".into(),
+            "geometry.chips_per_channel=2".into(),
+            "geometry.dies_per_chip=1".into(),
+            "geometry.planes_per_die=1".into(),
+            "geometry.blocks_per_plane=64".into(),
+            "geometry.pages_per_block=64".into(),
+            "geometry.page_size=4096".into(),
+            "timing.read_us=50".into(),
+            // 4096 B at 40.96 MB/s = 100 us on the bus
+            "timing.channel_mb_s=40.96".into(),
+            "ftl.overprovisioning=0.25".into(),
+            "host.queue_depth=8".into(),
+        ],
+    )
+    .unwrap();
+    // CWDP: lpn 0 -> chip 0 (channel 0 way 0), lpn 1 -> chip 1.
+    let sim = run_records(
+        cfg,
+        vec![
+            rec(0, Op::Read, 0, 4 * KIB),
+            rec(0, Op::Read, 4096, 4 * KIB),
+        ],
+    );
+    // Both sense for 50 us; the first transfer ends at 150, the second waits: 250.
+    assert_eq!(completions_us(&sim), vec![150.0, 250.0]);
+    assert_eq!(sim.summary().flash.channel_conflicts, 1);
+}
+
+/// TRIM drops mappings without flash work.
+#[test]
+fn trim_unmaps() {
+    let sim = run_records(
+        one_die(&[]),
+        vec![
+            rec(0, Op::Write, 0, 8 * KIB),
+            rec(10_000_000, Op::Trim, 0, 8 * KIB),
+        ],
+    );
+    assert_eq!(sim.ssd.ftl.mapped_pages(), 0);
+    assert_eq!(sim.summary().trims, 1);
+}
+
+/// Bad trace paths and names fail with clear errors.
+#[test]
+fn bad_inputs_are_named() {
+    let spec = RunSpec {
+        device: "default".into(),
+        overrides: vec![],
+        workload: WorkloadSpec::Trace {
+            path: "/no/such/trace.csv".into(),
+            format: "auto".into(),
+            intensity: 1.0,
+            limit: None,
+        },
+        seed: 1,
+        keep_records: false,
+    };
+    let e = run::build(&spec).err().unwrap().to_string();
+    assert!(e.contains("/no/such/trace.csv"), "{e}");
+    let spec = RunSpec {
+        workload: WorkloadSpec::Trace {
+            path: "x".into(),
+            format: "nope".into(),
+            intensity: 1.0,
+            limit: None,
+        },
+        ..spec
+    };
+    let e = run::build(&spec).err().unwrap().to_string();
+    assert!(e.contains("nope") && e.contains("msr"), "{e}");
+}
