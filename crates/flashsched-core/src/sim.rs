@@ -254,7 +254,9 @@ impl Simulation {
     pub fn summary(&self) -> Summary {
         let m = &self.metrics;
         let ftl = &self.ssd.ftl;
-        let sim_ns = m.last_completion.max(self.now);
+        // Rates are over the request-serving period; background GC that
+        // drains after the last completion does not dilute them.
+        let sim_ns = m.last_completion;
         let sim_s = sim_ns as f64 / NS_PER_S as f64;
         let per_s = |x: f64| if sim_s > 0.0 { x / sim_s } else { 0.0 };
         let requests = m.completed();

@@ -1,1 +1,233 @@
+//! PyO3 bindings: a thin layer over `flashsched-core`. Every core error
+//! becomes a Python exception; nothing here panics across the boundary, and
+//! simulation work runs with the GIL released.
 
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use flashsched_core::config::DeviceConfig;
+use flashsched_core::error::SimError;
+use flashsched_core::run::{self, RunSpec, WorkloadSpec};
+use flashsched_core::sched;
+use flashsched_core::sim::Simulation as CoreSim;
+use flashsched_core::workload::trace::{detect_format as core_detect, TraceFormat};
+use pyo3::exceptions::{PyException, PyFileNotFoundError, PyRuntimeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+pyo3::create_exception!(flashsched, FlashschedError, PyException, "Base class of flashsched errors.");
+pyo3::create_exception!(flashsched, ConfigError, FlashschedError, "Unknown key, bad value or unknown name.");
+pyo3::create_exception!(flashsched, TraceError, FlashschedError, "A trace file could not be parsed (file:line).");
+pyo3::create_exception!(flashsched, SimulationError, FlashschedError, "The simulation reached an invalid state.");
+
+fn to_py(e: SimError) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        SimError::Config { .. } | SimError::UnknownName { .. } => ConfigError::new_err(msg),
+        SimError::Trace { .. } => TraceError::new_err(msg),
+        SimError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            PyFileNotFoundError::new_err(msg)
+        }
+        SimError::Io { .. } => TraceError::new_err(msg),
+        SimError::Invalid(_) => SimulationError::new_err(msg),
+    }
+}
+
+fn poisoned<T>(_: T) -> PyErr {
+    PyRuntimeError::new_err("simulation state is unusable after an earlier panic")
+}
+
+/// A configured simulation of one SSD.
+#[pyclass(module = "flashsched._core")]
+struct Simulation {
+    inner: Mutex<CoreSim>,
+}
+
+#[pymethods]
+impl Simulation {
+    /// Build a simulation. Give exactly one of `trace` or `synthetic`.
+    #[new]
+    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        device: &str,
+        overrides: Vec<String>,
+        trace: Option<PathBuf>,
+        format: &str,
+        intensity: f64,
+        limit: Option<u64>,
+        synthetic: Option<String>,
+        seed: u64,
+        keep_records: bool,
+    ) -> PyResult<Self> {
+        if !(intensity.is_finite() && intensity > 0.0) {
+            return Err(ConfigError::new_err(format!("intensity: {intensity} must be > 0")));
+        }
+        let workload = match (trace, synthetic) {
+            (Some(path), None) => WorkloadSpec::Trace {
+                path,
+                format: format.to_string(),
+                intensity,
+                limit,
+            },
+            (None, Some(s)) => WorkloadSpec::Synthetic(s),
+            _ => return Err(ConfigError::new_err("give exactly one of `trace` or `synthetic`")),
+        };
+        let spec = RunSpec {
+            device: device.to_string(),
+            overrides,
+            workload,
+            seed,
+            keep_records,
+        };
+        let sim = py.detach(|| run::build(&spec)).map_err(to_py)?;
+        Ok(Simulation {
+            inner: Mutex::new(sim),
+        })
+    }
+
+    /// Run up to `max_steps` event time steps; returns True when finished.
+    fn advance(&self, py: Python<'_>, max_steps: u64) -> PyResult<bool> {
+        py.detach(|| {
+            let mut s = self.inner.lock().map_err(poisoned)?;
+            s.advance(max_steps).map_err(to_py)
+        })
+    }
+
+    /// Run to completion.
+    fn run(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| {
+            let mut s = self.inner.lock().map_err(poisoned)?;
+            s.run().map_err(to_py)
+        })
+    }
+
+    /// (completed requests, expected total or None, simulated ns).
+    fn progress(&self) -> PyResult<(u64, Option<u64>, u64)> {
+        let s = self.inner.lock().map_err(poisoned)?;
+        let (done, total) = s.progress();
+        Ok((done, total, s.now()))
+    }
+
+    fn is_finished(&self) -> PyResult<bool> {
+        Ok(self.inner.lock().map_err(poisoned)?.is_finished())
+    }
+
+    /// Summary as JSON text (`stable` zeroes wall-clock fields).
+    #[pyo3(signature = (stable=false))]
+    fn summary_json(&self, stable: bool) -> PyResult<String> {
+        Ok(self.inner.lock().map_err(poisoned)?.summary().to_json(stable))
+    }
+
+    /// Per-request columns as raw little-endian buffers:
+    /// {name: (dtype, bytes)}.
+    fn records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.lock().map_err(poisoned)?;
+        let r = &s.metrics.records;
+        let d = PyDict::new(py);
+        let u64s = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let u32s = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        d.set_item("arrival_ns", ("<u8", PyBytes::new(py, &u64s(&r.arrival))))?;
+        d.set_item("dispatch_ns", ("<u8", PyBytes::new(py, &u64s(&r.dispatch))))?;
+        d.set_item("complete_ns", ("<u8", PyBytes::new(py, &u64s(&r.complete))))?;
+        d.set_item("op", ("u1", PyBytes::new(py, &r.op)))?;
+        d.set_item("offset", ("<u8", PyBytes::new(py, &u64s(&r.offset))))?;
+        d.set_item("size", ("<u4", PyBytes::new(py, &u32s(&r.size))))?;
+        d.set_item("stream", ("<u4", PyBytes::new(py, &u32s(&r.stream))))?;
+        Ok(d)
+    }
+
+    /// Per-second series: {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
+    fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.lock().map_err(poisoned)?;
+        let m = &s.metrics;
+        let d = PyDict::new(py);
+        let secs = &m.seconds;
+        d.set_item("second", (0..secs.len() as u64).collect::<Vec<_>>())?;
+        d.set_item("ios", secs.iter().map(|x| x.ios).collect::<Vec<_>>())?;
+        d.set_item("reads", secs.iter().map(|x| x.reads).collect::<Vec<_>>())?;
+        d.set_item("writes", secs.iter().map(|x| x.writes).collect::<Vec<_>>())?;
+        d.set_item("bytes", secs.iter().map(|x| x.bytes).collect::<Vec<_>>())?;
+        d.set_item(
+            "mean_latency_us",
+            secs.iter()
+                .map(|x| if x.ios == 0 { 0.0 } else { x.latency_sum_ns as f64 / x.ios as f64 / 1000.0 })
+                .collect::<Vec<_>>(),
+        )?;
+        let mut p99: Vec<f64> = m.p99_per_second().into_iter().map(|v| v / 1000.0).collect();
+        p99.resize(secs.len(), f64::NAN);
+        d.set_item("p99_latency_us", p99)?;
+        Ok(d)
+    }
+
+    /// Erase count of every block (global block order).
+    fn erase_counts(&self) -> PyResult<Vec<u32>> {
+        Ok(self.inner.lock().map_err(poisoned)?.ssd.ftl.erase_counts().to_vec())
+    }
+
+    /// The device configuration this run uses, as TOML.
+    fn config_toml(&self) -> PyResult<String> {
+        Ok(self.inner.lock().map_err(poisoned)?.cfg.to_toml())
+    }
+
+    /// Check FTL accounting invariants; raises SimulationError if broken.
+    fn check_invariants(&self) -> PyResult<()> {
+        let s = self.inner.lock().map_err(poisoned)?;
+        s.ssd.ftl.check_invariants().map_err(SimulationError::new_err)
+    }
+}
+
+/// Built-in device presets: [(name, description)].
+#[pyfunction]
+fn presets() -> Vec<(&'static str, String)> {
+    DeviceConfig::presets()
+}
+
+/// Supported trace formats: [(name, description)].
+#[pyfunction]
+fn formats() -> Vec<(&'static str, &'static str)> {
+    TraceFormat::all().iter().map(|f| (f.name(), f.describe())).collect()
+}
+
+/// Registered host-level schedulers.
+#[pyfunction]
+fn host_schedulers() -> Vec<&'static str> {
+    sched::host::names()
+}
+
+/// Registered device-level (transaction) schedulers.
+#[pyfunction]
+fn device_schedulers() -> Vec<&'static str> {
+    sched::device::names()
+}
+
+/// Load and validate a device config (preset name or .toml path) with
+/// overrides; returns the resolved TOML.
+#[pyfunction]
+#[pyo3(signature = (device, overrides=Vec::new()))]
+fn load_config(device: &str, overrides: Vec<String>) -> PyResult<String> {
+    DeviceConfig::load(device, &overrides).map(|c| c.to_toml()).map_err(to_py)
+}
+
+/// Detect a trace file's format name.
+#[pyfunction]
+fn detect_format(path: PathBuf) -> PyResult<&'static str> {
+    core_detect(&path).map(|f| f.name()).map_err(to_py)
+}
+
+#[pymodule]
+mod _core {
+    #[pymodule_export]
+    use super::{
+        detect_format, device_schedulers, formats, host_schedulers, load_config, presets, ConfigError,
+        FlashschedError, SimulationError, Simulation, TraceError,
+    };
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("__version__", env!("CARGO_PKG_VERSION"))
+    }
+
+    use pyo3::prelude::*;
+}

@@ -72,6 +72,10 @@ pub struct FtlConfig {
     /// Candidates sampled by d-choice.
     #[serde(default = "default_d_choice")]
     pub gc_d_choice: u32,
+    /// GC page moves in flight per job: 1 copies page by page so user I/O
+    /// interleaves; 0 queues the whole victim at once (a burst).
+    #[serde(default = "default_gc_window")]
+    pub gc_move_window: u32,
     /// Move GC pages with on-die copyback (no channel transfer).
     #[serde(default)]
     pub copyback: bool,
@@ -85,6 +89,10 @@ pub struct FtlConfig {
 
 fn default_d_choice() -> u32 {
     4
+}
+
+fn default_gc_window() -> u32 {
+    1
 }
 
 /// Host interface.
@@ -211,7 +219,7 @@ impl DeviceConfig {
                 ));
             }
         }
-        if g.page_size % 512 != 0 {
+        if !g.page_size.is_multiple_of(512) {
             return Err(SimError::config(
                 "geometry.page_size",
                 format!("{} is not a multiple of 512 bytes", g.page_size),
@@ -360,6 +368,7 @@ fn check_keys(tree: &toml::Value, schema: &toml::Value, prefix: &str) -> SimResu
         "controller",
         "timing.per_page_type",
         "ftl.gc_d_choice",
+        "ftl.gc_move_window",
         "ftl.copyback",
         "ftl.precondition_fill",
         "ftl.write_buffer_mib",

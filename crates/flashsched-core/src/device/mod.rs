@@ -64,9 +64,15 @@ struct DevReq {
     op: Op,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+/// One GC job (one victim block in one plane).
+#[derive(Debug, Clone, Default)]
 struct GcJob {
     victim: u32,
+    /// Valid pages to relocate, as (lpn, ppn) at job start.
+    moves: Vec<(u32, u32)>,
+    /// Next entry of `moves` to issue.
+    next: usize,
+    /// Moves not finished yet (issued or not).
     pending: u32,
 }
 
@@ -116,6 +122,8 @@ pub struct Ssd {
     buffer: Option<WriteBuffer>,
     write_seq: u64,
     copyback: bool,
+    /// Moves in flight per GC job (0 = the whole block at once).
+    gc_window: u32,
     /// Requests that finished inside a call (DRAM hits, TRIM, buffered writes).
     done: Vec<u32>,
 }
@@ -152,6 +160,7 @@ impl Ssd {
             }),
             write_seq: 0,
             copyback: cfg.ftl.copyback,
+            gc_window: cfg.ftl.gc_move_window,
             done: Vec::new(),
             stats: DeviceStats::default(),
             precondition,
@@ -602,7 +611,38 @@ impl Ssd {
         let job = &mut self.gc[plane as usize];
         job.pending -= 1;
         if job.pending == 0 {
+            job.moves = Vec::new();
             self.push_erase(plane, now);
+        } else {
+            self.issue_gc_moves(plane, 1, now);
+        }
+    }
+
+    /// Queue up to `n` more moves of `plane`'s GC job.
+    fn issue_gc_moves(&mut self, plane: u32, n: usize, now: Ns) {
+        let die = self.geo.die_of_plane(plane);
+        for _ in 0..n {
+            let job = &mut self.gc[plane as usize];
+            let Some(&(lpn, ppn)) = job.moves.get(job.next) else {
+                return;
+            };
+            job.next += 1;
+            let tx = Tx {
+                // Without copyback a move is a read, then a program queued
+                // when the read completes.
+                kind: TxKind::Read,
+                origin: Origin::Gc,
+                copyback: self.copyback,
+                die,
+                plane,
+                lpn,
+                ppn,
+                owner: plane,
+                epoch: 0,
+                seq: 0,
+                enqueued: now,
+            };
+            self.enqueue(tx, now);
         }
     }
 
@@ -635,33 +675,19 @@ impl Ssd {
         let chip = self.geo.chip_of_die(self.geo.die_of_plane(plane));
         self.chip_gc[chip as usize] += 1;
         let moves = self.ftl.valid_pages(victim);
+        let n = moves.len();
         self.gc[plane as usize] = GcJob {
             victim,
-            pending: moves.len() as u32,
+            pending: n as u32,
+            moves,
+            next: 0,
         };
-        if moves.is_empty() {
+        if n == 0 {
             self.push_erase(plane, now);
             return;
         }
-        let die = self.geo.die_of_plane(plane);
-        for (lpn, ppn) in moves {
-            let tx = Tx {
-                // Without copyback a move is a read, then a program queued
-                // when the read completes.
-                kind: TxKind::Read,
-                origin: Origin::Gc,
-                copyback: self.copyback,
-                die,
-                plane,
-                lpn,
-                ppn,
-                owner: plane,
-                epoch: 0,
-                seq: 0,
-                enqueued: now,
-            };
-            self.enqueue(tx, now);
-        }
+        let window = if self.gc_window == 0 { n } else { self.gc_window as usize };
+        self.issue_gc_moves(plane, window, now);
     }
 
     /// Apply one of this device's events.

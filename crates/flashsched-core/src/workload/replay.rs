@@ -134,7 +134,7 @@ mod tests {
         // record 3 went back in time (90 < 100): delivered at 100 with record 2
         assert_eq!(r.poll(100, &mut out).unwrap(), Poll::Done);
         assert_eq!(out.len(), 2);
-        assert_eq!(out[0].offset, 10_000 % 8192 & !511);
+        assert_eq!(out[0].offset, (10_000 % 8192) & !511);
         assert_eq!(
             out[1].offset, 0,
             "an 8 KiB request at 8 KiB is pulled back inside 8 KiB"

@@ -194,7 +194,7 @@ impl Sniffer {
         {
             let offset = parse_u64(f.get(2)).unwrap_or(1);
             let size = parse_u64(f.get(3)).unwrap_or(1);
-            if offset % 512 != 0 || size % 512 != 0 || size < 512 {
+            if !offset.is_multiple_of(512) || !size.is_multiple_of(512) || size < 512 {
                 self.num_all_bytes = false;
             }
             if f.get(0).contains(&b'.') {

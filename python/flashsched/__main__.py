@@ -1,0 +1,5 @@
+import sys
+
+from flashsched.cli import main
+
+sys.exit(main())

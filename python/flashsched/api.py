@@ -1,0 +1,119 @@
+"""The Python API: ``flashsched.run(...)`` and friends."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from flashsched import _core
+from flashsched.results import RunResult
+
+STEPS_PER_CHUNK = 20_000
+
+
+def _overrides(
+    overrides: Sequence[str] | None,
+    host_sched: str | None,
+    device_sched: str | None,
+    queue_depth: int | None,
+) -> list[str]:
+    out = list(overrides or [])
+    if host_sched is not None:
+        out.append(f"host.scheduler={host_sched}")
+    if device_sched is not None:
+        out.append(f"controller.scheduler={device_sched}")
+    if queue_depth is not None:
+        out.append(f"host.queue_depth={queue_depth}")
+    return out
+
+
+def simulation(
+    *,
+    trace: str | os.PathLike[str] | None = None,
+    synthetic: str | None = None,
+    device: str = "default",
+    overrides: Sequence[str] | None = None,
+    host_sched: str | None = None,
+    device_sched: str | None = None,
+    queue_depth: int | None = None,
+    format: str = "auto",
+    intensity: float = 1.0,
+    limit: int | None = None,
+    seed: int = 42,
+    keep_records: bool = True,
+) -> _core.Simulation:
+    """Build (but do not run) a native simulation; see :func:`run`."""
+    return _core.Simulation(
+        device=str(device),
+        overrides=_overrides(overrides, host_sched, device_sched, queue_depth),
+        trace=None if trace is None else str(Path(trace)),
+        format=format,
+        intensity=intensity,
+        limit=limit,
+        synthetic=synthetic,
+        seed=seed,
+        keep_records=keep_records,
+    )
+
+
+def drive(sim: _core.Simulation, progress: bool | None = None, desc: str = "simulating") -> None:
+    """Run ``sim`` to the end in chunks, with a tqdm bar when ``progress``
+    (``None`` = only when stderr is a terminal)."""
+    show = sys.stderr.isatty() if progress is None else progress
+    if not show:
+        sim.run()
+        return
+    from tqdm import tqdm
+
+    done, total, _ = sim.progress()
+    with tqdm(total=total, desc=desc, unit="req", unit_scale=True, mininterval=0.5) as bar:
+        while not sim.advance(STEPS_PER_CHUNK):
+            now_done, _, now_ns = sim.progress()
+            bar.update(now_done - done)
+            bar.set_postfix_str(f"t={now_ns / 1e9:.2f}s", refresh=False)
+            done = now_done
+        bar.update(sim.progress()[0] - done)
+
+
+def run(
+    *,
+    trace: str | os.PathLike[str] | None = None,
+    synthetic: str | None = None,
+    device: str = "default",
+    overrides: Sequence[str] | None = None,
+    host_sched: str | None = None,
+    device_sched: str | None = None,
+    queue_depth: int | None = None,
+    format: str = "auto",
+    intensity: float = 1.0,
+    limit: int | None = None,
+    seed: int = 42,
+    keep_records: bool = True,
+    progress: bool | None = False,
+) -> RunResult:
+    """Simulate one workload on one device and return its results.
+
+    Give exactly one of ``trace`` (a file; ``format`` auto-detected unless
+    named; ``intensity`` multiplies the arrival rate; ``limit`` caps requests)
+    or ``synthetic`` (a spec such as ``"read=0.7,bs=4k-16k,iops=20000,n=100000"``).
+    ``device`` is a preset name or a TOML file; ``overrides`` are
+    ``"section.key=value"`` strings applied on top.
+    """
+    sim = simulation(
+        trace=trace,
+        synthetic=synthetic,
+        device=device,
+        overrides=overrides,
+        host_sched=host_sched,
+        device_sched=device_sched,
+        queue_depth=queue_depth,
+        format=format,
+        intensity=intensity,
+        limit=limit,
+        seed=seed,
+        keep_records=keep_records,
+    )
+    drive(sim, progress)
+    return RunResult.from_sim(sim)

@@ -1,0 +1,48 @@
+"""Plain-text rendering of a run summary for the terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _lat_row(name: str, lat: dict[str, float]) -> str:
+    cells = [f"{lat[k]:>10.1f}" for k in ("mean", "p50", "p90", "p99", "p999", "max")]
+    return f"  {name:<7}{lat['count']:>10} " + " ".join(cells)
+
+
+def render(s: dict[str, Any]) -> str:
+    """Readable multi-line summary of a run."""
+    gc = s["gc"]
+    fl = s["flash"]
+    pc = s["precondition"]
+    lines = [
+        f"device {s['device']}  host-sched {s['host_scheduler']}  "
+        f"device-sched {s['device_scheduler']}  seed {s['seed']}",
+        f"workload {s['workload']}",
+        "",
+        f"  requests {s['requests']:,} (reads {s['reads']:,}, writes {s['writes']:,}, "
+        f"trims {s['trims']:,})",
+        f"  simulated {s['simulated_s']:.3f} s   IOPS {s['iops']:,.0f}   "
+        f"bandwidth {s['bandwidth_mib_s']:,.1f} MiB/s",
+        "",
+        "  latency (us)   count       mean        p50        p90        p99      p99.9        max",
+        _lat_row("all", s["latency_us"]),
+        _lat_row("read", s["read_latency_us"]),
+        _lat_row("write", s["write_latency_us"]),
+        "",
+        f"  GC: {gc['invocations']:,} invocations, {gc['pages_moved']:,} pages moved, "
+        f"{gc['erases']:,} erases   WAF {s['waf']:.3f}",
+        f"  flash: {fl['reads']:,} page reads, {fl['programs']:,} programs, "
+        f"{fl['dram_read_hits']:,} DRAM hits, channel conflicts {fl['channel_conflicts']:,}, "
+        f"mean chip utilisation {fl['mean_chip_utilization'] * 100:.1f} %",
+    ]
+    if pc["fill"] > 0:
+        lines.append(
+            f"  preconditioned to {pc['fill'] * 100:.0f} % fill ({pc['live_pages']:,} live pages, "
+            f"block validity {pc['mean_block_validity'] * 100:.1f} %): {pc['method']}"
+        )
+    lines.append(
+        f"  wall {s['wall_s']:.2f} s, {s['events']:,} events, "
+        f"{s['requests_per_wall_s']:,.0f} simulated requests/s"
+    )
+    return "\n".join(lines)
