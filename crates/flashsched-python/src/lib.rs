@@ -15,10 +15,30 @@ use pyo3::exceptions::{PyException, PyFileNotFoundError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-pyo3::create_exception!(flashsched, FlashschedError, PyException, "Base class of flashsched errors.");
-pyo3::create_exception!(flashsched, ConfigError, FlashschedError, "Unknown key, bad value or unknown name.");
-pyo3::create_exception!(flashsched, TraceError, FlashschedError, "A trace file could not be parsed (file:line).");
-pyo3::create_exception!(flashsched, SimulationError, FlashschedError, "The simulation reached an invalid state.");
+pyo3::create_exception!(
+    flashsched,
+    FlashschedError,
+    PyException,
+    "Base class of flashsched errors."
+);
+pyo3::create_exception!(
+    flashsched,
+    ConfigError,
+    FlashschedError,
+    "Unknown key, bad value or unknown name."
+);
+pyo3::create_exception!(
+    flashsched,
+    TraceError,
+    FlashschedError,
+    "A trace file could not be parsed (file:line)."
+);
+pyo3::create_exception!(
+    flashsched,
+    SimulationError,
+    FlashschedError,
+    "The simulation reached an invalid state."
+);
 
 fn to_py(e: SimError) -> PyErr {
     let msg = e.to_string();
@@ -62,7 +82,9 @@ impl Simulation {
         keep_records: bool,
     ) -> PyResult<Self> {
         if !(intensity.is_finite() && intensity > 0.0) {
-            return Err(ConfigError::new_err(format!("intensity: {intensity} must be > 0")));
+            return Err(ConfigError::new_err(format!(
+                "intensity: {intensity} must be > 0"
+            )));
         }
         let workload = match (trace, synthetic) {
             (Some(path), None) => WorkloadSpec::Trace {
@@ -72,7 +94,11 @@ impl Simulation {
                 limit,
             },
             (None, Some(s)) => WorkloadSpec::Synthetic(s),
-            _ => return Err(ConfigError::new_err("give exactly one of `trace` or `synthetic`")),
+            _ => {
+                return Err(ConfigError::new_err(
+                    "give exactly one of `trace` or `synthetic`",
+                ))
+            }
         };
         let spec = RunSpec {
             device: device.to_string(),
@@ -117,7 +143,12 @@ impl Simulation {
     /// Summary as JSON text (`stable` zeroes wall-clock fields).
     #[pyo3(signature = (stable=false))]
     fn summary_json(&self, stable: bool) -> PyResult<String> {
-        Ok(self.inner.lock().map_err(poisoned)?.summary().to_json(stable))
+        Ok(self
+            .inner
+            .lock()
+            .map_err(poisoned)?
+            .summary()
+            .to_json(stable))
     }
 
     /// Per-request columns as raw little-endian buffers:
@@ -152,7 +183,13 @@ impl Simulation {
         d.set_item(
             "mean_latency_us",
             secs.iter()
-                .map(|x| if x.ios == 0 { 0.0 } else { x.latency_sum_ns as f64 / x.ios as f64 / 1000.0 })
+                .map(|x| {
+                    if x.ios == 0 {
+                        0.0
+                    } else {
+                        x.latency_sum_ns as f64 / x.ios as f64 / 1000.0
+                    }
+                })
                 .collect::<Vec<_>>(),
         )?;
         let mut p99: Vec<f64> = m.p99_per_second().into_iter().map(|v| v / 1000.0).collect();
@@ -163,7 +200,14 @@ impl Simulation {
 
     /// Erase count of every block (global block order).
     fn erase_counts(&self) -> PyResult<Vec<u32>> {
-        Ok(self.inner.lock().map_err(poisoned)?.ssd.ftl.erase_counts().to_vec())
+        Ok(self
+            .inner
+            .lock()
+            .map_err(poisoned)?
+            .ssd
+            .ftl
+            .erase_counts()
+            .to_vec())
     }
 
     /// The device configuration this run uses, as TOML.
@@ -174,7 +218,10 @@ impl Simulation {
     /// Check FTL accounting invariants; raises SimulationError if broken.
     fn check_invariants(&self) -> PyResult<()> {
         let s = self.inner.lock().map_err(poisoned)?;
-        s.ssd.ftl.check_invariants().map_err(SimulationError::new_err)
+        s.ssd
+            .ftl
+            .check_invariants()
+            .map_err(SimulationError::new_err)
     }
 }
 
@@ -187,7 +234,10 @@ fn presets() -> Vec<(&'static str, String)> {
 /// Supported trace formats: [(name, description)].
 #[pyfunction]
 fn formats() -> Vec<(&'static str, &'static str)> {
-    TraceFormat::all().iter().map(|f| (f.name(), f.describe())).collect()
+    TraceFormat::all()
+        .iter()
+        .map(|f| (f.name(), f.describe()))
+        .collect()
 }
 
 /// Registered host-level schedulers.
@@ -207,7 +257,9 @@ fn device_schedulers() -> Vec<&'static str> {
 #[pyfunction]
 #[pyo3(signature = (device, overrides=Vec::new()))]
 fn load_config(device: &str, overrides: Vec<String>) -> PyResult<String> {
-    DeviceConfig::load(device, &overrides).map(|c| c.to_toml()).map_err(to_py)
+    DeviceConfig::load(device, &overrides)
+        .map(|c| c.to_toml())
+        .map_err(to_py)
 }
 
 /// Detect a trace file's format name.
@@ -220,8 +272,8 @@ fn detect_format(path: PathBuf) -> PyResult<&'static str> {
 mod _core {
     #[pymodule_export]
     use super::{
-        detect_format, device_schedulers, formats, host_schedulers, load_config, presets, ConfigError,
-        FlashschedError, SimulationError, Simulation, TraceError,
+        detect_format, device_schedulers, formats, host_schedulers, load_config, presets,
+        ConfigError, FlashschedError, Simulation, SimulationError, TraceError,
     };
 
     #[pymodule_init]

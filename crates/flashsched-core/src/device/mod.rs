@@ -686,7 +686,11 @@ impl Ssd {
             self.push_erase(plane, now);
             return;
         }
-        let window = if self.gc_window == 0 { n } else { self.gc_window as usize };
+        let window = if self.gc_window == 0 {
+            n
+        } else {
+            self.gc_window as usize
+        };
         self.issue_gc_moves(plane, window, now);
     }
 

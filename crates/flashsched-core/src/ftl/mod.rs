@@ -84,6 +84,8 @@ pub struct Ftl {
     seal_seq: u64,
     pub planes: Vec<PlaneState>,
     rng: Rng,
+    /// Scratch space for victim candidates (reused across GC invocations).
+    cand_buf: Vec<Candidate>,
     pub stats: FtlStats,
 }
 
@@ -133,6 +135,7 @@ impl Ftl {
             seal_seq: 0,
             planes,
             rng: Rng::derive(seed, 0x6763),
+            cand_buf: Vec::new(),
             stats: FtlStats::default(),
         })
     }
@@ -282,19 +285,33 @@ impl Ftl {
     /// Choose and lock a victim in `plane`; returns the block.
     pub fn gc_begin(&mut self, plane: u32, now: Ns) -> Option<u32> {
         let first = plane * self.geo.blocks_per_plane;
+        let blocks = first..first + self.geo.blocks_per_plane;
         let ppb = self.geo.pages_per_block;
-        let cands: Vec<Candidate> = (first..first + self.geo.blocks_per_plane)
-            .filter(|&b| {
-                self.state[b as usize] == BlockState::Full && (self.valid[b as usize] as u32) < ppb
-            })
-            .map(|b| Candidate {
-                block: b,
-                valid: self.valid[b as usize] as u32,
-                mtime: self.mtime[b as usize],
-                sealed_seq: self.sealed[b as usize],
-            })
-            .collect();
-        let victim = gc::select(self.policy, &cands, ppb, now, &mut self.rng)?;
+        let eligible = |b: u32, state: &[BlockState], valid: &[u16]| {
+            state[b as usize] == BlockState::Full && (valid[b as usize] as u32) < ppb
+        };
+        let victim = if self.policy == VictimPolicy::Greedy {
+            // Hot path: a direct scan, no candidate list.
+            blocks
+                .filter(|&b| eligible(b, &self.state, &self.valid))
+                .min_by_key(|&b| (self.valid[b as usize], b))?
+        } else {
+            let mut cands = std::mem::take(&mut self.cand_buf);
+            cands.clear();
+            cands.extend(
+                blocks
+                    .filter(|&b| eligible(b, &self.state, &self.valid))
+                    .map(|b| Candidate {
+                        block: b,
+                        valid: self.valid[b as usize] as u32,
+                        mtime: self.mtime[b as usize],
+                        sealed_seq: self.sealed[b as usize],
+                    }),
+            );
+            let v = gc::select(self.policy, &cands, ppb, now, &mut self.rng);
+            self.cand_buf = cands;
+            v?
+        };
         self.state[victim as usize] = BlockState::Victim;
         self.planes[plane as usize].gc_active = true;
         self.stats.gc_invocations += 1;

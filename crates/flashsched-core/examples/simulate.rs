@@ -1,0 +1,34 @@
+//! Run one synthetic workload from the command line without Python (handy
+//! for profiling): `cargo run --release --example simulate -- DEVICE SPEC`.
+
+use flashsched_core::run::{self, RunSpec, WorkloadSpec};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let device = args
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| "ssdsim-default".into());
+    let spec = args
+        .get(2)
+        .cloned()
+        .unwrap_or_else(|| "read=0.7,bs=4k-16k,iops=5000,n=1000000".into());
+    let run_spec = RunSpec {
+        device,
+        overrides: args[3.min(args.len())..].to_vec(),
+        workload: WorkloadSpec::Synthetic(spec),
+        seed: 1,
+        keep_records: false,
+    };
+    let result = run::build(&run_spec).and_then(|mut sim| {
+        sim.run()?;
+        Ok(sim.summary())
+    });
+    match result {
+        Ok(s) => println!("{}", s.to_json(false)),
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    }
+}
