@@ -62,6 +62,9 @@ pub struct FtlStats {
     pub trimmed_pages: u64,
     /// Pages placed without timing because a read touched never-written data.
     pub untimed_placements: u64,
+    /// Erases of blocks emptied by TRIM, outside GC (whole-device TRIM of a
+    /// serial array's old front-end; also counted in `erases`).
+    pub reclaim_erases: u64,
 }
 
 /// The page-mapped FTL of one device.
@@ -346,6 +349,43 @@ impl Ftl {
         self.planes[plane].free.push_back(block);
         self.planes[plane].gc_active = false;
         self.stats.erases += 1;
+        Ok(())
+    }
+
+    /// Written blocks of `plane` that hold no valid page (emptied by TRIM):
+    /// closes any open frontier on them and locks them as victims so GC
+    /// leaves them alone until [`Ftl::erase_reclaimed`] erases them.
+    pub fn take_reclaimable(&mut self, plane: u32) -> Vec<u32> {
+        let first = plane * self.geo.blocks_per_plane;
+        let mut out = Vec::new();
+        for b in first..first + self.geo.blocks_per_plane {
+            let i = b as usize;
+            let st = self.state[i];
+            if self.valid[i] != 0 || self.wp[i] == 0 {
+                continue;
+            }
+            if st == BlockState::Active {
+                for a in self.planes[plane as usize].active.iter_mut() {
+                    if *a == b {
+                        *a = NONE;
+                    }
+                }
+            } else if st != BlockState::Full {
+                continue;
+            }
+            self.state[i] = BlockState::Victim;
+            out.push(b);
+        }
+        out
+    }
+
+    /// Erase a block taken by [`Ftl::take_reclaimable`] (no GC job involved).
+    pub fn erase_reclaimed(&mut self, block: u32, now: Ns) -> SimResult<()> {
+        let plane = self.geo.plane_of_block(block) as usize;
+        let gc_active = self.planes[plane].gc_active;
+        self.erase(block, now)?;
+        self.planes[plane].gc_active = gc_active;
+        self.stats.reclaim_erases += 1;
         Ok(())
     }
 
