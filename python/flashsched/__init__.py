@@ -17,6 +17,7 @@ from flashsched._core import (
     presets,
 )
 from flashsched.api import run, simulation
+from flashsched.array import ArrayResult, run_array
 from flashsched.exceptions import ConfigError, FlashschedError, SimulationError, TraceError
 from flashsched.results import RunResult
 
@@ -29,6 +30,8 @@ DEMO_OVERRIDES = ["ftl.precondition_fill=0.9"]
 __all__ = [
     "__version__",
     "run",
+    "run_array",
+    "ArrayResult",
     "simulation",
     "RunResult",
     "presets",

@@ -346,14 +346,22 @@ impl SerialLog {
                 .filter(|&d| self.free(d) >= self.cap / 8 && self.role[d as usize] == Role::Back);
             // The last clean SSD is kept for xGC: without it a victim could
             // have nowhere to go. Writes wait for xGC instead (back-pressure).
+            // Nor may a front-end take room that a running xGC still needs.
             let clean = self.role.iter().filter(|&&r| r == Role::Clean).count();
-            let pick = dest.or_else(|| {
+            let need: u64 = self
+                .sources
+                .iter()
+                .map(|&s| self.valid[s as usize] as u64)
+                .sum();
+            let ok = |s: u32| self.gc_room_without(s) >= need;
+            let pick = dest.filter(|&d| ok(d)).or_else(|| {
                 (0..self.n)
                     .filter(|&s| match self.role[s as usize] {
                         Role::Back => self.free(s) > 0,
                         Role::Clean => clean >= 2,
                         _ => false,
                     })
+                    .filter(|&s| ok(s))
                     .max_by_key(|&s| (self.free(s), std::cmp::Reverse(s)))
             });
             let Some(s) = pick else { return };
@@ -363,6 +371,14 @@ impl SerialLog {
             self.set_role(s, Role::Front);
             self.fronts.push(s);
         }
+    }
+
+    /// Room xGC could copy into if SSD `x` were not available.
+    fn gc_room_without(&self, x: u32) -> u64 {
+        (0..self.n)
+            .filter(|&s| s != x && matches!(self.role[s as usize], Role::Back | Role::Clean))
+            .map(|s| self.free(s) as u64)
+            .sum()
     }
 
     /// A front-end with room, rotating full ones out (they become xGC sources).
@@ -472,10 +488,26 @@ impl SerialLog {
             Victim::Greedy => backs.min_by_key(|&s| (self.valid[s as usize], s)),
             Victim::Fifo => backs.min_by_key(|&s| (self.back_since[s as usize], s)),
         };
-        if let Some(v) = victim {
-            self.set_role(v, Role::Source);
-            self.sources.push_back(v);
+        let Some(v) = victim else { return };
+        // Only start when its valid data has somewhere to go (back-end room
+        // plus clean SSDs); otherwise wait until front-ends free up room.
+        let room: u64 = (0..self.n)
+            .filter(|&s| s != v)
+            .map(|s| match self.role[s as usize] {
+                Role::Back => self.free(s) as u64,
+                Role::Clean => self.cap as u64,
+                _ => 0,
+            })
+            .sum();
+        let need = self.valid[v as usize];
+        if room < need as u64 {
+            return;
         }
+        if self.gc_dest.is_some_and(|d| self.free(d) < need) {
+            self.gc_dest = None; // start this victim on a fresh SSD
+        }
+        self.set_role(v, Role::Source);
+        self.sources.push_back(v);
     }
 
     fn start_job(&mut self) {
