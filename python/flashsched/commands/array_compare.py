@@ -22,7 +22,9 @@ def workload(ssd_logical: int, ssds: int, footprint: float, aging_x: float) -> l
     span = int(footprint * ssds * ssd_logical) // (256 * KIB) * (256 * KIB)
     hot = span // 6 // (64 * KIB) * (64 * KIB)
     aging = f"read=0,bs=256k,qd=32,align=256k,span={span},n={int(aging_x * span) // (256 * KIB)}"
-    measure = f"read=0,bs=64k,qd=32,align=64k,span={hot},n={int(1.4 * ssds * ssd_logical) // (64 * KIB)}"
+    measure = (
+        f"read=0,bs=64k,qd=32,align=64k,span={hot},n={int(1.4 * ssds * ssd_logical) // (64 * KIB)}"
+    )
     return [aging, measure]
 
 
@@ -30,7 +32,9 @@ def stats(res: ArrayResult) -> dict[str, float]:
     """Mean, p1, p99 of per-bin array bandwidth (MB/s) in the measurement phase."""
     bw = res.bandwidth
     start = res.summary["phase_starts_s"][-1]
-    m = bw.loc[bw["time_s"] >= start, "array_mb_s"].iloc[:-1]  # last bin is partial
+    end = res.summary["simulated_s"]  # last client completion; xGC may run on
+    full = (bw["time_s"] >= start) & (bw["time_s"] + res.bin_s <= end)
+    m = bw.loc[full, "array_mb_s"]
     return {
         "mean": float(m.mean()),
         "p1": float(m.quantile(0.01)),
@@ -114,7 +118,9 @@ def run(args: argparse.Namespace) -> int:
     link_mb_s = results["raid0"].summary["link"]["gbit_s"] * 1e3 / 8
     paths = plot(results, link_mb_s, out)
     print(f"workload: {phases[0]}  then  {phases[1]}")
-    print(f"link {args.link} = {link_mb_s:.0f} MB/s; per-{args.bin_ms:g} ms bins, measurement phase")
+    print(
+        f"link {args.link} = {link_mb_s:.0f} MB/s; per-{args.bin_ms:g} ms bins, measurement phase"
+    )
     print(f"{'layout':<8} {'mean':>8} {'p1':>8} {'p99':>8}  internal GC per SSD")
     for name, res in results.items():
         st = stats(res)

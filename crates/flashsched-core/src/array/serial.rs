@@ -158,7 +158,7 @@ impl SerialLog {
     /// A log over `n` SSDs of `ssd_bytes` logical bytes each.
     pub fn new(cfg: &SerialConfig, n: u32, ssd_bytes: u64, page: u64) -> SimResult<SerialLog> {
         let unit = if cfg.unit == 0 { page } else { cfg.unit };
-        if unit == 0 || unit % page != 0 {
+        if unit == 0 || !unit.is_multiple_of(page) {
             return Err(SimError::config(
                 "array.unit",
                 format!("{unit} is not a positive multiple of the SSD page size {page}"),
@@ -170,7 +170,7 @@ impl SerialLog {
                 format!("{} front-ends need 1 ≤ front < ssds = {n}", cfg.front_ends),
             ));
         }
-        if cfg.segment < unit || cfg.segment % unit != 0 {
+        if cfg.segment < unit || !cfg.segment.is_multiple_of(unit) {
             return Err(SimError::config(
                 "array.segment",
                 format!(

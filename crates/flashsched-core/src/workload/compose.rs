@@ -145,7 +145,7 @@ impl Workload for Concurrent {
             .min();
         Ok(match next {
             Some(t) => Poll::At(t),
-            None if self.state.iter().any(|p| *p == Poll::Blocked) => Poll::Blocked,
+            None if self.state.contains(&Poll::Blocked) => Poll::Blocked,
             None => Poll::Done,
         })
     }
