@@ -42,7 +42,15 @@ def stats(res: ArrayResult) -> dict[str, float]:
     }
 
 
-def plot(results: dict[str, ArrayResult], link_mb_s: float, out: Path) -> list[Path]:
+def ftp_writers(ssd_logical: int, ssds: int, footprint: float) -> tuple[int, int, int, int]:
+    """The paper's 10 threads × 10 GB FTP upload (§3.2), scaled: 10 clients,
+    each writing its own file of footprint / 10 sequentially in 1 MiB
+    requests, 4 outstanding per client."""
+    file = int(footprint * ssds * ssd_logical) // 10 // (1 << 20) * (1 << 20)
+    return (10, file, 1 << 20, 4)
+
+
+def plot(results: dict[str, ArrayResult], link_mb_s: float | None, out: Path) -> list[Path]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -52,7 +60,8 @@ def plot(results: dict[str, ArrayResult], link_mb_s: float, out: Path) -> list[P
     for ax, (name, res) in zip(axes, results.items()):
         bw = res.bandwidth
         ax.plot(bw["time_s"], bw["array_mb_s"], lw=0.9, label=f"{name} array")
-        ax.axhline(link_mb_s, color="grey", ls="--", lw=0.8, label="link rate")
+        if link_mb_s:
+            ax.axhline(link_mb_s, color="grey", ls="--", lw=0.8, label="link rate")
         for t in res.summary["phase_starts_s"][1:]:
             ax.axvline(t, color="k", lw=0.8)
         gc = res.gc.groupby("time_s")["gc_in_bin"].sum()
@@ -74,7 +83,13 @@ def plot(results: dict[str, ArrayResult], link_mb_s: float, out: Path) -> list[P
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("array-compare", help="RAID-0 vs serial SSD array behind a link")
     p.add_argument("--ssds", type=int, default=4)
-    p.add_argument("--link", default="10gbe", help="10gbe, 25gbe, 40gbe or Gbit/s")
+    p.add_argument("--link", default="10gbe", help="10gbe, 25gbe, 40gbe, Gbit/s, or none")
+    p.add_argument(
+        "--workload",
+        default="fio",
+        choices=["fio", "ftp"],
+        help="fio: aging + 64 KiB random writes (Fig. 3/7); ftp: 10 sequential writers (Fig. 6)",
+    )
     p.add_argument("--front", type=int, default=1, help="serial front-end SSDs")
     p.add_argument("--victim", default="greedy", choices=["fifo", "greedy"])
     p.add_argument("--footprint", type=float, default=0.45, help="aging span / raw logical")
@@ -95,7 +110,13 @@ def run(args: argparse.Namespace) -> int:
         layout="raid0", ssds=args.ssds, device=args.device, overrides=overrides, phases=["n=1"]
     )
     ssd_logical = json.loads(probe.summary_json())["ssd_logical_bytes"]
-    phases = workload(ssd_logical, args.ssds, args.footprint, args.aging)
+    link = None if args.link.lower() == "none" else args.link
+    phases: list[str] | None = None
+    writers: tuple[int, int, int, int] | None = None
+    if args.workload == "fio":
+        phases = workload(ssd_logical, args.ssds, args.footprint, args.aging)
+    else:
+        writers = ftp_writers(ssd_logical, args.ssds, args.footprint)
     layouts = {
         "raid0": "raid0,chunk=64k",
         "serial": f"serial,front={args.front},victim={args.victim}",
@@ -109,18 +130,22 @@ def run(args: argparse.Namespace) -> int:
             ssds=args.ssds,
             device=args.device,
             overrides=overrides,
-            link=args.link,
+            link=link,
             bin_ms=args.bin_ms,
             phases=phases,
+            writers=writers,
             seed=args.seed,
         )
         results[name].save(out / name)
-    link_mb_s = results["raid0"].summary["link"]["gbit_s"] * 1e3 / 8
+    link_info = results["raid0"].summary["link"]
+    link_mb_s = link_info["gbit_s"] * 1e3 / 8 if link_info else None
     paths = plot(results, link_mb_s, out)
-    print(f"workload: {phases[0]}  then  {phases[1]}")
-    print(
-        f"link {args.link} = {link_mb_s:.0f} MB/s; per-{args.bin_ms:g} ms bins, measurement phase"
-    )
+    if phases:
+        print(f"workload: {phases[0]}  then  {phases[1]}")
+    else:
+        print(f"workload: {results['raid0'].summary['workload']}")
+    rate = f" = {link_mb_s:.0f} MB/s" if link_mb_s else ""
+    print(f"link {args.link}{rate}; per-{args.bin_ms:g} ms bins, last phase")
     print(f"{'layout':<8} {'mean':>8} {'p1':>8} {'p99':>8}  internal GC per SSD")
     for name, res in results.items():
         st = stats(res)

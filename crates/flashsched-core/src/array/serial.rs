@@ -354,11 +354,19 @@ impl SerialLog {
                 .map(|&s| self.valid[s as usize] as u64)
                 .sum();
             let ok = |s: u32| self.gc_room_without(s) >= need;
+            // The last clean SSD may still go if the least-valid back-end
+            // could be cleaned into the room left.
+            let next_victim = (0..self.n)
+                .filter(|&s| self.role[s as usize] == Role::Back)
+                .map(|s| self.valid[s as usize] as u64)
+                .min()
+                .unwrap_or(0);
+            let last_ok = |s: u32| self.gc_room_without(s) >= need + next_victim;
             let pick = dest.filter(|&d| ok(d)).or_else(|| {
                 (0..self.n)
                     .filter(|&s| match self.role[s as usize] {
                         Role::Back => self.free(s) > 0,
-                        Role::Clean => clean >= 2,
+                        Role::Clean => clean >= 2 || last_ok(s),
                         _ => false,
                     })
                     .filter(|&s| ok(s))
