@@ -9,25 +9,28 @@
 //! * One front-end SSD (configurable count) absorbs every user write,
 //!   appended at its write pointer (§2.1, Fig. 4/5(a)); back-end SSDs only
 //!   serve reads of the data they hold.
-//! * When a front-end fills, it hands the role to the back-end SSD with the
-//!   most free space (a clean one when available; §2.1 "replaced with a new,
-//!   clean SSD ... with time, the selected SSD will contain a mix") and
-//!   becomes the xGC source.
-//! * External GC (Fig. 5(b)) copies the source's valid units, segment by
-//!   segment (victim order FIFO = write order, or greedy = fewest valid
-//!   first, as in SWAN's two victim policies), to a back-end GC destination
-//!   (best fit: the back-end with the least free space left, so clean SSDs
-//!   stay clean for the front-end role), updating `fwd` and `inv`.
+//! * When a front-end fills it becomes a back-end; its successor is the
+//!   xGC destination (it already holds copied data: "with time, the selected
+//!   SSD will contain a mix of valid and invalid data", §2.1) or the SSD
+//!   with the most room.
+//! * External GC (Fig. 5(b)) starts when at most one clean SSD is left. The
+//!   victim is a back-end chosen FIFO (longest out of the front-end role:
+//!   the old front-end in the paper's figure) or greedy (fewest valid units,
+//!   SWAN's other policy); its segments are copied in victim order (FIFO =
+//!   write order, greedy = fewest valid first) to the xGC destination (a
+//!   clean SSD first, else the back-end with the most room), updating `fwd`
+//!   and `inv`.
 //! * When nothing valid is left and no request to it is outstanding, the
-//!   whole source is TRIMmed (Fig. 5(c)) and becomes clean.
+//!   whole victim is TRIMmed (Fig. 5(c)) and becomes clean.
 //!
 //! Assumptions where the paper is silent (docs/arrays.md): the mapping is
 //! updated when a write is issued (reads issued later go to the new slot,
 //! which the SSD serves from its in-flight data); a write covering part of
 //! a unit rewrites the whole unit (as the SSD model programs whole pages);
-//! if no back-end has room, xGC appends to the front-end (counted as
-//! `xgc_to_front`); if nothing has room the array stalls writes until a
-//! TRIM frees an SSD.
+//! a victim starts only when its valid data has room elsewhere, and a
+//! front-end may not take room a running xGC needs (nor the last clean SSD
+//! unless the next victim would still fit): writes then wait for xGC; if no
+//! back-end has room, xGC appends to the front-end (`xgc_to_front`).
 
 use std::collections::VecDeque;
 
