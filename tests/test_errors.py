@@ -87,11 +87,20 @@ def test_malformed_override():
         flashsched.load_config(DEVICE, ["nodot"])
 
 
-def test_badly_typed_value_is_a_config_error(capsys):
-    # (the message should also name `timing.read_us`; see the report)
-    with pytest.raises(flashsched.ConfigError, match="expected f64"):
-        flashsched.load_config(DEVICE, ["timing.read_us=abc"])
-    _cli_error(capsys, "config", DEVICE, "--set", "timing.read_us=abc")
+@pytest.mark.parametrize(
+    "override,key",
+    [
+        ("timing.read_us=abc", "timing.read_us"),
+        ("geometry.channels=abc", "geometry.channels"),
+        ("host.queue_depth=1.5", "host.queue_depth"),
+        ('timing.read_us="50"', "timing.read_us"),
+    ],
+)
+def test_badly_typed_value_names_key(capsys, override, key):
+    with pytest.raises(flashsched.ConfigError, match=key.replace(".", r"\.")):
+        flashsched.load_config(DEVICE, [override])
+    err = _cli_error(capsys, "config", DEVICE, "--set", override)
+    assert key in err
 
 
 def test_unknown_preset_lists_known(capsys):
