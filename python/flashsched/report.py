@@ -57,15 +57,14 @@ def _fmt(v: Any) -> str:
 
 def table_html(df: pd.DataFrame, cls: str = "", ratio_col: str | None = None) -> str:
     """A DataFrame as an HTML table (numbers right-aligned, text left)."""
-    head = "".join(
-        f'<th class="{"t" if df[c].dtype == object else ""}">{_esc(c)}</th>' for c in df.columns
-    )
+    text = {c: not pd.api.types.is_numeric_dtype(df[c]) for c in df.columns}
+    head = "".join(f'<th class="{"t" if text[c] else ""}">{_esc(c)}</th>' for c in df.columns)
     rows = []
     for _, r in df.iterrows():
         cells = []
         for c in df.columns:
             v = r[c]
-            klass = "t" if df[c].dtype == object else ""
+            klass = "t" if text[c] else ""
             if c == ratio_col and isinstance(v, float) and not pd.isna(v):
                 klass = "ratio-good" if 0.8 <= v <= 1.25 else "ratio-bad"
             cells.append(f'<td class="{klass}">{_esc(_fmt(v))}</td>')
@@ -106,8 +105,10 @@ def sweep_section(d: Path, level: int = 2) -> str:
                f"{_esc(man.get('seeds'))}; results: {_esc(d / TABLE)}</p>")
     if len(df):
         cols = [c for c in SHOWN if c in df.columns]
+        # override axes that vary (fixed overrides are in the spec and configs)
         extra = [c for c in df.columns if "." in c and c.split(".")[0] in
-                 ("geometry", "timing", "ftl", "host", "controller", "variation", "array")]
+                 ("geometry", "timing", "ftl", "host", "controller", "variation", "array")
+                 and df[c].nunique(dropna=False) > 1]
         shown = df[["key", *cols[:7], *extra, *cols[7:]]]
         more = f" (first {MAX_ROWS} of {len(df)})" if len(df) > MAX_ROWS else ""
         out.append(f"<details open><summary>Results table{more}</summary>"

@@ -125,9 +125,9 @@ class SweepSpec:
     def expand(self) -> list[RunPoint]:
         """Every run: the product of the grid axes, crossed with the points."""
         axes = list(self.grid)
+        # Without a workload axis every workload runs (a point naming one pins it).
         if "workload" not in self.grid and "workload" not in self.base:
-            if not any("workload" in p for p in self.points):
-                axes = ["workload", *axes]
+            axes = ["workload", *axes]
         values = [self.grid.get(a, list(self.workloads)) for a in axes]
         runs: list[RunPoint] = []
         seen: set[RunPoint] = set()
