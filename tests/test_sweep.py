@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -10,11 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import flashsched
 import pandas as pd
 import pytest
 
-import flashsched
-from flashsched import sweep as sw
+sw = importlib.import_module("flashsched.sweep")  # the package (flashsched.sweep is the function)
 
 DEVICE = "ssdsim-default"
 
@@ -58,8 +59,10 @@ def test_grid_is_the_cartesian_product_of_axes_and_workloads():
 
 def test_points_are_crossed_with_the_grid_and_override_it():
     d = small_spec(seed=[1, 2])
-    d["points"] = [{"queue_depth": 1, "label": "qd1"},
-                   {"queue_depth": 4, "ftl.gc_policy": "fifo", "workload": "w"}]
+    d["points"] = [
+        {"queue_depth": 1, "label": "qd1"},
+        {"queue_depth": 4, "ftl.gc_policy": "fifo", "workload": "w"},
+    ]
     runs = sw.parse_spec(d).expand()
     # point 1 applies to both workloads, point 2 pins workload w: (2 + 1) x 2 seeds
     assert len(runs) == 6
@@ -141,8 +144,14 @@ def test_trace_key_follows_contents_not_path(tmp_path):
     line = "0 0 0 8 1\n1000 0 64 8 0\n"
     for name in ("a.trace", "b.trace"):
         (tmp_path / name).write_text(line)
-    spec = {"name": "k", "base": {"device": DEVICE}, "workloads": {
-        "a": {"trace": str(tmp_path / "a.trace")}, "b": {"trace": str(tmp_path / "b.trace")}}}
+    spec = {
+        "name": "k",
+        "base": {"device": DEVICE},
+        "workloads": {
+            "a": {"trace": str(tmp_path / "a.trace")},
+            "b": {"trace": str(tmp_path / "b.trace")},
+        },
+    }
     keys = [r.key for r in sw.plan(spec)]
     assert len(keys) == 1  # identical contents: one run
     (tmp_path / "b.trace").write_text(line + "2000 0 128 8 1\n")
@@ -163,8 +172,13 @@ def test_sweep_writes_table_and_json_and_matches_a_direct_run(tmp_path):
         rec = json.loads((tmp_path / "runs" / f"{key}.json").read_text())
         assert rec["key"] == key and "latency_cdf" in rec
     row = df[(df["workload"] == "r") & (df["queue_depth"] == 8) & (df["seed"] == 2)].iloc[0]
-    direct = flashsched.run(synthetic="read=1,bs=4k,iops=2000,n=300", device=DEVICE,
-                            overrides=["ftl.precondition_fill=0.5"], queue_depth=8, seed=2)
+    direct = flashsched.run(
+        synthetic="read=1,bs=4k,iops=2000,n=300",
+        device=DEVICE,
+        overrides=["ftl.precondition_fill=0.5"],
+        queue_depth=8,
+        seed=2,
+    )
     assert row["latency_us.mean"] == direct.summary["latency_us"]["mean"]
     assert row["requests"] == 300
 
@@ -192,8 +206,18 @@ def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path):
         "[grid]\nseed = [1, 2, 3, 4, 5, 6, 7, 8]\n[output]\ncdf = false\ntimeseries = false\n"
     )
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "flashsched", "sweep", str(spec), "--out", str(out),
-           "--workers", "1", "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "flashsched",
+        "sweep",
+        str(spec),
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+        "--no-progress",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 60
     while time.time() < deadline and len(list((out / "runs").glob("*.json"))) < 2:
@@ -222,9 +246,11 @@ def test_failed_run_is_reported_and_others_kept(tmp_path):
 
 def test_cli_sweep_and_dry_run(run_cli_here, tmp_path):
     spec = tmp_path / "s.toml"
-    spec.write_text('name = "cli"\n[base]\ndevice = "ssdsim-default"\n'
-                    '[workloads.w]\nsynthetic = "read=1,bs=4k,iops=1000,n=100"\n'
-                    "[grid]\nqueue_depth = [1, 2]\n")
+    spec.write_text(
+        'name = "cli"\n[base]\ndevice = "ssdsim-default"\n'
+        '[workloads.w]\nsynthetic = "read=1,bs=4k,iops=1000,n=100"\n'
+        "[grid]\nqueue_depth = [1, 2]\n"
+    )
     p = run_cli_here("sweep", str(spec), "--dry-run")
     assert p.returncode == 0 and "2 runs" in p.stderr
     p = run_cli_here("sweep", str(spec), "--out", str(tmp_path / "o"), "--workers", "1")
@@ -238,21 +264,27 @@ def test_cli_sweep_and_dry_run(run_cli_here, tmp_path):
 @pytest.fixture
 def run_cli_here():
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "flashsched", *args], capture_output=True,
-                              text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "flashsched", *args], capture_output=True, text=True, timeout=120
+        )
 
     return run
 
 
 def test_sample_trace_sweep(tmp_path):
     d = traces_dir()
-    spec = {"name": "tr", "base": {"device": DEVICE},
-            "workloads": {"hm": {"trace": "msr/hm_0.first1000.csv", "intensity": 10}},
-            "grid": {"queue_depth": [1, 16]}}
+    spec = {
+        "name": "tr",
+        "base": {"device": DEVICE},
+        "workloads": {"hm": {"trace": "msr/hm_0.first1000.csv", "intensity": 10}},
+        "grid": {"queue_depth": [1, 16]},
+    }
     df = sw.sweep(sw.as_spec(spec, traces=d), out=tmp_path, workers=1)
     assert list(df["requests"]) == [1000, 1000]
-    assert df.loc[df["queue_depth"] == 1, "latency_us.mean"].iloc[0] >= \
-        df.loc[df["queue_depth"] == 16, "latency_us.mean"].iloc[0]
+    assert (
+        df.loc[df["queue_depth"] == 1, "latency_us.mean"].iloc[0]
+        >= df.loc[df["queue_depth"] == 16, "latency_us.mean"].iloc[0]
+    )
 
 
 def test_ray_backend_matches_local(tmp_path):

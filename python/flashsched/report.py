@@ -23,9 +23,24 @@ from flashsched.sweep.store import MANIFEST, SPEC_COPY, TABLE, ResultStore, atom
 
 REPORT = "report.html"
 # Columns shown in the per-sweep table (all columns are in the Parquet file).
-SHOWN = ["label", "workload", "device", "host_scheduler", "device_scheduler", "queue_depth",
-         "seed", "requests", "iops", "bandwidth_mib_s", "latency_us.mean", "latency_us.p99",
-         "read_latency_us.mean", "write_latency_us.mean", "waf", "gc.invocations"]
+SHOWN = [
+    "label",
+    "workload",
+    "device",
+    "host_scheduler",
+    "device_scheduler",
+    "queue_depth",
+    "seed",
+    "requests",
+    "iops",
+    "bandwidth_mib_s",
+    "latency_us.mean",
+    "latency_us.p99",
+    "read_latency_us.mean",
+    "write_latency_us.mean",
+    "waf",
+    "gc.invocations",
+]
 MAX_ROWS = 200
 
 CSS = """
@@ -69,7 +84,9 @@ def table_html(df: pd.DataFrame, cls: str = "", ratio_col: str | None = None) ->
                 klass = "ratio-good" if 0.8 <= v <= 1.25 else "ratio-bad"
             cells.append(f'<td class="{klass}">{_esc(_fmt(v))}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return (
+        f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
 
 
 def _img(path: Path, alt: str) -> str:
@@ -82,8 +99,10 @@ def _figures(d: Path, figs: list[dict[str, str]]) -> str:
     for f in figs:
         png = d / "figures" / f"{f['name']}.png"
         if png.exists():
-            parts.append(f"<figure>{_img(png, f['title'])}<figcaption><b>{_esc(f['title'])}"
-                         f"</b> {_esc(f.get('caption', ''))}</figcaption></figure>")
+            parts.append(
+                f"<figure>{_img(png, f['title'])}<figcaption><b>{_esc(f['title'])}"
+                f"</b> {_esc(f.get('caption', ''))}</figcaption></figure>"
+            )
     return "\n".join(parts)
 
 
@@ -101,24 +120,35 @@ def sweep_section(d: Path, level: int = 2) -> str:
     if man.get("description"):
         out.append(f"<p>{_esc(man['description'])}</p>")
     done = len(df)
-    out.append(f"<p class='meta'>{done} of {len(man['keys'])} runs finished; seeds "
-               f"{_esc(man.get('seeds'))}; results: {_esc(d / TABLE)}</p>")
+    out.append(
+        f"<p class='meta'>{done} of {len(man['keys'])} runs finished; seeds "
+        f"{_esc(man.get('seeds'))}; results: {_esc(d / TABLE)}</p>"
+    )
     if len(df):
         cols = [c for c in SHOWN if c in df.columns]
         # override axes that vary (fixed overrides are in the spec and configs)
-        extra = [c for c in df.columns if "." in c and c.split(".")[0] in
-                 ("geometry", "timing", "ftl", "host", "controller", "variation", "array")
-                 and df[c].nunique(dropna=False) > 1]
+        extra = [
+            c
+            for c in df.columns
+            if "." in c
+            and c.split(".")[0]
+            in ("geometry", "timing", "ftl", "host", "controller", "variation", "array")
+            and df[c].nunique(dropna=False) > 1
+        ]
         shown = df[["key", *cols[:7], *extra, *cols[7:]]]
         more = f" (first {MAX_ROWS} of {len(df)})" if len(df) > MAX_ROWS else ""
-        out.append(f"<details open><summary>Results table{more}</summary>"
-                   f"{table_html(shown.head(MAX_ROWS), 'results')}</details>")
+        out.append(
+            f"<details open><summary>Results table{more}</summary>"
+            f"{table_html(shown.head(MAX_ROWS), 'results')}</details>"
+        )
     wl = pd.DataFrame([{"name": n, **w} for n, w in man.get("workloads", {}).items()])
     if len(wl):
         out.append(f"<details><summary>Workloads</summary>{table_html(wl.astype(str))}</details>")
     if (d / SPEC_COPY).exists():
-        out.append(f"<details><summary>Spec</summary><pre>"
-                   f"{_esc((d / SPEC_COPY).read_text())}</pre></details>")
+        out.append(
+            f"<details><summary>Spec</summary><pre>"
+            f"{_esc((d / SPEC_COPY).read_text())}</pre></details>"
+        )
     configs: dict[str, list[str]] = {}
     for key in df.get("key", []):
         configs.setdefault(store.load_run(key)["device_toml"], []).append(key)
@@ -126,32 +156,42 @@ def sweep_section(d: Path, level: int = 2) -> str:
         if i >= 20:
             out.append(f"<p class='meta'>… {len(configs) - 20} more device configs</p>")
             break
-        out.append(f"<details><summary>Device config {i + 1} (runs {_esc(', '.join(keys[:6]))}"
-                   f"{' …' if len(keys) > 6 else ''})</summary><pre>{_esc(toml)}</pre></details>")
+        out.append(
+            f"<details><summary>Device config {i + 1} (runs {_esc(', '.join(keys[:6]))}"
+            f"{' …' if len(keys) > 6 else ''})</summary><pre>{_esc(toml)}</pre></details>"
+        )
     out.append(_versions(man.get("versions", {})))
     return "\n".join(out)
 
 
 def _page(title: str, body: str) -> str:
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{_esc(title)}"
-            f"</title><style>{CSS}</style></head><body><h1>{_esc(title)}</h1>"
-            f"<p class='meta'>Generated by flashsched report, {now}</p>{body}</body></html>")
+    return (
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{_esc(title)}"
+        f"</title><style>{CSS}</style></head><body><h1>{_esc(title)}</h1>"
+        f"<p class='meta'>Generated by flashsched report, {now}</p>{body}</body></html>"
+    )
 
 
 def _reproduction_body(d: Path, meta: dict[str, Any]) -> str:
-    parts = [f"<p>{_esc(meta['citation'])}</p>",
-             f"<p class='meta'>Mode: {'quick' if meta['quick'] else 'full'}; runtime "
-             f"{meta['runtime_s']} s ({_esc(meta.get('documented_full_runtime', ''))}); traces: "
-             f"{_esc(meta.get('traces'))}</p>"]
+    parts = [
+        f"<p>{_esc(meta['citation'])}</p>",
+        f"<p class='meta'>Mode: {'quick' if meta['quick'] else 'full'}; runtime "
+        f"{meta['runtime_s']} s ({_esc(meta.get('documented_full_runtime', ''))}); traces: "
+        f"{_esc(meta.get('traces'))}</p>",
+    ]
     if meta.get("notes"):
-        parts.append(f"<details><summary>Method and assumptions</summary><pre>"
-                     f"{_esc(meta['notes'])}</pre></details>")
+        parts.append(
+            f"<details><summary>Method and assumptions</summary><pre>"
+            f"{_esc(meta['notes'])}</pre></details>"
+        )
     if (d / "comparison.csv").exists():
         cmp = pd.read_csv(d / "comparison.csv")
         measured = int(cmp["ours"].notna().sum())
-        parts.append(f"<h2 id='comparison'>Published vs ours</h2><p class='meta'>{measured} of "
-                     f"{len(cmp)} claims measured; ratio = ours / published.</p>")
+        parts.append(
+            f"<h2 id='comparison'>Published vs ours</h2><p class='meta'>{measured} of "
+            f"{len(cmp)} claims measured; ratio = ours / published.</p>"
+        )
         parts.append(table_html(cmp, "comparison", ratio_col="ratio"))
     parts.append("<h2 id='figures'>Figures</h2>" + _figures(d, meta.get("figures", [])))
     for exp in meta.get("experiments", []):
@@ -171,8 +211,10 @@ def report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str] | No
         name = json.loads((d / MANIFEST).read_text())["name"]
         page = _page(f"flashsched sweep: {name}", sweep_section(d))
     else:
-        raise FileNotFoundError(f"{d}: neither a reproduction (reproduction.json) nor a sweep "
-                                f"({MANIFEST}) results directory")
+        raise FileNotFoundError(
+            f"{d}: neither a reproduction (reproduction.json) nor a sweep "
+            f"({MANIFEST}) results directory"
+        )
     path = Path(out) if out is not None else d / REPORT
     atomic_write_text(path, page)
     return path

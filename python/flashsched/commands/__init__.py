@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from flashsched.commands import reproduce, report, sweep
+from flashsched.commands import report, reproduce, sweep
 
 MODULES = (sweep, reproduce, report)
 

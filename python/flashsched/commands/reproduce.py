@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from flashsched.commands.sweep import add_backend_args
@@ -15,11 +16,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paper", nargs="?", help="reproduction name (see --list)")
     p.add_argument("--list", action="store_true", help="list reproductions and their status")
     p.add_argument("--quick", action="store_true", help="small version (< 3 min on 2 cores)")
-    p.add_argument("--traces", help="sample traces directory (default: $FLASHSCHED_TRACES "
-                   "or ../shared/traces)")
+    p.add_argument(
+        "--traces", help="sample traces directory (default: $FLASHSCHED_TRACES or ../shared/traces)"
+    )
     p.add_argument("--out", help="results directory (default: results/reproduce/PAPER)")
-    p.add_argument("--published", action="store_true",
-                   help="print the paper's published numbers and exit")
+    p.add_argument(
+        "--published", action="store_true", help="print the paper's published numbers and exit"
+    )
     add_backend_args(p)
     p.set_defaults(func=run)
 
@@ -29,14 +32,17 @@ def _list() -> int:
 
     for name, rep in REGISTRY.items():
         missing = rep.missing()
-        status = "ready" if not missing and not rep.published_only else (
-            "needs " + "; ".join(missing) if missing else "published numbers only")
+        status = (
+            "ready"
+            if not missing and not rep.published_only
+            else ("needs " + "; ".join(missing) if missing else "published numbers only")
+        )
         print(f"{name:<14} {len(rep.claims):>3} claims  {status}")
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
-    from flashsched import reproduce as rp
+    rp = importlib.import_module("flashsched.reproduce")
 
     if args.list or not args.paper:
         return _list()
@@ -45,8 +51,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     try:
         table = rp.reproduce(
-            args.paper, quick=args.quick, traces=args.traces, out=args.out,
-            workers=args.workers, backend=args.backend, address=args.address,
+            args.paper,
+            quick=args.quick,
+            traces=args.traces,
+            out=args.out,
+            workers=args.workers,
+            backend=args.backend,
+            address=args.address,
             progress=args.progress,
         )
     except rp.MissingFeatures as e:

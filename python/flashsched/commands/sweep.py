@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 
@@ -27,12 +28,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from flashsched import sweep as sw
+    sw = importlib.import_module("flashsched.sweep")
 
     if args.dry_run:
         runs = sw.plan(args.spec, traces=args.traces)
         for r in runs:
-            print(r.key, " ".join(f"{k}={v}" for k, v in r.point.params().items() if v not in (None, "")))
+            print(
+                r.key,
+                " ".join(f"{k}={v}" for k, v in r.point.params().items() if v not in (None, "")),
+            )
         print(f"{len(runs)} runs", file=sys.stderr)
         return 0
     df = sw.sweep(

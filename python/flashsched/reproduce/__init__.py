@@ -17,6 +17,7 @@ Output layout (``--out DIR``, default ``results/reproduce/PAPER``)::
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import time
@@ -125,7 +126,7 @@ def reproduce(
     or ``../shared/traces``); experiments on missing traces are skipped.
     The table's ``attrs`` hold ``out`` and ``figures`` (paths).
     """
-    from flashsched import sweep as sw
+    sw = importlib.import_module("flashsched.sweep")
 
     rep = get(paper)
     missing = rep.missing()
@@ -140,8 +141,14 @@ def reproduce(
     tables: dict[str, pd.DataFrame] = {}
     specs = rep.experiments(ctx)
     for exp, spec in specs.items():
-        tables[exp] = sw.sweep(spec, out=outdir / exp, workers=workers, backend=backend,
-                               address=address, progress=progress)
+        tables[exp] = sw.sweep(
+            spec,
+            out=outdir / exp,
+            workers=workers,
+            backend=backend,
+            address=address,
+            progress=progress,
+        )
     results = Results(outdir, tables)
     measured = rep.measure(results, ctx)
     table = comparison(rep, measured)

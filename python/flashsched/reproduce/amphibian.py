@@ -37,25 +37,51 @@ from flashsched.reproduce.common import (
 TRACES = ["Fin1", "Fin2", "Web1", "Web2", "Web3", "Proj_2", "Prxy_1", "Usr_1"]
 # Table III: read ratio, IOPS, average request size (KB).
 TABLE3 = {
-    "Fin1": (0.328, 52, 11.9), "Fin2": (0.824, 127, 6.2), "Web1": (0.999, 335, 8.0),
-    "Web2": (0.999, 331, 15.1), "Web3": (0.999, 218, 11.8), "Proj_2": (0.775, 81, 40.2),
-    "Prxy_1": (0.653, 266, 12.5), "Usr_1": (0.855, 64, 45.4),
+    "Fin1": (0.328, 52, 11.9),
+    "Fin2": (0.824, 127, 6.2),
+    "Web1": (0.999, 335, 8.0),
+    "Web2": (0.999, 331, 15.1),
+    "Web3": (0.999, 218, 11.8),
+    "Proj_2": (0.775, 81, 40.2),
+    "Prxy_1": (0.653, 266, 12.5),
+    "Usr_1": (0.855, 64, 45.4),
 }
 SSDS = {  # label: overrides (see the module doc)
-    "x25e": ["timing.cell=slc", "timing.read_us=25", "timing.program_us=250",
-             "timing.erase_us=1500", "geometry.channels=10"],
-    "s3700": ["timing.cell=mlc", "timing.read_us=50", "timing.program_us=900",
-              "timing.erase_us=3500", "geometry.channels=8"],
-    "750s": ["timing.cell=mlc", "timing.read_us=50", "timing.program_us=900",
-             "timing.erase_us=3500", "geometry.channels=18"],
+    "x25e": [
+        "timing.cell=slc",
+        "timing.read_us=25",
+        "timing.program_us=250",
+        "timing.erase_us=1500",
+        "geometry.channels=10",
+    ],
+    "s3700": [
+        "timing.cell=mlc",
+        "timing.read_us=50",
+        "timing.program_us=900",
+        "timing.erase_us=3500",
+        "geometry.channels=8",
+    ],
+    "750s": [
+        "timing.cell=mlc",
+        "timing.read_us=50",
+        "timing.program_us=900",
+        "timing.erase_us=3500",
+        "geometry.channels=18",
+    ],
 }
 SSD_NAMES = {"x25e": "Intel X25-E", "s3700": "Intel DC S3700", "750s": "Intel 750 PCIe"}
 SCHEDULERS = ["noop", "deadline", "cfq", "pardispatcher", "amphibian"]
 FIG5_TRACE = "0 0 0 32 1\n0 0 20000 8 1\n0 0 40000 8 1\n0 0 60000 8 1\n"
 FIG5_DEVICE = [
-    "geometry.channels=1", "geometry.chips_per_channel=1", "geometry.dies_per_chip=1",
-    "geometry.planes_per_die=1", "geometry.page_size=4096", "geometry.blocks_per_plane=256",
-    "geometry.pages_per_block=64", "timing.read_us=50", "timing.channel_mb_s=0",
+    "geometry.channels=1",
+    "geometry.chips_per_channel=1",
+    "geometry.dies_per_chip=1",
+    "geometry.planes_per_die=1",
+    "geometry.page_size=4096",
+    "geometry.blocks_per_plane=256",
+    "geometry.pages_per_block=64",
+    "timing.read_us=50",
+    "timing.channel_mb_s=0",
     "ftl.overprovisioning=0.25",
 ]
 
@@ -79,26 +105,86 @@ _QD64_NOOP = {"x25e": 35.9, "s3700": 33.1, "750s": 11.6}
 
 def _claims() -> list[Claim]:
     red = "reduction of mean response time (%)"
-    cl = [Claim("fig5", "Fig. 5 example: Amphibian vs Noop", red, 45.5,
-                "R1 16 KB then R2-R4 4 KB, 50 µs/page", "Fig. 5, §III-B")]
+    cl = [
+        Claim(
+            "fig5",
+            "Fig. 5 example: Amphibian vs Noop",
+            red,
+            45.5,
+            "R1 16 KB then R2-R4 4 KB, 50 µs/page",
+            "Fig. 5, §III-B",
+        )
+    ]
     for ssd, name in SSD_NAMES.items():
         fig = _FIGS[ssd]
-        cl += per_trace_claims(f"noop_{ssd}", TRACES, _VS_NOOP[ssd],
-                               f"Amphibian vs Noop on {name}, {{trace}}", red, fig)
-        cl.append(Claim(f"noop_{ssd}_avg", f"Amphibian vs Noop on {name}, average", red,
-                        _AVG_NOOP[ssd], "mean of 8 traces", fig))
-        cl += per_trace_claims(f"pard_{ssd}", TRACES, _VS_PARD[ssd],
-                               f"Amphibian vs ParDispatcher on {name}, {{trace}}", red, fig)
-        cl.append(Claim(f"pard_{ssd}_avg", f"Amphibian vs ParDispatcher on {name}, average",
-                        red, _AVG_PARD[ssd], "mean of 8 traces", fig))
+        cl += per_trace_claims(
+            f"noop_{ssd}",
+            TRACES,
+            _VS_NOOP[ssd],
+            f"Amphibian vs Noop on {name}, {{trace}}",
+            red,
+            fig,
+        )
+        cl.append(
+            Claim(
+                f"noop_{ssd}_avg",
+                f"Amphibian vs Noop on {name}, average",
+                red,
+                _AVG_NOOP[ssd],
+                "mean of 8 traces",
+                fig,
+            )
+        )
+        cl += per_trace_claims(
+            f"pard_{ssd}",
+            TRACES,
+            _VS_PARD[ssd],
+            f"Amphibian vs ParDispatcher on {name}, {{trace}}",
+            red,
+            fig,
+        )
+        cl.append(
+            Claim(
+                f"pard_{ssd}_avg",
+                f"Amphibian vs ParDispatcher on {name}, average",
+                red,
+                _AVG_PARD[ssd],
+                "mean of 8 traces",
+                fig,
+            )
+        )
     gain = "throughput improvement (%)"
     for ssd, name in SSD_NAMES.items():
-        cl.append(Claim(f"postmark_noop_{ssd}", f"Postmark: Amphibian vs Noop on {name}", gain,
-                        _POSTMARK_NOOP[ssd], "Postmark, queue length 16", "Fig. 8, §IV-B"))
-        cl.append(Claim(f"postmark_pard_{ssd}", f"Postmark: Amphibian vs ParDispatcher on {name}",
-                        gain, _POSTMARK_PARD[ssd], "Postmark, queue length 16", "Fig. 8, §IV-B"))
-        cl.append(Claim(f"qd64_noop_{ssd}", f"Postmark at queue length 64: vs Noop on {name}",
-                        gain, _QD64_NOOP[ssd], "Postmark, queue length 64", "Fig. 9, §IV-B"))
+        cl.append(
+            Claim(
+                f"postmark_noop_{ssd}",
+                f"Postmark: Amphibian vs Noop on {name}",
+                gain,
+                _POSTMARK_NOOP[ssd],
+                "Postmark, queue length 16",
+                "Fig. 8, §IV-B",
+            )
+        )
+        cl.append(
+            Claim(
+                f"postmark_pard_{ssd}",
+                f"Postmark: Amphibian vs ParDispatcher on {name}",
+                gain,
+                _POSTMARK_PARD[ssd],
+                "Postmark, queue length 16",
+                "Fig. 8, §IV-B",
+            )
+        )
+        cl.append(
+            Claim(
+                f"qd64_noop_{ssd}",
+                f"Postmark at queue length 64: vs Noop on {name}",
+                gain,
+                _QD64_NOOP[ssd],
+                "Postmark, queue length 64",
+                "Fig. 9, §IV-B",
+            )
+        )
     return cl
 
 
@@ -106,8 +192,11 @@ CLAIMS = _claims()
 
 
 def _device(ssd: str, blocks: int) -> dict[str, Any]:
-    return {"label": ssd, **{o.split("=")[0]: o.split("=")[1] for o in SSDS[ssd]},
-            "geometry.blocks_per_plane": blocks}
+    return {
+        "label": ssd,
+        **{o.split("=")[0]: o.split("=")[1] for o in SSDS[ssd]},
+        "geometry.blocks_per_plane": blocks,
+    }
 
 
 def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
@@ -130,20 +219,24 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
     pm_n = 3000 if ctx.quick else 100_000
     return {
         "fig5": {
-            "name": "fig5", "base": {"device": "ssdsim-default", "set": FIG5_DEVICE,
-                                     "queue_depth": 1},
+            "name": "fig5",
+            "base": {"device": "ssdsim-default", "set": FIG5_DEVICE, "queue_depth": 1},
             "workloads": {"fig5": {"trace": str(fig5), "format": "ascii-ns"}},
             "grid": {"host_scheduler": ["noop", "amphibian"]},
         },
         "traces": {
-            "name": "traces", "base": base, "workloads": wl,
+            "name": "traces",
+            "base": base,
+            "workloads": wl,
             "grid": {"host_scheduler": SCHEDULERS, "seed": [1]},
             "points": [_device(s, blocks) for s in ssds],
         },
         "postmark": {
-            "name": "postmark", "base": {**base, "queue_depth": 4},
-            "workloads": {f"qd{q}": {"synthetic": f"read=0.5,bs=4k-1m,qd={q},n={pm_n}"}
-                          for q in qds},
+            "name": "postmark",
+            "base": {**base, "queue_depth": 4},
+            "workloads": {
+                f"qd{q}": {"synthetic": f"read=0.5,bs=4k-1m,qd={q},n={pm_n}"} for q in qds
+            },
             "grid": {"host_scheduler": ["noop", "pardispatcher", "amphibian"], "seed": [1]},
             "points": [_device(s, blocks) for s in ssds],
         },
@@ -152,23 +245,30 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
 
 def _compares() -> dict[str, Compare]:
     c: dict[str, Compare] = {
-        "fig5": Compare("fig5", "latency_us.mean", "amphibian", "noop", workload="fig5")}
+        "fig5": Compare("fig5", "latency_us.mean", "amphibian", "noop", workload="fig5")
+    }
     for ssd in SSDS:
         w = {"label": ssd}
         for t in TRACES:
-            c[f"noop_{ssd}_{t.lower()}"] = Compare("traces", "latency_us.mean", "amphibian",
-                                                   "noop", workload=t, where=w)
-            c[f"pard_{ssd}_{t.lower()}"] = Compare("traces", "latency_us.mean", "amphibian",
-                                                   "pardispatcher", workload=t, where=w)
+            c[f"noop_{ssd}_{t.lower()}"] = Compare(
+                "traces", "latency_us.mean", "amphibian", "noop", workload=t, where=w
+            )
+            c[f"pard_{ssd}_{t.lower()}"] = Compare(
+                "traces", "latency_us.mean", "amphibian", "pardispatcher", workload=t, where=w
+            )
         c[f"noop_{ssd}_avg"] = Compare("traces", "latency_us.mean", "amphibian", "noop", where=w)
-        c[f"pard_{ssd}_avg"] = Compare("traces", "latency_us.mean", "amphibian",
-                                       "pardispatcher", where=w)
-        c[f"postmark_noop_{ssd}"] = Compare("postmark", "iops", "amphibian", "noop",
-                                            workload="qd16", kind="gain", where=w)
-        c[f"postmark_pard_{ssd}"] = Compare("postmark", "iops", "amphibian", "pardispatcher",
-                                            workload="qd16", kind="gain", where=w)
-        c[f"qd64_noop_{ssd}"] = Compare("postmark", "iops", "amphibian", "noop",
-                                        workload="qd64", kind="gain", where=w)
+        c[f"pard_{ssd}_avg"] = Compare(
+            "traces", "latency_us.mean", "amphibian", "pardispatcher", where=w
+        )
+        c[f"postmark_noop_{ssd}"] = Compare(
+            "postmark", "iops", "amphibian", "noop", workload="qd16", kind="gain", where=w
+        )
+        c[f"postmark_pard_{ssd}"] = Compare(
+            "postmark", "iops", "amphibian", "pardispatcher", workload="qd16", kind="gain", where=w
+        )
+        c[f"qd64_noop_{ssd}"] = Compare(
+            "postmark", "iops", "amphibian", "noop", workload="qd64", kind="gain", where=w
+        )
     return c
 
 
@@ -180,20 +280,41 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
     figs = []
     tr = res.table("traces")
     for ssd in tr["label"].unique():
-        figs.append(F.normalized_bars(
-            tr[tr["label"] == ssd], name=f"latency_{ssd}",
-            title=f"Normalised mean response time, {SSD_NAMES[ssd]} (cf. {_FIGS[ssd]})",
-            metric="latency_us.mean", series="host_scheduler", baseline="noop"))
+        figs.append(
+            F.normalized_bars(
+                tr[tr["label"] == ssd],
+                name=f"latency_{ssd}",
+                title=f"Normalised mean response time, {SSD_NAMES[ssd]} (cf. {_FIGS[ssd]})",
+                metric="latency_us.mean",
+                series="host_scheduler",
+                baseline="noop",
+            )
+        )
         sel = tr[(tr["label"] == ssd) & (tr["workload"] == tr["workload"].iloc[0])]
-        figs.append(F.cdf_plot(res, "traces", sel, name=f"cdf_{ssd}",
-                               title=f"Response-time CDF, {SSD_NAMES[ssd]} (cf. Figs. 13-15)",
-                               label=lambda r: r["host_scheduler"]))
+        figs.append(
+            F.cdf_plot(
+                res,
+                "traces",
+                sel,
+                name=f"cdf_{ssd}",
+                title=f"Response-time CDF, {SSD_NAMES[ssd]} (cf. Figs. 13-15)",
+                label=lambda r: r["host_scheduler"],
+            )
+        )
     pm = res.table("postmark").assign(q=lambda d: d["workload"].str[2:].astype(int))
     for ssd in pm["label"].unique():
-        figs.append(F.sensitivity(pm[pm["label"] == ssd], name=f"qd_{ssd}",
-                                  title=f"Throughput vs queue length, {SSD_NAMES[ssd]} (cf. Fig. 9)",
-                                  x="q", y="iops", series="host_scheduler",
-                                  xlabel="queue length", ylabel="IOPS"))
+        figs.append(
+            F.sensitivity(
+                pm[pm["label"] == ssd],
+                name=f"qd_{ssd}",
+                title=f"Throughput vs queue length, {SSD_NAMES[ssd]} (cf. Fig. 9)",
+                x="q",
+                y="iops",
+                series="host_scheduler",
+                xlabel="queue length",
+                ylabel="IOPS",
+            )
+        )
     return figs
 
 
@@ -201,7 +322,7 @@ REPRODUCTION = Reproduction(
     name="amphibian",
     title="Amphibian: size-based ordering and GC-aware dispatching (Mao et al., TCAD 2018)",
     citation="B. Mao, S. Wu, L. Duan, 'Improving the SSD Performance by Exploiting Request "
-             "Characteristics and Internal Parallelism', IEEE TCAD 37(2), 2018",
+    "Characteristics and Internal Parallelism', IEEE TCAD 37(2), 2018",
     claims=CLAIMS,
     experiments=experiments,
     measure=measure,

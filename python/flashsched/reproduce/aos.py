@@ -33,39 +33,110 @@ SAMPLES = {
 ALL = "EX, FIN1, FIN2, MSN (mean)"
 RED = "reduction (%)"
 CLAIMS = [
-    Claim("read_fifo", "AOS vs FIFO: read latency", f"read latency {RED}", 51, ALL,
-          "Fig. 3(a), §IV-B1; abstract"),
-    Claim("read_fifo_ex", "AOS vs FIFO: read latency, best case", f"read latency {RED}", 87,
-          "EX", "Fig. 3(a), §IV-B1"),
-    Claim("write_fifo", "AOS vs FIFO: write latency", f"write latency {RED}", 45, ALL,
-          "Fig. 3(b), §IV-B1; abstract"),
-    Claim("read_pes", "AOS vs P/E suspension: read latency", f"read latency {RED}", 8, ALL,
-          "Fig. 3(a), §IV-B1"),
-    Claim("write_pes", "AOS vs P/E suspension: write latency", f"write latency {RED}", 22, ALL,
-          "Fig. 3(b), §IV-B1"),
-    Claim("interference", "AOS vs FIFO: write-caused interference", RED, 55, ALL,
-          "Fig. 4(a), §IV-B2; §I"),
-    Claim("channel_conflicts", "AOS vs FIFO: channel-level access conflicts", RED, 31, ALL,
-          "Fig. 4(b), §IV-B2"),
-    Claim("flp", "AOS vs FIFO: flash-level parallelism", "gain (×)", 2.0, ALL,
-          "Fig. 5(a), §IV-B3", "×"),
-    Claim("slp_fifo", "AOS vs FIFO: system-level parallelism", "gain (×)", 1.3, ALL,
-          "Fig. 5(b), §IV-B3", "×"),
-    Claim("slp_pes", "AOS vs P/E suspension: system-level parallelism", "gain (×)", 1.2, ALL,
-          "Fig. 5(b), §IV-B3", "×"),
-    Claim("slp_piq", "AOS vs PIQ: system-level parallelism", "gain (×)", 1.08, ALL,
-          "Fig. 5(b), §IV-B3", "×"),
+    Claim(
+        "read_fifo",
+        "AOS vs FIFO: read latency",
+        f"read latency {RED}",
+        51,
+        ALL,
+        "Fig. 3(a), §IV-B1; abstract",
+    ),
+    Claim(
+        "read_fifo_ex",
+        "AOS vs FIFO: read latency, best case",
+        f"read latency {RED}",
+        87,
+        "EX",
+        "Fig. 3(a), §IV-B1",
+    ),
+    Claim(
+        "write_fifo",
+        "AOS vs FIFO: write latency",
+        f"write latency {RED}",
+        45,
+        ALL,
+        "Fig. 3(b), §IV-B1; abstract",
+    ),
+    Claim(
+        "read_pes",
+        "AOS vs P/E suspension: read latency",
+        f"read latency {RED}",
+        8,
+        ALL,
+        "Fig. 3(a), §IV-B1",
+    ),
+    Claim(
+        "write_pes",
+        "AOS vs P/E suspension: write latency",
+        f"write latency {RED}",
+        22,
+        ALL,
+        "Fig. 3(b), §IV-B1",
+    ),
+    Claim(
+        "interference",
+        "AOS vs FIFO: write-caused interference",
+        RED,
+        55,
+        ALL,
+        "Fig. 4(a), §IV-B2; §I",
+    ),
+    Claim(
+        "channel_conflicts",
+        "AOS vs FIFO: channel-level access conflicts",
+        RED,
+        31,
+        ALL,
+        "Fig. 4(b), §IV-B2",
+    ),
+    Claim(
+        "flp",
+        "AOS vs FIFO: flash-level parallelism",
+        "gain (×)",
+        2.0,
+        ALL,
+        "Fig. 5(a), §IV-B3",
+        "×",
+    ),
+    Claim(
+        "slp_fifo",
+        "AOS vs FIFO: system-level parallelism",
+        "gain (×)",
+        1.3,
+        ALL,
+        "Fig. 5(b), §IV-B3",
+        "×",
+    ),
+    Claim(
+        "slp_pes",
+        "AOS vs P/E suspension: system-level parallelism",
+        "gain (×)",
+        1.2,
+        ALL,
+        "Fig. 5(b), §IV-B3",
+        "×",
+    ),
+    Claim(
+        "slp_piq",
+        "AOS vs PIQ: system-level parallelism",
+        "gain (×)",
+        1.08,
+        ALL,
+        "Fig. 5(b), §IV-B3",
+        "×",
+    ),
 ]
 
 COMPARES = {
     "read_fifo": Compare("latency", "read_latency_us.mean", "aos", "fifo", "device_scheduler"),
     "write_fifo": Compare("latency", "write_latency_us.mean", "aos", "fifo", "device_scheduler"),
-    "read_pes": Compare("latency", "read_latency_us.mean", "aos", "pe-suspend",
-                        "device_scheduler"),
-    "write_pes": Compare("latency", "write_latency_us.mean", "aos", "pe-suspend",
-                         "device_scheduler"),
-    "channel_conflicts": Compare("latency", "flash.channel_conflicts", "aos", "fifo",
-                                 "device_scheduler"),
+    "read_pes": Compare("latency", "read_latency_us.mean", "aos", "pe-suspend", "device_scheduler"),
+    "write_pes": Compare(
+        "latency", "write_latency_us.mean", "aos", "pe-suspend", "device_scheduler"
+    ),
+    "channel_conflicts": Compare(
+        "latency", "flash.channel_conflicts", "aos", "fifo", "device_scheduler"
+    ),
 }
 
 
@@ -82,8 +153,11 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
     return {
         "latency": {
             "name": "latency",
-            "base": {"device": "ssdsim-default", "set": ["ftl.precondition_fill=0.9"],
-                     "queue_depth": 32},
+            "base": {
+                "device": "ssdsim-default",
+                "set": ["ftl.precondition_fill=0.9"],
+                "queue_depth": 32,
+            },
             "workloads": wl,
             "grid": {"device_scheduler": SCHEDULERS, "seed": [1]},
         }
@@ -97,12 +171,22 @@ def measure(res: Results, ctx: Context) -> dict[str, Measured]:
 def make_figures(res: Results, ctx: Context) -> list[Figure]:
     t = res.table("latency")
     return [
-        F.normalized_bars(t, name="read_latency", title="Read latency normalised to FIFO (cf. "
-                          "Fig. 3a)", metric="read_latency_us.mean", series="device_scheduler",
-                          baseline="fifo"),
-        F.normalized_bars(t, name="write_latency", title="Write latency normalised to FIFO "
-                          "(cf. Fig. 3b)", metric="write_latency_us.mean",
-                          series="device_scheduler", baseline="fifo"),
+        F.normalized_bars(
+            t,
+            name="read_latency",
+            title="Read latency normalised to FIFO (cf. Fig. 3a)",
+            metric="read_latency_us.mean",
+            series="device_scheduler",
+            baseline="fifo",
+        ),
+        F.normalized_bars(
+            t,
+            name="write_latency",
+            title="Write latency normalised to FIFO (cf. Fig. 3b)",
+            metric="write_latency_us.mean",
+            series="device_scheduler",
+            baseline="fifo",
+        ),
     ]
 
 
@@ -110,7 +194,7 @@ REPRODUCTION = Reproduction(
     name="aos",
     title="AOS: adaptive out-of-order device scheduling (Li et al., IMECS 2015)",
     citation="P. Li, F. Wu, Y. Zhou, C. Xie, J. Yu, 'AOS: Adaptive Out-of-order Scheduling "
-             "for Write-caused Interference Reduction in Solid State Disks', IMECS 2015",
+    "for Write-caused Interference Reduction in Solid State Disks', IMECS 2015",
     claims=CLAIMS,
     experiments=experiments,
     measure=measure,

@@ -33,8 +33,9 @@ def per_trace_claims(
     ]
 
 
-def matched_synthetic(read_ratio: float, iops: float, mean_kib: float, n: int,
-                      span: str = "16g") -> str:
+def matched_synthetic(
+    read_ratio: float, iops: float, mean_kib: float, n: int, span: str = "16g"
+) -> str:
     """A random-access synthetic spec with a trace's read ratio, arrival rate
     and mean request size (sizes uniform on [4 KiB, 2·mean − 4 KiB], which has
     the given mean; at least one 4 KiB page)."""

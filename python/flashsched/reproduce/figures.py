@@ -18,8 +18,9 @@ import pandas as pd  # noqa: E402
 
 from flashsched.reproduce.base import Figure, Results  # noqa: E402
 
-plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 110, "axes.grid": True,
-                     "grid.alpha": 0.3, "font.size": 9})
+plt.rcParams.update(
+    {"figure.dpi": 100, "savefig.dpi": 110, "axes.grid": True, "grid.alpha": 0.3, "font.size": 9}
+)
 
 
 def save(fig: Figure, outdir: Path) -> list[Path]:
@@ -120,8 +121,15 @@ def sensitivity(
     for key, g in groups:
         s = g.groupby(x)[y].agg(["mean", "min", "max"]).sort_index()
         err = np.vstack([s["mean"] - s["min"], s["max"] - s["mean"]])
-        ax.errorbar(s.index.astype(float), s["mean"], yerr=err, marker="o", ms=3, capsize=2,
-                    label=str(key) if key is not None else "simulated")
+        ax.errorbar(
+            s.index.astype(float),
+            s["mean"],
+            yerr=err,
+            marker="o",
+            ms=3,
+            capsize=2,
+            label=str(key) if key is not None else "simulated",
+        )
     for lbl, xs, ys in theory:
         ax.plot(xs, ys, linestyle="--", lw=1, label=lbl)
     if logy:
@@ -158,8 +166,9 @@ def bandwidth_timeline(
     return Figure(name, title, caption, fig)
 
 
-def reduction_pct(df: pd.DataFrame, metric: str, series: str, ours: str, baseline: str,
-                  group: str = "workload") -> pd.Series:
+def reduction_pct(
+    df: pd.DataFrame, metric: str, series: str, ours: str, baseline: str, group: str = "workload"
+) -> pd.Series:
     """Per-``group`` reduction of ``metric`` of ``ours`` vs ``baseline`` in %
     (positive = ours is lower), mean over seeds."""
     m = _mean_over_seeds(df, [group, series], metric)

@@ -93,24 +93,69 @@ def md1_mean_us(rho: float, s: float = SERVICE_US) -> float:
 
 
 CLAIMS = [
-    Claim("md1_05", "M/D/1 mean response time, ρ = 0.5", "mean response time",
-          md1_mean_us(0.5), "Poisson 4 KiB reads, S = 100 µs", "Pollaczek–Khinchine", "µs"),
-    Claim("md1_08", "M/D/1 mean response time, ρ = 0.8", "mean response time",
-          md1_mean_us(0.8), "Poisson 4 KiB reads, S = 100 µs", "Pollaczek–Khinchine", "µs"),
-    Claim("md1_09", "M/D/1 mean response time, ρ = 0.9", "mean response time",
-          md1_mean_us(0.9), "Poisson 4 KiB reads, S = 100 µs", "Pollaczek–Khinchine", "µs"),
-    Claim("waf_fifo_28", "FIFO victim WAF at 28 % over-provisioning", "write amplification",
-          waf_fifo(0.28), "uniform random 4 KiB writes", "Desnoyers 2012 (LRW model)", "×"),
-    Claim("waf_fifo_15", "FIFO victim WAF at 15 % over-provisioning", "write amplification",
-          waf_fifo(0.15), "uniform random 4 KiB writes", "Desnoyers 2012 (LRW model)", "×"),
-    Claim("waf_random_28", "random victim WAF at 28 % over-provisioning", "write amplification",
-          waf_random(0.28), "uniform random 4 KiB writes", "mean field: 1/(1 − 1/α)", "×"),
+    Claim(
+        "md1_05",
+        "M/D/1 mean response time, ρ = 0.5",
+        "mean response time",
+        md1_mean_us(0.5),
+        "Poisson 4 KiB reads, S = 100 µs",
+        "Pollaczek–Khinchine",
+        "µs",
+    ),
+    Claim(
+        "md1_08",
+        "M/D/1 mean response time, ρ = 0.8",
+        "mean response time",
+        md1_mean_us(0.8),
+        "Poisson 4 KiB reads, S = 100 µs",
+        "Pollaczek–Khinchine",
+        "µs",
+    ),
+    Claim(
+        "md1_09",
+        "M/D/1 mean response time, ρ = 0.9",
+        "mean response time",
+        md1_mean_us(0.9),
+        "Poisson 4 KiB reads, S = 100 µs",
+        "Pollaczek–Khinchine",
+        "µs",
+    ),
+    Claim(
+        "waf_fifo_28",
+        "FIFO victim WAF at 28 % over-provisioning",
+        "write amplification",
+        waf_fifo(0.28),
+        "uniform random 4 KiB writes",
+        "Desnoyers 2012 (LRW model)",
+        "×",
+    ),
+    Claim(
+        "waf_fifo_15",
+        "FIFO victim WAF at 15 % over-provisioning",
+        "write amplification",
+        waf_fifo(0.15),
+        "uniform random 4 KiB writes",
+        "Desnoyers 2012 (LRW model)",
+        "×",
+    ),
+    Claim(
+        "waf_random_28",
+        "random victim WAF at 28 % over-provisioning",
+        "write amplification",
+        waf_random(0.28),
+        "uniform random 4 KiB writes",
+        "mean field: 1/(1 − 1/α)",
+        "×",
+    ),
 ]
 
 
 def _md1_spec(ctx: Context) -> dict[str, Any]:
-    rhos = [0.1, 0.3, 0.5, 0.7, 0.8, 0.9] if ctx.quick else [
-        0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
+    rhos = (
+        [0.1, 0.3, 0.5, 0.7, 0.8, 0.9]
+        if ctx.quick
+        else [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
+    )
     n = 20_000 if ctx.quick else 400_000
     iops = 1e6 / SERVICE_US
     return {
@@ -127,22 +172,32 @@ def _md1_spec(ctx: Context) -> dict[str, Any]:
 
 def _waf_spec(ctx: Context) -> dict[str, Any]:
     blocks, ppb = (128, 64) if ctx.quick else (512, 128)
-    ops = [0.07, 0.15, 0.28, 0.4] if ctx.quick else [0.05, 0.07, 0.1, 0.15, 0.2, 0.28, 0.35,
-                                                      0.4, 0.5]
+    ops = (
+        [0.07, 0.15, 0.28, 0.4] if ctx.quick else [0.05, 0.07, 0.1, 0.15, 0.2, 0.28, 0.35, 0.4, 0.5]
+    )
     n = (4 if ctx.quick else 6) * blocks * ppb
     return {
         "name": "gc_waf",
         "description": "WAF vs over-provisioning per GC victim policy, uniform random writes",
         "base": {
             "device": "ssdsim-default",
-            "set": [*ONE_PLANE, f"geometry.blocks_per_plane={blocks}",
-                    f"geometry.pages_per_block={ppb}", "timing.read_us=20",
-                    "timing.program_us=200", "timing.erase_us=1500",
-                    "ftl.precondition_fill=1.0", "ftl.gc_threshold=0.02"],
+            "set": [
+                *ONE_PLANE,
+                f"geometry.blocks_per_plane={blocks}",
+                f"geometry.pages_per_block={ppb}",
+                "timing.read_us=20",
+                "timing.program_us=200",
+                "timing.erase_us=1500",
+                "ftl.precondition_fill=1.0",
+                "ftl.gc_threshold=0.02",
+            ],
         },
         "workloads": {"randwrite": {"synthetic": f"read=0,bs=4k,qd=4,n={n}"}},
-        "grid": {"ftl.gc_policy": POLICIES, "ftl.overprovisioning": ops,
-                 "seed": [1] if ctx.quick else [1, 2, 3]},
+        "grid": {
+            "ftl.gc_policy": POLICIES,
+            "ftl.overprovisioning": ops,
+            "seed": [1] if ctx.quick else [1, 2, 3],
+        },
         "output": {"cdf": False, "timeseries": False},
     }
 
@@ -163,8 +218,7 @@ def _traces_spec(ctx: Context) -> dict[str, Any] | None:
         "description": "GC victim policies on the sample MSR traces (10x intensity)",
         "base": {"device": "ssdsim-default", "set": ["ftl.precondition_fill=0.9"]},
         "workloads": wl,
-        "grid": {"ftl.gc_policy": ["greedy", "cost-benefit", "fifo", "random"],
-                 "seed": [1]},
+        "grid": {"ftl.gc_policy": ["greedy", "cost-benefit", "fifo", "random"], "seed": [1]},
     }
 
 
@@ -187,17 +241,23 @@ def measure(res: Results, ctx: Context) -> dict[str, Measured]:
         sel = md1[np.isclose(md1["rho"], rho)]
         if len(sel):
             n = int(sel["requests"].iloc[0])
-            out[cid] = Measured(float(sel["latency_us.mean"].mean()),
-                                f"ρ = {rho}, {n} reads × {len(sel)} seeds")
+            out[cid] = Measured(
+                float(sel["latency_us.mean"].mean()), f"ρ = {rho}, {n} reads × {len(sel)} seeds"
+            )
     waf = res.table("gc_waf")
-    for cid, pol, op in (("waf_fifo_28", "fifo", 0.28), ("waf_fifo_15", "fifo", 0.15),
-                         ("waf_random_28", "random", 0.28)):
+    for cid, pol, op in (
+        ("waf_fifo_28", "fifo", 0.28),
+        ("waf_fifo_15", "fifo", 0.15),
+        ("waf_random_28", "random", 0.28),
+    ):
         sel = waf[(waf["ftl.gc_policy"] == pol) & np.isclose(waf["ftl.overprovisioning"], op)]
         if len(sel):
-            out[cid] = Measured(float(sel["waf"].mean()),
-                                f"{int(sel['requests'].iloc[0])} random writes, one plane of "
-                                f"{int(sel['precondition.live_pages'].iloc[0])} live pages",
-                                "includes the GC reserve the theory ignores")
+            out[cid] = Measured(
+                float(sel["waf"].mean()),
+                f"{int(sel['requests'].iloc[0])} random writes, one plane of "
+                f"{int(sel['precondition.live_pages'].iloc[0])} live pages",
+                "includes the GC reserve the theory ignores",
+            )
     return out
 
 
@@ -205,43 +265,91 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
     figs = []
     md1 = res.table("md1").assign(rho=lambda d: d["workload"].map(_rho))
     xs = np.linspace(0.05, float(md1["rho"].max()), 100)
-    figs.append(F.sensitivity(
-        md1, name="md1_mean", title="M/D/1: mean response time vs utilisation",
-        x="rho", y="latency_us.mean", theory=[("Pollaczek–Khinchine", xs, md1_mean_us(xs))],
-        xlabel="utilisation ρ", ylabel="mean response time (µs)",
-        caption="One plane, 100 µs reads, Poisson arrivals; dots: simulated (min–max over "
-                "seeds), dashed: theory."))
+    figs.append(
+        F.sensitivity(
+            md1,
+            name="md1_mean",
+            title="M/D/1: mean response time vs utilisation",
+            x="rho",
+            y="latency_us.mean",
+            theory=[("Pollaczek–Khinchine", xs, md1_mean_us(xs))],
+            xlabel="utilisation ρ",
+            ylabel="mean response time (µs)",
+            caption="One plane, 100 µs reads, Poisson arrivals; dots: simulated (min–max over "
+            "seeds), dashed: theory.",
+        )
+    )
     sel = md1[(md1["seed"] == md1["seed"].min()) & md1["rho"].isin([0.1, 0.5, 0.8, 0.9])]
-    figs.append(F.cdf_plot(
-        res, "md1", sel, name="md1_cdf", title="M/D/1: response-time CDF",
-        label=lambda r: f"ρ = {r['rho']:.1f}",
-        caption="Simulated response-time distributions; the minimum is the 100 µs service "
-                "time and the tail grows with utilisation."))
+    figs.append(
+        F.cdf_plot(
+            res,
+            "md1",
+            sel,
+            name="md1_cdf",
+            title="M/D/1: response-time CDF",
+            label=lambda r: f"ρ = {r['rho']:.1f}",
+            caption="Simulated response-time distributions; the minimum is the 100 µs service "
+            "time and the tail grows with utilisation.",
+        )
+    )
     waf = res.table("gc_waf")
-    ops = np.linspace(float(waf["ftl.overprovisioning"].min()),
-                      float(waf["ftl.overprovisioning"].max()), 60)
-    figs.append(F.sensitivity(
-        waf, name="waf_vs_op", title="WAF vs over-provisioning by GC victim policy",
-        x="ftl.overprovisioning", y="waf", series="ftl.gc_policy", logy=True,
-        theory=[("FIFO theory (LRW)", ops, [waf_fifo(o) for o in ops]),
-                ("random theory", ops, [waf_random(o) for o in ops])],
-        xlabel="over-provisioning (fraction of physical pages)", ylabel="write amplification",
-        caption="Uniform random 4 KiB writes on a preconditioned plane; dashed: theory."))
+    ops = np.linspace(
+        float(waf["ftl.overprovisioning"].min()), float(waf["ftl.overprovisioning"].max()), 60
+    )
+    figs.append(
+        F.sensitivity(
+            waf,
+            name="waf_vs_op",
+            title="WAF vs over-provisioning by GC victim policy",
+            x="ftl.overprovisioning",
+            y="waf",
+            series="ftl.gc_policy",
+            logy=True,
+            theory=[
+                ("FIFO theory (LRW)", ops, [waf_fifo(o) for o in ops]),
+                ("random theory", ops, [waf_random(o) for o in ops]),
+            ],
+            xlabel="over-provisioning (fraction of physical pages)",
+            ylabel="write amplification",
+            caption="Uniform random 4 KiB writes on a preconditioned plane; dashed: theory.",
+        )
+    )
     if "traces_gc" in res.tables:
         tg = res.table("traces_gc")
-        figs.append(F.normalized_bars(
-            tg, name="traces_gc_latency", title="Mean response time by GC policy",
-            metric="latency_us.mean", series="ftl.gc_policy", baseline="greedy",
-            ylabel="mean response time / greedy",
-            caption="Sample MSR traces at 10× intensity on ssdsim-default, 90 % full."))
+        figs.append(
+            F.normalized_bars(
+                tg,
+                name="traces_gc_latency",
+                title="Mean response time by GC policy",
+                metric="latency_us.mean",
+                series="ftl.gc_policy",
+                baseline="greedy",
+                ylabel="mean response time / greedy",
+                caption="Sample MSR traces at 10× intensity on ssdsim-default, 90 % full.",
+            )
+        )
         first = tg["workload"].iloc[0]
-        figs.append(F.bandwidth_timeline(
-            res, "traces_gc", tg[tg["workload"] == first], name="traces_gc_bandwidth",
-            title=f"Bandwidth over time ({first})", label=lambda r: r["ftl.gc_policy"],
-            caption="Per-second bandwidth of one trace under each GC policy."))
-        figs.append(F.cdf_plot(
-            res, "traces_gc", tg[tg["workload"] == first], name="traces_gc_cdf",
-            title=f"Response-time CDF ({first})", label=lambda r: r["ftl.gc_policy"]))
+        figs.append(
+            F.bandwidth_timeline(
+                res,
+                "traces_gc",
+                tg[tg["workload"] == first],
+                name="traces_gc_bandwidth",
+                title=f"Bandwidth over time ({first})",
+                label=lambda r: r["ftl.gc_policy"],
+                caption="Per-second bandwidth of one trace under each GC policy.",
+            )
+        )
+        figs.append(
+            F.cdf_plot(
+                res,
+                "traces_gc",
+                tg[tg["workload"] == first],
+                name="traces_gc_cdf",
+                title=f"Response-time CDF ({first})",
+                label=lambda r: r["ftl.gc_policy"],
+            )
+        )
     return figs
 
 
@@ -249,8 +357,8 @@ REPRODUCTION = Reproduction(
     name="foundation",
     title="Simulator validation: M/D/1 queueing and GC write amplification",
     citation="Queueing theory (Pollaczek–Khinchine); P. Desnoyers, 'Analytic modeling of SSD "
-             "write performance', SYSTOR 2012; X.-Y. Hu et al., 'Write amplification analysis "
-             "in flash-based SSDs', SYSTOR 2009",
+    "write performance', SYSTOR 2012; X.-Y. Hu et al., 'Write amplification analysis "
+    "in flash-based SSDs', SYSTOR 2009",
     claims=CLAIMS,
     experiments=experiments,
     measure=measure,

@@ -25,17 +25,51 @@ from typing import Any
 from flashsched.reproduce.base import Claim, Context, Feature, Reproduction
 
 CLAIMS = [
-    Claim("raid0_peak", "RAID-0 of 4 SSDs: initial write bandwidth", "write bandwidth", 3.5,
-          "FIO random writes, clean SSDs", "Fig. 3, §1", "GB/s"),
-    Claim("raid0_ideal", "RAID-0 of 4 SSDs: ideal write bandwidth (4 × 900 MB/s)",
-          "write bandwidth", 3.6, "datasheet", "§1", "GB/s"),
-    Claim("raid0_floor", "RAID-0 after GC starts: drops below the 10 GbE line",
-          "write bandwidth (upper bound of the dip)", 1.25, "FIO random writes", "Fig. 3, §1",
-          "GB/s"),
-    Claim("raid0_net", "RAID-0 behind 10 GbE: average storage-side throughput",
-          "throughput", 900, "10 threads × 10 GB FTP-like writes", "Fig. 6, §3.2", "MB/s"),
-    Claim("serial_net", "serial array behind 10 GbE: average throughput (one SSD active)",
-          "throughput", 890, "10 threads × 10 GB FTP-like writes", "Fig. 6, §3.2", "MB/s"),
+    Claim(
+        "raid0_peak",
+        "RAID-0 of 4 SSDs: initial write bandwidth",
+        "write bandwidth",
+        3.5,
+        "FIO random writes, clean SSDs",
+        "Fig. 3, §1",
+        "GB/s",
+    ),
+    Claim(
+        "raid0_ideal",
+        "RAID-0 of 4 SSDs: ideal write bandwidth (4 × 900 MB/s)",
+        "write bandwidth",
+        3.6,
+        "datasheet",
+        "§1",
+        "GB/s",
+    ),
+    Claim(
+        "raid0_floor",
+        "RAID-0 after GC starts: drops below the 10 GbE line",
+        "write bandwidth (upper bound of the dip)",
+        1.25,
+        "FIO random writes",
+        "Fig. 3, §1",
+        "GB/s",
+    ),
+    Claim(
+        "raid0_net",
+        "RAID-0 behind 10 GbE: average storage-side throughput",
+        "throughput",
+        900,
+        "10 threads × 10 GB FTP-like writes",
+        "Fig. 6, §3.2",
+        "MB/s",
+    ),
+    Claim(
+        "serial_net",
+        "serial array behind 10 GbE: average throughput (one SSD active)",
+        "throughput",
+        890,
+        "10 threads × 10 GB FTP-like writes",
+        "Fig. 6, §3.2",
+        "MB/s",
+    ),
 ]
 
 
@@ -53,11 +87,16 @@ REPRODUCTION = Reproduction(
     name="serial_array",
     title="Serial SSD array with external GC (Kim, Kim, Noh, HotStorage 2017)",
     citation="B. Kim, J. Kim, S. H. Noh, 'Managing Array of SSDs When the Storage Device is "
-             "No Longer the Performance Bottleneck', HotStorage 2017",
+    "No Longer the Performance Bottleneck', HotStorage 2017",
     claims=CLAIMS,
     experiments=experiments,
-    features=(Feature("SSD arrays in the Python API (flashsched.run_array: RAID-0, serial + "
-                      "xGC, network link)", _arrays_available),),
+    features=(
+        Feature(
+            "SSD arrays in the Python API (flashsched.run_array: RAID-0, serial + "
+            "xGC, network link)",
+            _arrays_available,
+        ),
+    ),
     published_only=True,
     notes=__doc__ or "",
     runtime="not yet runnable (needs the array branch)",

@@ -37,54 +37,131 @@ from flashsched.reproduce.common import Compare, measure_compares
 # Device (flash transaction) schedulers; the paper's NOOP is plain FIFO order.
 SCHEDULERS = ["fifo", "piq", "vios"]
 # Table 1: read and write I/Os of the 500000-request excerpts.
-TABLE1 = {"prn": (61422, 438578), "fin": (129342, 370658), "hm": (139527, 360473),
-          "mds": (26301, 473699), "proj": (151549, 348451), "rsrch": (43803, 456197),
-          "src": (81377, 418623), "stg": (43818, 456182), "ts": (76687, 423313),
-          "usr": (206983, 293017), "wdev": (102663, 397337), "web": (239458, 260542)}
+TABLE1 = {
+    "prn": (61422, 438578),
+    "fin": (129342, 370658),
+    "hm": (139527, 360473),
+    "mds": (26301, 473699),
+    "proj": (151549, 348451),
+    "rsrch": (43803, 456197),
+    "src": (81377, 418623),
+    "stg": (43818, 456182),
+    "ts": (76687, 423313),
+    "usr": (206983, 293017),
+    "wdev": (102663, 397337),
+    "web": (239458, 260542),
+}
 ALL = "12 MSR/Financial1 traces (mean), 12K P/E"
 RED = "reduction (%)"
 CLAIMS = [
-    Claim("read_noop", "VIOS vs NOOP: read latency", f"read latency {RED}", 17.66, ALL,
-          "Fig. 5, §4.1"),
-    Claim("write_noop", "VIOS vs NOOP: write latency", f"write latency {RED}", 22.93, ALL,
-          "Fig. 6, §4.1"),
-    Claim("write_piq", "VIOS vs PIQ: write latency", f"write latency {RED}", 7.71, ALL,
-          "Fig. 6, §4.1"),
-    Claim("write_piq_src", "VIOS vs PIQ: write latency, best trace", f"write latency {RED}",
-          17.17, "src, 12K P/E", "Fig. 6, §4.1"),
-    Claim("write_piq_mds", "VIOS vs PIQ: write latency, worst trace", f"write latency {RED}",
-          2.73, "mds, 12K P/E", "Fig. 6, §4.1"),
-    *[Claim(f"wear_{pe // 1000}k", f"VIOS vs PIQ: write latency at {pe // 1000}K P/E cycles",
-            f"write latency {RED}", v, f"12 traces (mean), {pe // 1000}K P/E", "Fig. 7, §4.1")
-      for pe, v in ((6000, 2.25), (9000, 5.25), (12000, 7.71), (15000, 9.63))],
-    *[Claim(f"chips_{t}", f"VIOS write latency increase from 64 to 32 chips, {t}",
-            "write latency increase (%)", v, t, "Fig. 8, §4.2")
-      for t, v in (("src", 59.48), ("wdev", 36.09), ("mds", 6.05), ("ts", 5.29),
-                   ("usr", 4.91))],
-    Claim("prog200_rsrch", "VIOS vs PIQ at 200 µs baseline program latency, rsrch",
-          f"write latency {RED}", 4.83, "rsrch", "Fig. 9, §4.2"),
-    Claim("prog550_rsrch", "VIOS vs PIQ at 550 µs baseline program latency, rsrch",
-          f"write latency {RED}", 10.85, "rsrch", "Fig. 9, §4.2"),
-    Claim("conflicts_src", "share of requests in conflict (NOOP), src", "conflict ratio (%)",
-          77.74, "src, 12K P/E", "Table 1"),
-    Claim("conflicts_mds", "share of requests in conflict (NOOP), mds", "conflict ratio (%)",
-          4.70, "mds, 12K P/E", "Table 1"),
+    Claim(
+        "read_noop", "VIOS vs NOOP: read latency", f"read latency {RED}", 17.66, ALL, "Fig. 5, §4.1"
+    ),
+    Claim(
+        "write_noop",
+        "VIOS vs NOOP: write latency",
+        f"write latency {RED}",
+        22.93,
+        ALL,
+        "Fig. 6, §4.1",
+    ),
+    Claim(
+        "write_piq", "VIOS vs PIQ: write latency", f"write latency {RED}", 7.71, ALL, "Fig. 6, §4.1"
+    ),
+    Claim(
+        "write_piq_src",
+        "VIOS vs PIQ: write latency, best trace",
+        f"write latency {RED}",
+        17.17,
+        "src, 12K P/E",
+        "Fig. 6, §4.1",
+    ),
+    Claim(
+        "write_piq_mds",
+        "VIOS vs PIQ: write latency, worst trace",
+        f"write latency {RED}",
+        2.73,
+        "mds, 12K P/E",
+        "Fig. 6, §4.1",
+    ),
+    *[
+        Claim(
+            f"wear_{pe // 1000}k",
+            f"VIOS vs PIQ: write latency at {pe // 1000}K P/E cycles",
+            f"write latency {RED}",
+            v,
+            f"12 traces (mean), {pe // 1000}K P/E",
+            "Fig. 7, §4.1",
+        )
+        for pe, v in ((6000, 2.25), (9000, 5.25), (12000, 7.71), (15000, 9.63))
+    ],
+    *[
+        Claim(
+            f"chips_{t}",
+            f"VIOS write latency increase from 64 to 32 chips, {t}",
+            "write latency increase (%)",
+            v,
+            t,
+            "Fig. 8, §4.2",
+        )
+        for t, v in (("src", 59.48), ("wdev", 36.09), ("mds", 6.05), ("ts", 5.29), ("usr", 4.91))
+    ],
+    Claim(
+        "prog200_rsrch",
+        "VIOS vs PIQ at 200 µs baseline program latency, rsrch",
+        f"write latency {RED}",
+        4.83,
+        "rsrch",
+        "Fig. 9, §4.2",
+    ),
+    Claim(
+        "prog550_rsrch",
+        "VIOS vs PIQ at 550 µs baseline program latency, rsrch",
+        f"write latency {RED}",
+        10.85,
+        "rsrch",
+        "Fig. 9, §4.2",
+    ),
+    Claim(
+        "conflicts_src",
+        "share of requests in conflict (NOOP), src",
+        "conflict ratio (%)",
+        77.74,
+        "src, 12K P/E",
+        "Table 1",
+    ),
+    Claim(
+        "conflicts_mds",
+        "share of requests in conflict (NOOP), mds",
+        "conflict ratio (%)",
+        4.70,
+        "mds, 12K P/E",
+        "Table 1",
+    ),
 ]
 DS = "device_scheduler"
 COMPARES = {
-    "read_noop": Compare("main", "read_latency_us.mean", "vios", "fifo", DS,
-                         where={"variation.wear_pe": 12000}),
-    "write_noop": Compare("main", "write_latency_us.mean", "vios", "fifo", DS,
-                          where={"variation.wear_pe": 12000}),
-    "write_piq": Compare("main", "write_latency_us.mean", "vios", "piq", DS,
-                         where={"variation.wear_pe": 12000}),
-    **{f"wear_{pe // 1000}k": Compare("main", "write_latency_us.mean", "vios", "piq", DS,
-                                      where={"variation.wear_pe": pe})
-       for pe in (6000, 9000, 12000, 15000)},
-    "prog200_rsrch": Compare("program", "write_latency_us.mean", "vios", "piq", DS,
-                             where={"timing.program_us": 200}),
-    "prog550_rsrch": Compare("program", "write_latency_us.mean", "vios", "piq", DS,
-                             where={"timing.program_us": 550}),
+    "read_noop": Compare(
+        "main", "read_latency_us.mean", "vios", "fifo", DS, where={"variation.wear_pe": 12000}
+    ),
+    "write_noop": Compare(
+        "main", "write_latency_us.mean", "vios", "fifo", DS, where={"variation.wear_pe": 12000}
+    ),
+    "write_piq": Compare(
+        "main", "write_latency_us.mean", "vios", "piq", DS, where={"variation.wear_pe": 12000}
+    ),
+    **{
+        f"wear_{pe // 1000}k": Compare(
+            "main", "write_latency_us.mean", "vios", "piq", DS, where={"variation.wear_pe": pe}
+        )
+        for pe in (6000, 9000, 12000, 15000)
+    },
+    "prog200_rsrch": Compare(
+        "program", "write_latency_us.mean", "vios", "piq", DS, where={"timing.program_us": 200}
+    ),
+    "prog550_rsrch": Compare(
+        "program", "write_latency_us.mean", "vios", "piq", DS, where={"timing.program_us": 550}
+    ),
 }
 
 
@@ -98,16 +175,33 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
     }
     if (p := ctx.trace("msr/rsrch_0.first1000.csv")) is not None:
         wl["rsrch_0"] = {"trace": p, "format": "msr", "intensity": 10}
-    base = {"device": "vios-128g", "set": [f"geometry.blocks_per_plane={blocks}",
-                                           "ftl.precondition_fill=0.9", "variation.enabled=true"]}
+    base = {
+        "device": "vios-128g",
+        "set": [
+            f"geometry.blocks_per_plane={blocks}",
+            "ftl.precondition_fill=0.9",
+            "variation.enabled=true",
+        ],
+    }
     wear = [12000] if ctx.quick else [6000, 9000, 12000, 15000]
     return {
-        "main": {"name": "main", "base": base, "workloads": wl,
-                 "grid": {DS: SCHEDULERS, "variation.wear_pe": wear, "seed": [1]}},
-        "program": {"name": "program", "base": {**base, "workload": "rsrch"}, "workloads": wl,
-                    "grid": {DS: ["piq", "vios"], "timing.program_us":
-                             [200, 550] if ctx.quick else [200, 250, 300, 350, 400, 450, 500,
-                                                           550]}},
+        "main": {
+            "name": "main",
+            "base": base,
+            "workloads": wl,
+            "grid": {DS: SCHEDULERS, "variation.wear_pe": wear, "seed": [1]},
+        },
+        "program": {
+            "name": "program",
+            "base": {**base, "workload": "rsrch"},
+            "workloads": wl,
+            "grid": {
+                DS: ["piq", "vios"],
+                "timing.program_us": [200, 550]
+                if ctx.quick
+                else [200, 250, 300, 350, 400, 450, 500, 550],
+            },
+        },
     }
 
 
@@ -119,15 +213,30 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
     t = res.table("main")
     t12 = t[t["variation.wear_pe"] == 12000]
     return [
-        F.normalized_bars(t12, name="read_latency", title="Read latency normalised to NOOP "
-                          "(cf. Fig. 5)", metric="read_latency_us.mean", series=DS,
-                          baseline="fifo"),
-        F.normalized_bars(t12, name="write_latency", title="Write latency normalised to NOOP "
-                          "(cf. Fig. 6)", metric="write_latency_us.mean", series=DS,
-                          baseline="fifo"),
-        F.sensitivity(res.table("program"), name="program_latency",
-                      title="Write latency vs baseline program latency (cf. Fig. 9)",
-                      x="timing.program_us", y="write_latency_us.mean", series=DS),
+        F.normalized_bars(
+            t12,
+            name="read_latency",
+            title="Read latency normalised to NOOP (cf. Fig. 5)",
+            metric="read_latency_us.mean",
+            series=DS,
+            baseline="fifo",
+        ),
+        F.normalized_bars(
+            t12,
+            name="write_latency",
+            title="Write latency normalised to NOOP (cf. Fig. 6)",
+            metric="write_latency_us.mean",
+            series=DS,
+            baseline="fifo",
+        ),
+        F.sensitivity(
+            res.table("program"),
+            name="program_latency",
+            title="Write latency vs baseline program latency (cf. Fig. 9)",
+            x="timing.program_us",
+            y="write_latency_us.mean",
+            series=DS,
+        ),
     ]
 
 
@@ -135,14 +244,17 @@ REPRODUCTION = Reproduction(
     name="vios",
     title="VIOS: variation-aware I/O scheduling (Cui et al., 2016)",
     citation="J. Cui, W. Wu, S. Nie, J. Huang, Z. Hu, N. Zou, Y. Wang, 'VIOS: A "
-             "Variation-Aware I/O Scheduler for Flash-Based Storage Systems', 2016",
+    "Variation-Aware I/O Scheduler for Flash-Based Storage Systems', 2016",
     claims=CLAIMS,
     experiments=experiments,
     measure=measure,
     figures=make_figures,
     device_schedulers=tuple(SCHEDULERS),
-    features=(config_key_feature("process-variation model (variation.wear_pe)",
-                                 "variation.wear_pe=12000"),),
+    features=(
+        config_key_feature(
+            "process-variation model (variation.wear_pe)", "variation.wear_pe=12000"
+        ),
+    ),
     notes=__doc__ or "",
     runtime="not yet measured (needs the device-scheduler branch)",
 )

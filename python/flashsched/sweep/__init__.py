@@ -122,11 +122,13 @@ def sweep(
     desc = f"sweep {s.name}"
     try:
         if backend == "ray":
-            failures = run_ray(tasks, store.write_run, address=address, progress=progress,
-                               desc=desc)
+            failures = run_ray(
+                tasks, store.write_run, address=address, progress=progress, desc=desc
+            )
         else:
-            failures = run_local(tasks, store.write_run, workers=workers, progress=progress,
-                                 desc=desc)
+            failures = run_local(
+                tasks, store.write_run, workers=workers, progress=progress, desc=desc
+            )
     finally:
         df = store.table(r.key for r in runs)
         store.write_table(df)

@@ -35,8 +35,14 @@ def default_workers() -> int:
 def _bar(total: int, progress: bool | None, desc: str) -> Any:
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=desc, unit="run", disable=None if progress is None else not progress,
-                smoothing=0.1, dynamic_ncols=True)
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit="run",
+        disable=None if progress is None else not progress,
+        smoothing=0.1,
+        dynamic_ncols=True,
+    )
 
 
 def _describe(e: BaseException) -> str:
@@ -113,9 +119,7 @@ def run_ray(
     try:
         import ray
     except ImportError as e:
-        raise ImportError(
-            "the ray backend needs Ray: pip install 'flashsched[ray]'"
-        ) from e
+        raise ImportError("the ray backend needs Ray: pip install 'flashsched[ray]'") from e
     started = not ray.is_initialized()
     if started:
         ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)

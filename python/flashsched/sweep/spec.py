@@ -209,9 +209,10 @@ def _axis_value(k: str, v: Any, where: str) -> Any:
         raise ConfigError(f"{where}.{k}: expected a string, number or boolean, got {v!r}")
     if k in ("queue_depth", "seed") and (isinstance(v, bool) or not isinstance(v, int)):
         raise ConfigError(f"{where}.{k}: expected an integer, got {v!r}")
-    if k in ("device", "workload", "host_scheduler", "device_scheduler", "label"):
-        if not isinstance(v, str):
-            raise ConfigError(f"{where}.{k}: expected a string, got {v!r}")
+    if k in ("device", "workload", "host_scheduler", "device_scheduler", "label") and not (
+        isinstance(v, str)
+    ):
+        raise ConfigError(f"{where}.{k}: expected a string, got {v!r}")
     return v
 
 
