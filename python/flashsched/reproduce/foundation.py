@@ -16,8 +16,11 @@ plots:
    on average the mean valid fraction 1/α, so WAF = 1 / (1 − 1/α). Both
    assume many blocks and ignore the GC reserve (``ftl.gc_threshold``) and
    the open frontier blocks, which lower the effective α slightly, so
-   simulated WAF sits a little above the lines at low over-provisioning.
-   Greedy and cost-benefit should beat FIFO; random is worst.
+   simulated FIFO WAF sits a little above its line at low over-provisioning.
+   The FTL never picks a block whose pages are all valid (no space to gain,
+   `ftl/mod.rs` `gc_begin`), which keeps random selection away from freshly
+   sealed blocks, so simulated random-victim WAF sits slightly *below* its
+   line. Greedy and cost-benefit should beat FIFO; random is worst.
 3. **GC policy on the sample traces** (``traces_gc``): mean response time per
    trace, normalised to greedy, and per-second bandwidth; skipped when the
    traces are absent.
