@@ -51,7 +51,7 @@ table{border-collapse:collapse;font-size:.82em;margin:.6em 0}
 th,td{border:1px solid #ddd;padding:.25em .5em;text-align:right}
 th{background:#f3f3f3}td.t,th.t{text-align:left}
 figure{display:inline-block;margin:.5em;vertical-align:top;max-width:560px}
-figure img{max-width:100%;border:1px solid #eee}
+figure img{max-width:100%;border:1px solid #eee}figure.wide{max-width:1100px}
 figcaption{font-size:.85em;color:#555}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.8em}
 .meta{color:#555;font-size:.9em}.ratio-good{background:#e6f4e6}.ratio-bad{background:#fbe9e9}
@@ -90,7 +90,11 @@ def table_html(df: pd.DataFrame, cls: str = "", ratio_col: str | None = None) ->
 
 
 def _img(path: Path, alt: str) -> str:
-    b64 = base64.b64encode(path.read_bytes()).decode()
+    return _img_bytes(path.read_bytes(), alt)
+
+
+def _img_bytes(png: bytes, alt: str) -> str:
+    b64 = base64.b64encode(png).decode()
     return f'<img alt="{_esc(alt)}" src="data:image/png;base64,{b64}">'
 
 
@@ -110,7 +114,7 @@ def _versions(v: dict[str, str]) -> str:
     return "<p class='meta'>" + ", ".join(f"{_esc(k)} {_esc(x)}" for k, x in v.items()) + "</p>"
 
 
-def sweep_section(d: Path, level: int = 2) -> str:
+def sweep_section(d: Path, level: int = 2, figures: bool = False) -> str:
     """The HTML section for one sweep directory."""
     man = json.loads((d / MANIFEST).read_text())
     store = ResultStore(d)
@@ -124,6 +128,8 @@ def sweep_section(d: Path, level: int = 2) -> str:
         f"<p class='meta'>{done} of {len(man['keys'])} runs finished; seeds "
         f"{_esc(man.get('seeds'))}; results: {_esc(d / TABLE)}</p>"
     )
+    if figures:
+        out.append(overview_figures(d, df))
     if len(df):
         cols = [c for c in SHOWN if c in df.columns]
         # override axes that vary (fixed overrides are in the spec and configs)
@@ -162,6 +168,98 @@ def sweep_section(d: Path, level: int = 2) -> str:
         )
     out.append(_versions(man.get("versions", {})))
     return "\n".join(out)
+
+
+PARAMS = [
+    "label",
+    "workload",
+    "device",
+    "host_scheduler",
+    "device_scheduler",
+    "queue_depth",
+    "seed",
+]
+MAX_LINES = 12
+MAX_BARS = 30
+
+
+def _run_labels(df: pd.DataFrame) -> pd.Series:
+    """Each run named by the parameters that vary across the sweep."""
+    cols = [
+        c
+        for c in df.columns
+        if (
+            c in PARAMS
+            or (
+                c.count(".") == 1
+                and c.split(".")[0]
+                in ("geometry", "timing", "ftl", "host", "controller", "variation", "array")
+            )
+        )
+        and df[c].nunique(dropna=False) > 1
+    ]
+    if not cols:
+        return df["key"].astype(str)
+    return df[cols].astype(str).apply(lambda r: ", ".join(f"{c}={v}" for c, v in r.items()), axis=1)
+
+
+def overview_figures(d: Path, df: pd.DataFrame) -> str:
+    """Figures for a plain sweep: mean/p99 latency per run and latency CDFs."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not len(df) or "latency_us.mean" not in df:
+        return ""
+    labels = _run_labels(df)
+    out = []
+    # mean over seeds, one bar pair per configuration (first MAX_BARS)
+    noseed = _run_labels(df.drop(columns=["seed"])) if df["seed"].nunique() > 1 else labels
+    agg = df.groupby(noseed, sort=False)[["latency_us.mean", "latency_us.p99"]].mean()
+    agg = agg.head(MAX_BARS)
+    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.28 * len(agg) + 1)))
+    y = list(range(len(agg)))[::-1]
+    ax.barh([i + 0.2 for i in y], agg["latency_us.mean"], 0.4, label="mean")
+    ax.barh([i - 0.2 for i in y], agg["latency_us.p99"], 0.4, label="p99")
+    ax.set_yticks(y, list(agg.index), fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlabel("latency (µs)")
+    seeds = " (mean over seeds)" if df["seed"].nunique() > 1 else ""
+    more = f", first {MAX_BARS} of {len(set(noseed))}" if len(set(noseed)) > MAX_BARS else ""
+    ax.set_title(f"Latency per configuration{seeds}{more}")
+    ax.legend(fontsize=8)
+    out.append(("Latency per configuration", fig))
+    store = ResultStore(d)
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    drawn = 0
+    first_seed = df["seed"] == df["seed"].min()
+    for key, lbl in zip(df["key"][first_seed], labels[first_seed]):
+        cdf = store.load_run(key).get("latency_cdf")
+        if cdf and cdf.get("all") and drawn < MAX_LINES:
+            ax.plot(cdf["all"], cdf["p"], lw=1, label=lbl)
+            drawn += 1
+    if drawn:
+        ax.set_xscale("log")
+        ax.set_xlabel("latency (µs)")
+        ax.set_ylabel("fraction of requests ≤ x")
+        ax.set_title(f"Latency CDF (first {drawn} runs of seed {df['seed'].min()})")
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        out.append(("Latency CDFs", fig))
+    else:
+        plt.close(fig)
+    parts = []
+    for title, f in out:
+        buf = io.BytesIO()
+        f.savefig(buf, format="png", bbox_inches="tight", dpi=100)
+        plt.close(f)
+        parts.append(
+            f"<figure class='wide'>{_img_bytes(buf.getvalue(), title)}<figcaption><b>{title}"
+            "</b></figcaption></figure>"
+        )
+    return "\n".join(parts)
 
 
 def _page(title: str, body: str) -> str:
@@ -209,7 +307,7 @@ def report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str] | No
         page = _page(meta["title"], _reproduction_body(d, meta))
     elif (d / MANIFEST).exists():
         name = json.loads((d / MANIFEST).read_text())["name"]
-        page = _page(f"flashsched sweep: {name}", sweep_section(d))
+        page = _page(f"flashsched sweep: {name}", sweep_section(d, figures=True))
     else:
         raise FileNotFoundError(
             f"{d}: neither a reproduction (reproduction.json) nor a sweep "
