@@ -369,5 +369,5 @@ REPRODUCTION = Reproduction(
     device_schedulers=("fifo",),
     host_schedulers=("noop",),
     notes=__doc__ or "",
-    runtime="full run: about 3 minutes on 2 cores (quick: about 15 s)",
+    runtime="full run: 1 min 51 s wall on 2 shared cores, 52 s CPU, 197 MB RSS (quick: about 7 s)",
 )
