@@ -144,3 +144,21 @@ def test_rerun_skips_everything(quick):
         report=False,
     )
     pd.testing.assert_frame_equal(again, table)
+
+
+@pytest.mark.parametrize("paper", ["amphibian", "aos", "vios"])
+@pytest.mark.parametrize("quick", [True, False])
+def test_paper_experiments_are_valid_specs(paper, quick, tmp_path):
+    """The experiments of not-yet-runnable papers parse under the strict schema,
+    expand to runs, and measure only claims they declare."""
+    rep = rp.get(paper)
+    ctx = rp.Context(quick=quick, out=tmp_path, traces=traces_or_none())
+    specs = rep.experiments(ctx)
+    assert specs
+    sw = importlib.import_module("flashsched.sweep")
+    for name, d in specs.items():
+        runs = sw.parse_spec(d, source=f"{paper}.{name}").expand()
+        assert runs, name
+    ids = {c.id for c in rep.claims}
+    compares = getattr(importlib.import_module(f"flashsched.reproduce.{paper}"), "COMPARES", {})
+    assert set(compares) <= ids

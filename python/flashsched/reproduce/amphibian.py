@@ -272,8 +272,11 @@ def _compares() -> dict[str, Compare]:
     return c
 
 
+COMPARES = _compares()
+
+
 def measure(res: Results, ctx: Context) -> dict[str, Measured]:
-    return measure_compares(res, _compares())
+    return measure_compares(res, COMPARES)
 
 
 def make_figures(res: Results, ctx: Context) -> list[Figure]:
