@@ -162,3 +162,36 @@ def test_paper_experiments_are_valid_specs(paper, quick, tmp_path):
     ids = {c.id for c in rep.claims}
     compares = getattr(importlib.import_module(f"flashsched.reproduce.{paper}"), "COMPARES", {})
     assert set(compares) <= ids
+
+
+def test_compare_matches_a_hand_computation(quick):
+    from flashsched.reproduce.common import Compare, compare
+
+    out, _ = quick
+    waf = pd.read_parquet(out / "gc_waf" / "results.parquet")
+    c = Compare(
+        "gc_waf",
+        "waf",
+        "greedy",
+        "random",
+        series="ftl.gc_policy",
+        where={"ftl.overprovisioning": 0.28},
+    )
+    value, workloads = compare(waf, c)
+    sel = waf[waf["ftl.overprovisioning"].round(6) == 0.28].groupby("ftl.gc_policy")["waf"].mean()
+    assert value == pytest.approx((1 - sel["greedy"] / sel["random"]) * 100)
+    assert workloads == "randwrite"
+    gain = compare(
+        waf,
+        Compare(
+            "gc_waf",
+            "waf",
+            "random",
+            "greedy",
+            series="ftl.gc_policy",
+            kind="ratio",
+            where={"ftl.overprovisioning": 0.28},
+        ),
+    )
+    assert gain[0] == pytest.approx(sel["random"] / sel["greedy"])
+    assert compare(waf, Compare("gc_waf", "waf", "nope", "greedy", series="ftl.gc_policy")) is None

@@ -294,3 +294,11 @@ def test_ray_backend_matches_local(tmp_path):
     assert len(remote.attrs["executed"]) == 2
     cols = ["key", "latency_us.mean", "latency_us.p99", "waf", "requests"]
     pd.testing.assert_frame_equal(local[cols], remote[cols])
+
+
+def test_resumed_sweep_uses_the_current_names(tmp_path):
+    sw.sweep(small_spec(seed=[1]), out=tmp_path, workers=1)
+    renamed = small_spec(seed=[1])
+    renamed["workloads"] = {"reads": renamed["workloads"]["r"], "w": renamed["workloads"]["w"]}
+    df = sw.sweep(renamed, out=tmp_path, workers=1)
+    assert df.attrs["executed"] == [] and set(df["workload"]) == {"reads", "w"}

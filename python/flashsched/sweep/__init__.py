@@ -130,7 +130,7 @@ def sweep(
                 tasks, store.write_run, workers=workers, progress=progress, desc=desc
             )
     finally:
-        df = store.table(r.key for r in runs)
+        df = store.table((r.key, r.point.params()) for r in runs)
         store.write_table(df)
     df.attrs.update(
         executed=[r.key for r in todo if store.run_path(r.key).exists()],

@@ -91,14 +91,16 @@ class ResultStore:
     def load_run(self, key: str) -> dict[str, Any]:
         return json.loads(self.run_path(key).read_text())
 
-    def table(self, keys: Iterable[str]) -> pd.DataFrame:
-        """One row per finished run among ``keys`` (in that order): key, every
-        parameter, every flattened summary metric, the run's wall time."""
+    def table(self, runs: Iterable[tuple[str, Mapping[str, Any] | None]]) -> pd.DataFrame:
+        """One row per finished run among ``runs`` (key, params; in that order):
+        key, every parameter, every flattened summary metric, the run's wall
+        time. Given params (the current spec's names and labels) replace the
+        stored ones, so a resumed sweep may rename workloads or labels."""
         rows = []
-        for key in keys:
+        for key, params in runs:
             if not self.run_path(key).exists():
                 continue
-            rows.append(run_row(self.load_run(key)))
+            rows.append(run_row(self.load_run(key), params))
         return _tidy(pd.DataFrame(rows))
 
     def write_table(self, df: pd.DataFrame) -> Path:
@@ -110,11 +112,11 @@ class ResultStore:
         return pd.read_parquet(self.dir / TABLE)
 
 
-def run_row(r: Mapping[str, Any]) -> dict[str, Any]:
+def run_row(r: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A run record as one table row. Parameters left at the device's default
     (schedulers, queue depth) are filled in from the resolved config; the
     summary's own copies of the parameters are not repeated."""
-    params = dict(r["params"])
+    params = dict(r["params"] if params is None else params)
     summary = flatten(r["summary"])
     for k in ("host_scheduler", "device_scheduler"):
         if params.get(k) is None:
