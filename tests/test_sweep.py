@@ -302,3 +302,14 @@ def test_resumed_sweep_uses_the_current_names(tmp_path):
     renamed["workloads"] = {"reads": renamed["workloads"]["r"], "w": renamed["workloads"]["w"]}
     df = sw.sweep(renamed, out=tmp_path, workers=1)
     assert df.attrs["executed"] == [] and set(df["workload"]) == {"reads", "w"}
+
+
+def test_device_toml_next_to_the_spec(tmp_path):
+    (tmp_path / "dev.toml").write_text('preset = "ssdsim-default"\n[timing]\nread_us = 33.0\n')
+    spec = tmp_path / "s.toml"
+    spec.write_text(
+        'name = "d"\n[base]\ndevice = "dev.toml"\n'
+        '[workloads.w]\nsynthetic = "read=1,bs=4k,iops=100,n=10"\n'
+    )
+    (run,) = sw.plan(spec)
+    assert "read_us = 33.0" in run.device_toml

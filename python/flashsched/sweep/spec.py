@@ -122,6 +122,19 @@ class SweepSpec:
         root = self.traces_dir or self.base_dir
         return str(root / p) if root is not None else str(p)
 
+    def device_path(self, device: str) -> str:
+        """A device TOML file named relative to the spec is found next to it;
+        preset names and other paths are passed on unchanged."""
+        if (
+            device.endswith(".toml")
+            and self.base_dir is not None
+            and not Path(device).is_absolute()
+        ):
+            p = self.base_dir / device
+            if p.is_file():
+                return str(p)
+        return device
+
     def expand(self) -> list[RunPoint]:
         """Every run: the product of the grid axes, crossed with the points."""
         axes = list(self.grid)
@@ -158,7 +171,7 @@ class SweepSpec:
             wl = replace(wl, trace=self.trace_path(wl.trace))
         return RunPoint(
             workload=wl,
-            device=str(merged.get("device", "default")),
+            device=self.device_path(str(merged.get("device", "default"))),
             overrides=overrides,
             host_scheduler=merged.get("host_scheduler"),
             device_scheduler=merged.get("device_scheduler"),
