@@ -195,3 +195,25 @@ def test_compare_matches_a_hand_computation(quick):
     )
     assert gain[0] == pytest.approx(sel["random"] / sel["greedy"])
     assert compare(waf, Compare("gc_waf", "waf", "nope", "greedy", series="ftl.gc_policy")) is None
+
+
+PAPERS = {
+    "amphibian": "amphibian.md",
+    "aos": "aos.md",
+    "vios": "vios.md",
+    "serial_array": "serial-ssd-array.md",
+}
+
+
+@pytest.mark.parametrize("paper", sorted(PAPERS))
+def test_every_published_value_appears_in_the_paper(paper):
+    """Guards against typos: each published number is in the paper's text."""
+    here = Path(__file__).resolve().parents
+    cands = [here[2] / "shared" / "papers", here[3] / "shared" / "papers"]
+    d = next((c for c in cands if c.is_dir()), None)
+    if d is None:
+        pytest.skip("papers not found (../shared/papers)")
+    text = (d / PAPERS[paper]).read_text()
+    for c in rp.get(paper).claims:
+        s = f"{c.published:g}"
+        assert s in text, f"{c.id}: {s} not in {PAPERS[paper]}"

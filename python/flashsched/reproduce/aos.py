@@ -148,8 +148,8 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
             wl[n] = {"trace": p, "intensity": 10}
             if ctx.quick:
                 wl[n]["limit"] = 3000
-    n = 4000 if ctx.quick else 200_000
-    wl["mix50"] = {"synthetic": f"read=0.5,bs=4k-16k,iops=8000,n={n}"}
+    count = 4000 if ctx.quick else 200_000
+    wl["mix50"] = {"synthetic": f"read=0.5,bs=4k-16k,iops=8000,n={count}"}
     return {
         "latency": {
             "name": "latency",

@@ -275,7 +275,7 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
             title="M/D/1: mean response time vs utilisation",
             x="rho",
             y="latency_us.mean",
-            theory=[("Pollaczek–Khinchine", xs, md1_mean_us(xs))],
+            theory=[("Pollaczek–Khinchine", xs, [md1_mean_us(float(r)) for r in xs])],
             xlabel="utilisation ρ",
             ylabel="mean response time (µs)",
             caption="One plane, 100 µs reads, Poisson arrivals; dots: simulated (min–max over "
