@@ -202,7 +202,7 @@ def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path):
     spec = tmp_path / "s.toml"
     spec.write_text(
         'name = "kill"\n[base]\ndevice = "ssdsim-default"\n'
-        '[workloads.w]\nsynthetic = "read=0.5,bs=4k-16k,iops=20000,n=40000"\n'
+        '[workloads.w]\nsynthetic = "read=0.5,bs=4k-16k,iops=20000,n=150000"\n'
         "[grid]\nseed = [1, 2, 3, 4, 5, 6, 7, 8]\n[output]\ncdf = false\ntimeseries = false\n"
     )
     out = tmp_path / "out"
@@ -313,3 +313,15 @@ def test_device_toml_next_to_the_spec(tmp_path):
     )
     (run,) = sw.plan(spec)
     assert "read_us = 33.0" in run.device_toml
+
+
+def test_partial_temp_files_are_ignored_and_cleaned(tmp_path):
+    plan = sw.plan(small_spec(seed=[1]))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    # what a write killed before os.replace leaves behind: a truncated temp file
+    junk = runs / f".{plan[0].key}.json.x1y2.tmp"
+    junk.write_text('{"key": "trunc')
+    df = sw.sweep(small_spec(seed=[1]), out=tmp_path, workers=1)
+    assert not junk.exists()
+    assert len(df.attrs["executed"]) == 2 and len(df) == 2
