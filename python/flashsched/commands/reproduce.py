@@ -63,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
     except rp.MissingFeatures as e:
         print(f"flashsched: {e}", file=sys.stderr)
         return EXIT_MISSING
+    except (ImportError, KeyError) as e:  # ray not installed, unknown paper
+        print(f"flashsched: error: {e.args[0] if e.args else e}", file=sys.stderr)
+        return 2
     cols = ["claim", "paper workload", "published", "ours", "ratio", "unit"]
     print(table[cols].to_string(index=False, max_colwidth=48))
     print(f"results, figures and report.html in {table.attrs['out']}/", file=sys.stderr)

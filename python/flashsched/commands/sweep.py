@@ -39,15 +39,19 @@ def run(args: argparse.Namespace) -> int:
             )
         print(f"{len(runs)} runs", file=sys.stderr)
         return 0
-    df = sw.sweep(
-        args.spec,
-        out=args.out,
-        workers=args.workers,
-        backend=args.backend,
-        address=args.address,
-        traces=args.traces,
-        progress=args.progress,
-    )
+    try:
+        df = sw.sweep(
+            args.spec,
+            out=args.out,
+            workers=args.workers,
+            backend=args.backend,
+            address=args.address,
+            traces=args.traces,
+            progress=args.progress,
+        )
+    except ImportError as e:  # --backend ray without Ray installed
+        print(f"flashsched: error: {e}", file=sys.stderr)
+        return 2
     print(
         f"{len(df)} runs ({len(df.attrs['executed'])} executed, "
         f"{len(df.attrs['skipped'])} already done) -> {df.attrs['out']}/results.parquet",
