@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import flashsched
@@ -94,3 +95,12 @@ def test_report_renders_in_headless_chromium(repro, tmp_path):
         timeout=120,
     )
     assert shot.stat().st_size > 20_000  # a rendered page, not a blank one
+
+
+def test_report_cli_rejects_a_non_results_dir(tmp_path):
+    p = subprocess.run(
+        [sys.executable, "-m", "flashsched", "report", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 2 and "neither a reproduction" in p.stderr

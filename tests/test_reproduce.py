@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 import subprocess
@@ -159,6 +160,14 @@ def test_paper_experiments_are_valid_specs(paper, quick, tmp_path):
     for name, d in specs.items():
         runs = sw.parse_spec(d, source=f"{paper}.{name}").expand()
         assert runs, name
+        # every device override this build knows must resolve (typos fail now,
+        # not after the schedulers land); schedulers and new sections are skipped
+        for r in runs:
+            known = [(k, v) for k, v in r.overrides if not k.startswith("variation.")]
+            p = dataclasses.replace(
+                r, overrides=tuple(known), host_scheduler=None, device_scheduler=None
+            )
+            flashsched.load_config(p.device, p.override_strings())
     ids = {c.id for c in rep.claims}
     compares = getattr(importlib.import_module(f"flashsched.reproduce.{paper}"), "COMPARES", {})
     assert set(compares) <= ids

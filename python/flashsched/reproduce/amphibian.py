@@ -201,7 +201,7 @@ def _device(ssd: str, blocks: int) -> dict[str, Any]:
 
 def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
     n = 4000 if ctx.quick else 200_000
-    blocks = 64 if ctx.quick else 512
+    blocks = 64 if ctx.quick else 256
     ssds = ["x25e"] if ctx.quick else list(SSDS)
     names = ["Fin1", "Web1", "Usr_1"] if ctx.quick else TRACES
     wl: dict[str, Any] = {
