@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import math
 import os
 import subprocess
 import sys
@@ -103,6 +104,13 @@ def test_theory_helpers():
     # FIFO beats random and both fall with more spare space
     assert foundation.waf_fifo(0.28) < foundation.waf_random(0.28)
     assert foundation.waf_fifo(0.4) < foundation.waf_fifo(0.1)
+    # M/D/1: no wait with probability 1 - rho; P(W <= S) = (1 - rho) e^rho
+    s = foundation.SERVICE_US
+    assert foundation.md1_response_cdf(s, 0.8) == pytest.approx(0.2)
+    assert foundation.md1_response_cdf(2 * s, 0.8) == pytest.approx(0.2 * math.exp(0.8))
+    assert foundation.md1_response_cdf(s - 1, 0.8) == 0.0
+    q = foundation.md1_response_quantile(0.99, 0.8)
+    assert foundation.md1_response_cdf(q, 0.8) == pytest.approx(0.99, abs=1e-4)
 
 
 def test_foundation_quick_end_to_end(quick):
@@ -112,6 +120,7 @@ def test_foundation_quick_end_to_end(quick):
     # M/D/1: the simulator is an exact M/D/1 queue; sampling error only
     assert by["M/D/1 mean response time, ρ = 0.5"] == pytest.approx(1.0, abs=0.02)
     assert by["M/D/1 mean response time, ρ = 0.8"] == pytest.approx(1.0, abs=0.05)
+    assert by["M/D/1 99th-percentile response time, ρ = 0.8"] == pytest.approx(1.0, abs=0.05)
     # WAF within 10 % of the (large-block, no-reserve) theory
     for claim, ratio in by.items():
         if "WAF" in claim:

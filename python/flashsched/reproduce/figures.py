@@ -82,14 +82,18 @@ def cdf_plot(
     op: str = "all",
     caption: str = "",
     logx: bool = True,
+    theory: Sequence[tuple[str, Any, Any]] = (),
 ) -> Figure:
-    """Latency CDFs (from each run's stored quantiles), one line per row."""
+    """Latency CDFs (from each run's stored quantiles), one line per row;
+    ``theory`` adds (label, xs, cdf) curves as thin black dashes."""
     fig, ax = plt.subplots(figsize=(5, 3.4))
     for _, row in rows.iterrows():
         cdf = results.run(experiment, row["key"]).get("latency_cdf")
         if not cdf or not cdf.get(op):
             continue
         ax.plot(cdf[op], cdf["p"], label=label(row), lw=1.2)
+    for i, (lbl, xs, ps) in enumerate(theory):
+        ax.plot(xs, ps, "k--", lw=0.8, label=lbl if i == 0 else None)
     if logx:
         ax.set_xscale("log")
     ax.set_xlabel(f"{op} latency (µs)")
