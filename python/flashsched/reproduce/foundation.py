@@ -434,5 +434,5 @@ REPRODUCTION = Reproduction(
     device_schedulers=("fifo",),
     host_schedulers=("noop",),
     notes=__doc__ or "",
-    runtime="full run: 1 min 51 s wall on 2 shared cores, 52 s CPU, 197 MB RSS (quick: about 5 s)",
+    runtime="full run: 1 min 28 s wall on 2 shared cores, 51 s CPU, 195 MB RSS (quick: about 5 s)",
 )
