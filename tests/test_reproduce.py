@@ -93,6 +93,12 @@ def test_cli_reports_missing_features_with_exit_code_3(tmp_path):
         [sys.executable, "-m", "flashsched", "reproduce", "--list"], capture_output=True, text=True
     )
     assert p.returncode == 0 and "foundation" in p.stdout and "ready" in p.stdout
+    p = subprocess.run(
+        [sys.executable, "-m", "flashsched", "reproduce", "aos", "--published"],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0 and "Fig. 3(a)" in p.stdout and "51" in p.stdout
 
 
 def test_theory_helpers():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +136,6 @@ class Reproduction:
     notes: str = ""
     runtime: str = ""  # documented wall time of the full run
     published_only: bool = False  # True while its experiments are not defined yet
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def missing(self) -> list[str]:
         """What this build lacks for this reproduction (empty = ready)."""
