@@ -18,7 +18,10 @@ from flashsched._core import (
 )
 from flashsched.api import run, simulation
 from flashsched.exceptions import ConfigError, FlashschedError, SimulationError, TraceError
+from flashsched.report import report
+from flashsched.reproduce import reproduce
 from flashsched.results import RunResult
+from flashsched.sweep import sweep
 
 DEMO_WORKLOAD = "read=0.7,bs=4k-16k,iops=20000,n=200000"
 """The built-in workload of ``flashsched demo``: 200k random requests, 70 % reads."""
@@ -30,6 +33,9 @@ __all__ = [
     "__version__",
     "run",
     "simulation",
+    "sweep",
+    "reproduce",
+    "report",
     "RunResult",
     "presets",
     "formats",

@@ -1,0 +1,15 @@
+"""CLI commands that live in their own modules (each has ``register(sub)``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from flashsched.commands import report, reproduce, sweep
+
+MODULES = (sweep, reproduce, report)
+
+
+def register_all(sub: argparse._SubParsersAction) -> None:
+    """Add every command module's subparser."""
+    for m in MODULES:
+        m.register(sub)
