@@ -5,22 +5,38 @@ and SVG."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+from flashsched.reproduce.base import Figure, Results
 
-from flashsched.reproduce.base import Figure, Results  # noqa: E402
 
-plt.rcParams.update(
-    {"figure.dpi": 100, "savefig.dpi": 110, "axes.grid": True, "grid.alpha": 0.3, "font.size": 9}
-)
+@functools.cache
+def _pyplot() -> Any:
+    """matplotlib (headless) on first use: importing flashsched stays fast."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot
+
+    pyplot.rcParams.update(
+        {"figure.dpi": 100, "savefig.dpi": 110, "axes.grid": True, "grid.alpha": 0.3}
+        | {"font.size": 9}
+    )
+    return pyplot
+
+
+class _LazyPyplot:
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_pyplot(), name)
+
+
+plt = _LazyPyplot()
 
 
 def save(fig: Figure, outdir: Path) -> list[Path]:
