@@ -169,9 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", metavar="OUT")
     b.set_defaults(func=cmd_bench)
 
-    from flashsched.commands import array_compare
+    from flashsched.commands import register_all  # sweep, reproduce, report
 
-    array_compare.add_parser(sub)
+    register_all(sub)
     return p
 
 

@@ -80,7 +80,7 @@ def plot(results: dict[str, ArrayResult], link_mb_s: float | None, out: Path) ->
     return paths
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("array-compare", help="RAID-0 vs serial SSD array behind a link")
     p.add_argument("--ssds", type=int, default=4)
     p.add_argument("--link", default="10gbe", help="10gbe, 25gbe, 40gbe, Gbit/s, or none")

@@ -89,6 +89,8 @@ pub struct Ftl {
     rng: Rng,
     /// Scratch space for victim candidates (reused across GC invocations).
     cand_buf: Vec<Candidate>,
+    /// Static plane of `lpn` is `plane_of_lpn[lpn % planes]`.
+    plane_of_lpn: Vec<u32>,
     pub stats: FtlStats,
 }
 
@@ -121,10 +123,11 @@ impl Ftl {
                 gc_active: false,
             });
         }
+        let alloc = Allocation::parse(&cfg.ftl.allocation)?;
         Ok(Ftl {
             geo,
             logical_pages: logical,
-            alloc: Allocation::parse(&cfg.ftl.allocation)?,
+            alloc,
             policy: VictimPolicy::parse(&cfg.ftl.gc_policy, cfg.ftl.gc_d_choice)?,
             gc_threshold_blocks: thr.max(2),
             l2p: vec![NONE; logical as usize],
@@ -139,6 +142,9 @@ impl Ftl {
             planes,
             rng: Rng::derive(seed, 0x6763),
             cand_buf: Vec::new(),
+            plane_of_lpn: (0..geo.planes())
+                .map(|l| alloc.static_plane(&geo, l))
+                .collect(),
             stats: FtlStats::default(),
         })
     }
@@ -161,10 +167,11 @@ impl Ftl {
         }
     }
 
-    /// Plane a write of `lpn` goes to under static allocation.
+    /// Plane a write of `lpn` goes to under static allocation. Striping
+    /// depends only on `lpn mod planes`, so it is a table lookup.
     #[inline]
     pub fn static_plane(&self, lpn: u32) -> u32 {
-        self.alloc.static_plane(&self.geo, lpn)
+        self.plane_of_lpn[(lpn % self.plane_of_lpn.len() as u32) as usize]
     }
 
     pub fn free_blocks(&self, plane: u32) -> u32 {
@@ -552,6 +559,22 @@ mod tests {
         assert_eq!(f.erase_count(victim), 1);
         f.check_invariants().unwrap();
         assert!((f.waf() - 24.0 / 22.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn static_plane_table_matches_the_striping_formula() {
+        for scheme in ["static:CWDP", "static:PDWC", "static:WCPD"] {
+            let cfg =
+                DeviceConfig::load("vios-128g", &[format!("ftl.allocation={scheme}")]).unwrap();
+            let f = Ftl::new(&cfg, 1).unwrap();
+            for lpn in (0..f.logical_pages).step_by(9973) {
+                assert_eq!(
+                    f.static_plane(lpn),
+                    f.alloc.static_plane(&f.geo, lpn),
+                    "{scheme} lpn {lpn}"
+                );
+            }
+        }
     }
 
     #[test]
