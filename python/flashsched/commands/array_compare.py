@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from flashsched.array import SCALED_SSD, ArrayResult, run_array
 
@@ -50,27 +51,46 @@ def ftp_writers(ssd_logical: int, ssds: int, footprint: float) -> tuple[int, int
     return (10, file, 1 << 20, 4)
 
 
+def _panel(ax: Any, name: str, res: ArrayResult, link_mb_s: float | None) -> None:
+    """Array and per-SSD write bandwidth; internal GC (RAID-0) or xGC copy
+    rate (serial) on the right axis; phase boundaries as vertical lines."""
+    bw = res.bandwidth
+    for i in range(res.summary["ssds"]):
+        ax.plot(bw["time_s"], bw[f"ssd{i}_write_mb_s"], lw=0.5, alpha=0.5, label=f"SSD {i} writes")
+    ax.plot(bw["time_s"], bw["array_mb_s"], lw=1.1, color="k", label=f"{name} array")
+    if link_mb_s:
+        ax.axhline(link_mb_s, color="grey", ls="--", lw=0.8, label="link rate")
+    for t in res.summary["phase_starts_s"][1:]:
+        ax.axvline(t, color="k", lw=0.8, ls=":")
+    ax2 = ax.twinx()
+    if res.summary.get("serial"):
+        unit = res.summary["serial"]["unit_bytes"]
+        ax2.plot(
+            bw["time_s"],
+            bw["xgc_units"] * unit / 1e6 / res.bin_s,
+            color="tab:purple",
+            lw=0.7,
+            ls="--",
+        )
+        ax2.set_ylabel("xGC copies (MB/s)", color="tab:purple")
+    else:
+        gc = res.gc.groupby("time_s")["gc_in_bin"].sum()
+        ax2.plot(gc.index, gc.to_numpy(), color="tab:purple", lw=0.7, ls="--")
+        ax2.set_ylabel("internal GC / bin", color="tab:purple")
+    ax.set_ylabel("MB/s")
+    ax.set_title(f"{name}: {res.summary['gc_invocations']} internal GC invocations")
+    ax.legend(loc="lower left", fontsize=7, ncol=3)
+
+
 def plot(results: dict[str, ArrayResult], link_mb_s: float | None, out: Path) -> list[Path]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(results), 1, figsize=(9, 3.2 * len(results)), sharex=True)
+    fig, axes = plt.subplots(len(results), 1, figsize=(9, 3.4 * len(results)), sharex=True)
     for ax, (name, res) in zip(axes, results.items()):
-        bw = res.bandwidth
-        ax.plot(bw["time_s"], bw["array_mb_s"], lw=0.9, label=f"{name} array")
-        if link_mb_s:
-            ax.axhline(link_mb_s, color="grey", ls="--", lw=0.8, label="link rate")
-        for t in res.summary["phase_starts_s"][1:]:
-            ax.axvline(t, color="k", lw=0.8)
-        gc = res.gc.groupby("time_s")["gc_in_bin"].sum()
-        ax2 = ax.twinx()
-        ax2.plot(gc.index, gc.to_numpy(), color="tab:red", lw=0.6, alpha=0.6)
-        ax2.set_ylabel("internal GC / bin", color="tab:red")
-        ax.set_ylabel("MB/s")
-        ax.set_title(f"{name}: {res.summary['gc_invocations']} internal GC invocations")
-        ax.legend(loc="lower left", fontsize=8)
+        _panel(ax, name, res, link_mb_s)
     axes[-1].set_xlabel("simulated time (s)")
     fig.tight_layout()
     paths = [out / "array_compare.png", out / "array_compare.svg"]
