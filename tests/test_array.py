@@ -64,6 +64,12 @@ def test_bad_layout_raises_config_error() -> None:
         flashsched.run_array(layout="serial,victim=best", overrides=SMALL_SSD, phases=PHASES)
     with pytest.raises(flashsched.ConfigError, match="raid6"):
         flashsched.run_array(layout="raid6", overrides=SMALL_SSD, phases=PHASES)
+    with pytest.raises(flashsched.ConfigError, match="array.writers"):
+        flashsched.run_array(overrides=SMALL_SSD, writers=(0, 1 << 20, 65536, 1))
+    with pytest.raises(flashsched.ConfigError, match="array.bin"):
+        flashsched.run_array(overrides=SMALL_SSD, phases=PHASES, bin_ms=0.001)
+    with pytest.raises(flashsched.ConfigError, match="array.link"):
+        flashsched.run_array(overrides=SMALL_SSD, phases=PHASES, link="fast")
 
 
 def test_array_compare_cli(tmp_path: Path) -> None:

@@ -443,8 +443,28 @@ impl ArraySim {
         if cfg.queue_depth == 0 {
             return Err(SimError::config("array.queue_depth", "must be ≥ 1"));
         }
-        if cfg.bin_ns == 0 {
-            return Err(SimError::config("array.bin", "must be > 0"));
+        if cfg.bin_ns < 100_000 {
+            return Err(SimError::config(
+                "array.bin",
+                format!("{} ns is below the 0.1 ms minimum", cfg.bin_ns),
+            ));
+        }
+        if let ArrayWorkload::Writers {
+            clients,
+            file,
+            bs,
+            qd,
+        } = workload
+        {
+            if *clients == 0 || *qd == 0 || *bs == 0 || *bs > 1 << 30 || file < bs {
+                return Err(SimError::config(
+                    "array.writers",
+                    format!(
+                        "clients={clients}, file={file}, bs={bs}, qd={qd}: need clients, qd ≥ 1 \
+                         and 0 < bs ≤ min(file, 1 GiB)"
+                    ),
+                ));
+            }
         }
         let ssds = (0..cfg.ssds)
             .map(|i| Ssd::new(&dev, cfg.seed.wrapping_add(i as u64)))
