@@ -91,3 +91,17 @@ def test_array_compare_cli(tmp_path: Path) -> None:
     assert (tmp_path / "array_compare.png").stat().st_size > 0
     assert (tmp_path / "array_compare.svg").stat().st_size > 0
     assert (tmp_path / "serial" / "bandwidth.csv").exists()
+
+
+def test_raid5_counts_rmw_and_full_stripes() -> None:
+    res = flashsched.run_array(
+        layout="raid5,chunk=64k",
+        overrides=SMALL_SSD,
+        phases=["read=0,bs=16k,qd=8,n=200,align=16k", "read=0,bs=192k,qd=8,n=50,align=192k"],
+    )
+    s = res.summary
+    assert s["rmw_stripes"] == 200
+    assert s["full_stripes"] == 50
+    # RMW reads old data + old parity: 2 × 16 KiB per small write.
+    assert sum(x["bytes_read"] for x in s["per_ssd"]) == 200 * 2 * 16384
+    assert s["volume_bytes"] == 3 * s["ssd_logical_bytes"] // 65536 * 65536
