@@ -53,7 +53,8 @@ REGISTRY: dict[str, Reproduction] = {
 
 
 def get(paper: str) -> Reproduction:
-    """The registered reproduction called ``paper``."""
+    """The registered reproduction called ``paper`` (``-`` and ``_`` are the same)."""
+    paper = paper.replace("-", "_")
     if paper not in REGISTRY:
         raise KeyError(f"unknown reproduction '{paper}' (known: {', '.join(REGISTRY)})")
     return REGISTRY[paper]
@@ -69,12 +70,18 @@ def default_traces() -> Path | None:
 
 
 def comparison(rep: Reproduction, measured: dict[str, Measured]) -> pd.DataFrame:
-    """Published vs ours for every claim (ours is empty when not measured)."""
+    """Published vs ours for every claim. A claim with no measurement, or
+    measured as NaN (the reproduction's note says why), has ours empty and a
+    note starting with ``unmeasured``."""
     rows = []
     for c in rep.claims:
         m = measured.get(c.id)
+        if m is None:
+            m = Measured(float("nan"), "", "no experiment in this build measures it")
+        if pd.isna(m.value):
+            m = Measured(float("nan"), m.workload, f"unmeasured: {m.note}")
         ratio = None
-        if m is not None and c.published != 0:
+        if not pd.isna(m.value) and c.published != 0:
             ratio = m.value / c.published
         rows.append(
             {
@@ -83,11 +90,11 @@ def comparison(rep: Reproduction, measured: dict[str, Measured]) -> pd.DataFrame
                 "source": c.source,
                 "paper workload": c.workload,
                 "published": c.published,
-                "ours": None if m is None else m.value,
-                "our workload": "" if m is None else m.workload,
+                "ours": None if pd.isna(m.value) else m.value,
+                "our workload": m.workload,
                 "ratio": ratio,
                 "unit": c.unit,
-                "note": "" if m is None else m.note,
+                "note": m.note,
             }
         )
     return pd.DataFrame(rows)
@@ -140,6 +147,8 @@ def reproduce(
     start = time.time()
     tables: dict[str, pd.DataFrame] = {}
     specs = rep.experiments(ctx)
+    if rep.run is not None:
+        tables = rep.run(ctx, workers)
     for exp, spec in specs.items():
         tables[exp] = sw.sweep(
             spec,
@@ -164,7 +173,7 @@ def reproduce(
         "runtime_s": round(time.time() - start, 1),
         "documented_full_runtime": rep.runtime,
         "traces": None if tdir is None else str(tdir),
-        "experiments": list(specs),
+        "experiments": list(tables),
         "figures": figs,
         "versions": sw.versions(),
     }

@@ -109,6 +109,9 @@ class Figure:
 Experiments = Callable[[Context], dict[str, dict[str, Any]]]
 Measure = Callable[[Results, Context], dict[str, Measured]]
 Figures = Callable[[Results, Context], list[Figure]]
+# runs a reproduction's experiments itself (e.g. SSD arrays, which are not
+# sweeps): (context, workers) -> one table per experiment in ``context.out``
+Runner = Callable[[Context, "int | None"], dict[str, pd.DataFrame]]
 
 
 def _no_figures(_: Results, __: Context) -> list[Figure]:
@@ -136,6 +139,7 @@ class Reproduction:
     notes: str = ""
     runtime: str = ""  # documented wall time of the full run
     published_only: bool = False  # True while its experiments are not defined yet
+    run: Runner | None = None  # None: ``experiments`` are sweeps run by the framework
 
     def missing(self) -> list[str]:
         """What this build lacks for this reproduction (empty = ready)."""

@@ -194,3 +194,73 @@ def reduction_pct(
     m = _mean_over_seeds(df, [group, series], metric)
     wide = m.pivot(index=group, columns=series, values=metric)
     return (1.0 - wide[ours] / wide[baseline]) * 100.0
+
+
+def timeline(
+    lines: Sequence[tuple[str, Any, Any, dict[str, Any]]],
+    *,
+    name: str,
+    title: str,
+    caption: str = "",
+    ylabel: str = "bandwidth (MB/s)",
+    hlines: Sequence[tuple[str, float]] = (),
+    vlines: Sequence[float] = (),
+    right: tuple[str, Sequence[tuple[str, Any, Any]]] | None = None,
+    xlabel: str = "simulated time (s)",
+) -> Figure:
+    """Series over time from any source (e.g. array runs): ``lines`` are
+    (label, xs, ys, matplotlib style); ``hlines`` labelled reference levels
+    (grey dashes), ``vlines`` phase boundaries (dotted); ``right`` = (axis
+    label, [(label, xs, ys)]) on a second y axis (thin purple dashes)."""
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    for label, xs, ys, style in lines:
+        ax.plot(xs, ys, label=label, **({"lw": 1.0} | style))
+    for label, y in hlines:
+        ax.axhline(y, color="grey", ls="--", lw=0.8, label=label)
+    for x in vlines:
+        ax.axvline(x, color="k", ls=":", lw=0.8)
+    handles, labels = ax.get_legend_handles_labels()
+    if right is not None:
+        ax2 = ax.twinx()
+        ax2.grid(False)
+        for label, xs, ys in right[1]:
+            (h,) = ax2.plot(xs, ys, color="tab:purple", ls="--", lw=0.7, label=label)
+            handles.append(h)
+            labels.append(label)
+        ax2.set_ylabel(right[0], color="tab:purple")
+        ax2.set_ylim(bottom=0)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(handles, labels, fontsize=7, loc="lower left", ncol=2)
+    return Figure(name, title, caption, fig)
+
+
+def grouped_bars(
+    wide: pd.DataFrame,
+    *,
+    name: str,
+    title: str,
+    ylabel: str,
+    caption: str = "",
+    hlines: Sequence[tuple[str, float]] = (),
+    annotate: bool = False,
+) -> Figure:
+    """One group of bars per row of ``wide`` (its index labels the groups),
+    one bar per column; ``annotate`` writes each bar's value above it (so a
+    zero bar is visibly zero)."""
+    fig, ax = plt.subplots(figsize=(max(4.5, 1.1 * len(wide) + 2), 3.2))
+    width = 0.8 / max(1, len(wide.columns))
+    x = np.arange(len(wide))
+    for i, c in enumerate(wide.columns):
+        bars = ax.bar(x + (i - (len(wide.columns) - 1) / 2) * width, wide[c], width, label=str(c))
+        if annotate:
+            ax.bar_label(bars, fmt="%.0f", fontsize=6)
+    for label, y in hlines:
+        ax.axhline(y, color="grey", ls="--", lw=0.8, label=label)
+    ax.set_xticks(x, [str(i) for i in wide.index], rotation=15, ha="right")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    return Figure(name, title, caption, fig)
