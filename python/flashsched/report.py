@@ -295,8 +295,20 @@ def _reproduction_body(d: Path, meta: dict[str, Any]) -> str:
     for exp in meta.get("experiments", []):
         if (d / exp / MANIFEST).exists():
             parts.append(sweep_section(d / exp))
+        elif (d / exp / "runs.csv").exists():
+            parts.append(runs_section(d / exp, exp))
     parts.append("<h2>Versions</h2>" + _versions(meta.get("versions", {})))
     return "\n".join(parts)
+
+
+def runs_section(d: Path, name: str) -> str:
+    """An experiment run by its reproduction (not a sweep, e.g. SSD arrays):
+    its ``runs.csv``, one row per run."""
+    df = pd.read_csv(d / "runs.csv")
+    return (
+        f"<h2 id='runs-{_esc(name)}'>Experiment: {_esc(name)}</h2><p class='meta'>{len(df)} "
+        f"runs; results: {_esc(d / 'runs.csv')}</p>" + table_html(df, "runs")
+    )
 
 
 def report(results_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:

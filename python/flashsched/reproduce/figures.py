@@ -211,7 +211,8 @@ def timeline(
     """Series over time from any source (e.g. array runs): ``lines`` are
     (label, xs, ys, matplotlib style); ``hlines`` labelled reference levels
     (grey dashes), ``vlines`` phase boundaries (dotted); ``right`` = (axis
-    label, [(label, xs, ys)]) on a second y axis (thin purple dashes)."""
+    label, [(label, xs, ys)]) on a second y axis (thin purple dashes). Later
+    lines are drawn on top; the legend goes below the axes."""
     fig, ax = plt.subplots(figsize=(7, 3.4))
     for label, xs, ys, style in lines:
         ax.plot(xs, ys, label=label, **({"lw": 1.0} | style))
@@ -233,7 +234,7 @@ def timeline(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(handles, labels, fontsize=7, loc="lower left", ncol=2)
+    ax.legend(handles, labels, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=4)
     return Figure(name, title, caption, fig)
 
 
