@@ -216,8 +216,8 @@ def timeline(
     fig, ax = plt.subplots(figsize=(7, 3.4))
     for label, xs, ys, style in lines:
         ax.plot(xs, ys, label=label, **({"lw": 1.0} | style))
-    for label, y in hlines:
-        ax.axhline(y, color="grey", ls="--", lw=0.8, label=label)
+    for label, y in hlines:  # under the data: a series may sit on the line
+        ax.axhline(y, color="grey", ls="--", lw=0.8, label=label, zorder=1)
     for x in vlines:
         ax.axvline(x, color="k", ls=":", lw=0.8)
     handles, labels = ax.get_legend_handles_labels()

@@ -469,7 +469,10 @@ def _seeds_n(sel: Sequence[Any]) -> str:
 def _fig_fio_10gbe(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
     lines = []
     vlines: list[float] = []
-    for lay, style in (("RAID-0", {"color": "k", "ls": ":"}), ("serial", {"color": "tab:red"})):
+    for lay, style in (
+        ("RAID-0", {"color": "k", "ls": ":", "lw": 1.4}),
+        ("serial", {"color": "tab:red"}),
+    ):
         sel = _pick(outs, "fio", lay, "10 GbE")
         x, y = _avg(sel, "array_mb_s")
         lines.append(
@@ -494,7 +497,10 @@ def _fig_fio_10gbe(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
 
 def _fig_ftp(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
     lines = []
-    for lay, style in (("RAID-0", {"color": "k", "ls": ":"}), ("serial", {"color": "tab:red"})):
+    for lay, style in (
+        ("RAID-0", {"color": "k", "ls": ":", "lw": 1.4}),
+        ("serial", {"color": "tab:red"}),
+    ):
         x, y = _avg(_pick(outs, "network", lay, "10 GbE"), "array_mb_s")
         lines.append((lay, x, y, style))
     return F.timeline(
