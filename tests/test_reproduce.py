@@ -89,16 +89,23 @@ def test_cli_reports_missing_features_with_exit_code_3(tmp_path):
         text=True,
     )
     assert p.returncode == 3 and "SSD arrays" in p.stderr
+
+
+def test_cli_list_and_published():
     p = subprocess.run(
         [sys.executable, "-m", "flashsched", "reproduce", "--list"], capture_output=True, text=True
     )
     assert p.returncode == 0 and "foundation" in p.stdout and "ready" in p.stdout
+    p_list = p.stdout
     p = subprocess.run(
         [sys.executable, "-m", "flashsched", "reproduce", "aos", "--published"],
         capture_output=True,
         text=True,
     )
     assert p.returncode == 0 and "Fig. 3(a)" in p.stdout and "51" in p.stdout
+    if not rp.get("serial_array").missing():
+        line = next(x for x in p_list.splitlines() if x.startswith("serial_array"))
+        assert line.rstrip().endswith("ready"), line
 
 
 def test_theory_helpers():

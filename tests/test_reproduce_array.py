@@ -137,3 +137,12 @@ def test_run_key_depends_on_parameters_not_labels():
     assert a.key == array_runs.ArrayRun("raid0", ("x=1",)).key
     assert a.key != array_runs.ArrayRun("raid0", ("x=1",), seed=43).key
     assert a.key != array_runs.ArrayRun("raid0", ("x=1",), link="10gbe").key
+
+
+def test_readiness_check_looks_for_run_array(monkeypatch, tmp_path):
+    monkeypatch.delattr(flashsched, "run_array")
+    missing = rp.get("serial-array").missing()
+    assert len(missing) == 1 and "flashsched.run_array" in missing[0]
+    with pytest.raises(rp.MissingFeatures):
+        flashsched.reproduce("serial-array", quick=True, out=tmp_path / "x")
+    assert not (tmp_path / "x").exists(), "nothing is written when the build lacks arrays"
