@@ -435,7 +435,7 @@ def _boundary(outs: Sequence[AR.RunOutput]) -> list[float]:
 def _fig_local(outs: dict[str, list[AR.RunOutput]], layout: str, ctx: Context) -> Figure:
     sel = _pick(outs, "fio", layout, "local")
     x, y = _avg(sel, "array_mb_s")
-    lines = []
+    lines: list[tuple[str, Any, Any, dict[str, Any]]] = []
     if layout == "RAID-0":
         right = ("internal GC / bin (all SSDs)", [("internal GC", *_gc_rate(sel))])
         name, fig, what = "fig3_raid0_local", "Fig. 3", "internal GC invocations per bin, all SSDs"
@@ -474,7 +474,7 @@ def _seeds_n(sel: Sequence[Any]) -> str:
 
 
 def _fig_fio_10gbe(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
-    lines = []
+    lines: list[tuple[str, Any, Any, dict[str, Any]]] = []
     vlines: list[float] = []
     for lay, style in (
         ("RAID-0", {"color": "k", "ls": ":", "lw": 1.4}),
@@ -503,7 +503,7 @@ def _fig_fio_10gbe(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
 
 
 def _fig_ftp(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
-    lines = []
+    lines: list[tuple[str, Any, Any, dict[str, Any]]] = []
     for lay, style in (
         ("RAID-0", {"color": "k", "ls": ":", "lw": 1.4}),
         ("serial", {"color": "tab:red"}),
