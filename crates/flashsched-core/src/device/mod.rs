@@ -109,6 +109,11 @@ struct Inflight {
     pending: u32,
     /// Highest write sequence already programmed.
     issued_seq: u64,
+    /// Newest write of this LPN, and whether its program has finished: once
+    /// it has, DRAM only holds older versions (a reordering scheduler may
+    /// still be programming them) and reads must go to flash.
+    newest: u64,
+    newest_done: bool,
 }
 
 /// DRAM write buffer: a write completes once its pages fit; space returns as
@@ -328,6 +333,12 @@ impl Ssd {
         }
     }
 
+    /// The newest written version of `lpn` is still in controller DRAM.
+    #[inline]
+    fn in_dram(&self, lpn: u32) -> bool {
+        self.inflight.get(&lpn).is_some_and(|e| !e.newest_done)
+    }
+
     /// Chip `chip` holds queued or running transactions.
     #[inline]
     fn chip_loaded(&self, chip: u32) -> bool {
@@ -445,7 +456,7 @@ impl Ssd {
                 self.read_ids += 1;
                 self.log(OpRecord::Read { id: read_id, lpn });
             }
-            if self.inflight.contains_key(&lpn) {
+            if self.in_dram(lpn) {
                 self.stats.dram_read_hits += 1;
                 self.log(OpRecord::DramHit { id: read_id, lpn });
                 continue;
@@ -462,9 +473,11 @@ impl Ssd {
                         p
                     }
                     // Plane full: read some page of the right plane, unmapped.
-                    None => self
-                        .geo
-                        .first_ppn(self.ftl.static_plane(lpn) * self.geo.blocks_per_plane),
+                    None => {
+                        self.log(OpRecord::Unplaced { id: read_id });
+                        self.geo
+                            .first_ppn(self.ftl.static_plane(lpn) * self.geo.blocks_per_plane)
+                    }
                 },
             };
             let plane = self.geo.plane_of(ppn);
@@ -502,7 +515,10 @@ impl Ssd {
             self.write_seq += 1;
             let seq = self.write_seq;
             self.log(OpRecord::Write { lpn, seq });
-            self.inflight.entry(lpn).or_default().pending += 1;
+            let e = self.inflight.entry(lpn).or_default();
+            e.pending += 1;
+            e.newest = self.write_seq;
+            e.newest_done = false;
             let tx = Tx {
                 kind: TxKind::Program,
                 origin: Origin::User,
@@ -800,6 +816,7 @@ impl Ssd {
                 self.begin_program(id, die, now, sink);
             }
             (TxKind::Erase, _) => {
+                self.log(OpRecord::EraseStart { block: tx.ppn });
                 self.occupy(die, id, Phase::Array, now);
                 self.arm(die, cmd + self.timing.erase, now, sink);
             }
@@ -856,12 +873,16 @@ impl Ssd {
             return Ok(Some(tx.ppn));
         }
         let block = self.geo.block_of(tx.ppn);
-        if self.ftl.erase_count(block) == tx.epoch {
+        // With P/E suspension a read can run while its own block's erase is
+        // suspended (EAR): its data was moved, so it must look again.
+        let erasing = matches!(self.dies[tx.die as usize].suspended,
+            Some((sid, _)) if { let s = self.txs.get(sid); s.kind == TxKind::Erase && s.ppn == block });
+        if self.ftl.erase_count(block) == tx.epoch && !erasing {
             return Ok(Some(tx.ppn));
         }
         // The block was erased after translation: the data lives elsewhere now.
         self.stats.reads_relocated += 1;
-        if self.inflight.contains_key(&tx.lpn) {
+        if self.in_dram(tx.lpn) {
             self.stats.dram_read_hits += 1;
             self.log(OpRecord::DramHit {
                 id: tx.seq,
@@ -1061,6 +1082,7 @@ impl Ssd {
             (TxKind::Program, Origin::User) => {
                 if let Some(e) = self.inflight.get_mut(&tx.lpn) {
                     e.pending -= 1;
+                    e.newest_done |= e.newest == tx.seq;
                     if e.pending == 0 {
                         self.inflight.remove(&tx.lpn);
                     }

@@ -16,6 +16,9 @@ pub enum OpRecord {
     DramHit { id: u64, lpn: u32 },
     /// Read `id` found its page unmapped (trimmed) and returned zeros.
     Unmapped { id: u64 },
+    /// Read `id` is of a never-written page that could not be placed (its
+    /// plane is full): it senses an arbitrary page and returns no defined data.
+    Unplaced { id: u64 },
     /// Read `id` sensed physical page `ppn`.
     Sense { id: u64, ppn: u32 },
     /// Physical page `ppn` was programmed with version `seq` of `lpn`.
@@ -24,6 +27,8 @@ pub enum OpRecord {
     ProgramDone { lpn: u32, seq: u64 },
     /// GC copied page `from` into `to`.
     GcCopy { from: u32, to: u32 },
+    /// The erase of block `block` began (its contents are no longer readable).
+    EraseStart { block: u32 },
     /// Block `block` was erased.
     Erase { block: u32 },
 }

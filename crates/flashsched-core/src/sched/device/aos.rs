@@ -59,6 +59,9 @@ pub struct Aos {
     geo: Geometry,
     reads: VecDeque<TxId>,
     programs: VecDeque<TxId>,
+    /// GC copies wait in their own part of the program queue and are
+    /// dispatched first: user programs may be waiting for the space they free.
+    gc_programs: VecDeque<TxId>,
     erases: VecDeque<TxId>,
     /// Chip-level request sets (RS entries per chip, in dispatch order).
     rs: Vec<VecDeque<TxId>>,
@@ -89,6 +92,7 @@ impl Aos {
             geo: *g,
             reads: VecDeque::new(),
             programs: VecDeque::new(),
+            gc_programs: VecDeque::new(),
             erases: VecDeque::new(),
             rs: vec![VecDeque::new(); g.chips() as usize],
             rs_len: 0,
@@ -140,26 +144,41 @@ impl Aos {
         }
     }
 
-    /// Move candidates of one queue into the RS (checked unless `unchecked`).
-    fn dispatch_queue(&mut self, which: Class, unchecked: bool, ctx: &PickCtx) {
-        let mut q = std::mem::take(match which {
+    fn queue(&mut self, which: Class, gc: bool) -> &mut VecDeque<TxId> {
+        match which {
             Class::Read => &mut self.reads,
+            Class::Program if gc => &mut self.gc_programs,
             Class::Program => &mut self.programs,
             Class::Erase => &mut self.erases,
-        });
+        }
+    }
+
+    /// Move candidates of one queue into the RS (checked unless `unchecked`).
+    fn dispatch_queue(&mut self, which: Class, unchecked: bool, ctx: &PickCtx) {
+        if which == Class::Program {
+            self.dispatch_from(which, true, unchecked, ctx);
+        }
+        self.dispatch_from(which, false, unchecked, ctx);
+    }
+
+    fn dispatch_from(&mut self, which: Class, gc: bool, unchecked: bool, ctx: &PickCtx) {
+        let mut q = std::mem::take(self.queue(which, gc));
+        // Bounded look-ahead: at most this many startable candidates rejected
+        // for conflicts/hazards per dispatch (ones that cannot start yet, e.g.
+        // programs waiting for GC space, are skipped and not counted).
         let limit = 8 * self.rs_cap;
         let mut kept = std::mem::take(&mut self.scratch);
         kept.clear();
-        let mut scanned = 0;
-        while self.rs_len < self.rs_cap && scanned < limit {
+        let mut rejected = 0;
+        while self.rs_len < self.rs_cap && rejected < limit {
             let Some(id) = q.pop_front() else { break };
-            scanned += 1;
             let t = ctx.txs.get(id);
-            let ok =
-                (ctx.issuable)(t) && (unchecked || (!self.conflicts(t, ctx) && !self.hazard(t)));
-            if ok {
+            if !(ctx.issuable)(t) {
+                kept.push(id);
+            } else if unchecked || (!self.conflicts(t, ctx) && !self.hazard(t)) {
                 self.add_rs(id, t);
             } else {
+                rejected += 1;
                 kept.push(id);
             }
         }
@@ -168,11 +187,7 @@ impl Aos {
             q.push_front(id);
         }
         self.scratch = kept;
-        *match which {
-            Class::Read => &mut self.reads,
-            Class::Program => &mut self.programs,
-            Class::Erase => &mut self.erases,
-        } = q;
+        *self.queue(which, gc) = q;
     }
 
     /// Adaptive request dispatching (Algorithms 1–3), then wake the dies
@@ -242,11 +257,7 @@ impl Aos {
                 if class(t) == Class::Program && t.origin == Origin::User {
                     self.region_used += 1;
                 }
-                match class(t) {
-                    Class::Read => self.reads.push_front(id),
-                    Class::Program => self.programs.push_front(id),
-                    Class::Erase => self.erases.push_front(id),
-                }
+                self.queue(class(t), t.origin == Origin::Gc).push_front(id);
             }
         }
     }
@@ -290,7 +301,8 @@ impl TxScheduler for Aos {
                 if tx.origin == Origin::User {
                     self.region_used += 1;
                 }
-                self.programs.push_back(id);
+                self.queue(Class::Program, tx.origin == Origin::Gc)
+                    .push_back(id);
             }
             Class::Erase => self.erases.push_back(id),
         }
