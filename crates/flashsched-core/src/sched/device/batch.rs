@@ -10,12 +10,14 @@
 //!
 //! Reads and writes have separate batch lists; read batches go first, with
 //! at most `piq_max_read_batches` read batches released in a row while write
-//! batches wait (bounded write starvation). A chip batch is *released* (its
-//! transactions handed to their dies' ready queues, channel batch by channel
-//! batch) as soon as none of its chips still holds released work that has
-//! not started; batches are released in order, so a request never overtakes
-//! an earlier conflicting one. GC transactions bypass the batches (per-die
-//! FIFO, served after released user work).
+//! batches wait (bounded write starvation). Issue is per sub-request (a
+//! request's pages on one chip, VIOS §3.3): scanning batches in order, channel
+//! batch by channel batch, a sub-request is handed to its dies' ready queues
+//! when those hold no released, unstarted work and no earlier request still
+//! waits for that chip — so a request never overtakes an earlier conflicting
+//! one on a chip they share, and one busy chip does not hold back the others.
+//! GC transactions bypass the batches (per-die FIFO, served after released
+//! user work).
 
 use std::collections::VecDeque;
 
@@ -39,6 +41,10 @@ impl ChipSet {
     #[inline]
     pub fn insert(&mut self, i: u32) {
         self.words[(i / 64) as usize] |= 1 << (i % 64);
+    }
+    #[inline]
+    pub fn remove(&mut self, i: u32) {
+        self.words[(i / 64) as usize] &= !(1 << (i % 64));
     }
     #[inline]
     pub fn contains(&self, i: u32) -> bool {
@@ -74,8 +80,8 @@ impl ChipSet {
 #[derive(Debug, Clone)]
 struct Req {
     txs: Vec<TxId>,
+    /// Chips whose sub-requests are not released yet.
     chips: ChipSet,
-    channels: ChipSet,
 }
 
 #[derive(Debug, Clone)]
@@ -150,20 +156,6 @@ impl BatchQueue {
         self.batches.is_empty()
     }
 
-    /// Chip set of the head batch.
-    fn head_chips(&self) -> Option<&ChipSet> {
-        self.batches.front().map(|b| &b.chips)
-    }
-
-    /// Remove the head batch: its requests, channel batch by channel batch.
-    fn pop(&mut self, out: &mut Vec<usize>) {
-        if let Some(b) = self.batches.pop_front() {
-            for g in b.groups {
-                out.extend(g.reqs);
-            }
-        }
-    }
-
     /// Requests per chip batch (for tests and diagnostics), each as its
     /// channel batches.
     pub fn layout(&self) -> Vec<Vec<Vec<usize>>> {
@@ -183,9 +175,8 @@ pub struct BatchCore {
     free_reqs: Vec<usize>,
     /// User transactions pushed but not yet grouped into requests.
     staged: Vec<TxId>,
-    /// Released user transactions per die, and their count per chip.
+    /// Released user transactions per die.
     ready: Vec<VecDeque<TxId>>,
-    ready_per_chip: Vec<u32>,
     gc: Vec<VecDeque<TxId>>,
     pending: usize,
     read_streak: u32,
@@ -196,7 +187,10 @@ pub struct BatchCore {
     pref: Vec<SpeedPref>,
     variation_aware: bool,
     wakes: Vec<u32>,
-    released: Vec<usize>,
+    /// Sub-requests (request, chip) released in the current scan.
+    released: Vec<(usize, u32)>,
+    /// Chips of requests met so far in a release scan.
+    claimed: ChipSet,
 }
 
 impl BatchCore {
@@ -214,7 +208,6 @@ impl BatchCore {
             free_reqs: Vec::new(),
             staged: Vec::new(),
             ready: vec![VecDeque::new(); g.dies() as usize],
-            ready_per_chip: vec![0; g.chips() as usize],
             gc: vec![VecDeque::new(); g.dies() as usize],
             pending: 0,
             read_streak: 0,
@@ -224,6 +217,7 @@ impl BatchCore {
             variation_aware,
             wakes: Vec::new(),
             released: Vec::new(),
+            claimed: ChipSet::with_capacity(g.chips()),
         }
     }
 
@@ -269,7 +263,6 @@ impl BatchCore {
             let req = Req {
                 txs: staged[i..j].to_vec(),
                 chips: chips.clone(),
-                channels: channels.clone(),
             };
             let slot = match self.free_reqs.pop() {
                 Some(s) => {
@@ -293,74 +286,110 @@ impl BatchCore {
         self.staged.clear();
     }
 
-    /// Whether no chip in `chips` still holds released, unstarted work.
-    fn chips_free(ready_per_chip: &[u32], chips: &ChipSet) -> bool {
-        chips.iter().all(|c| ready_per_chip[c as usize] == 0)
-    }
-
-    /// Release head batches while their chips are free (reads first, bounded).
+    /// Release every sub-request (a request's pages on one chip) that may
+    /// start now. Batches are scanned in order (read list first unless writes
+    /// are owed a turn); a sub-request on chip `c` is released when its dies
+    /// hold no released, unstarted work and no earlier request still holding
+    /// (or just released on) `c` precedes it. Conflicting requests thus keep
+    /// their batch order on every chip they share, while a busy chip delays
+    /// only the work that needs it.
     fn release(&mut self, ctx: &PickCtx) {
-        loop {
-            let read_ok = self
-                .reads
-                .head_chips()
-                .is_some_and(|c| Self::chips_free(&self.ready_per_chip, c));
-            let write_ok = self
-                .writes
-                .head_chips()
-                .is_some_and(|c| Self::chips_free(&self.ready_per_chip, c));
-            let writes_waiting = !self.writes.is_empty();
-            let take_read = read_ok
-                && !(writes_waiting && self.read_streak >= self.max_read_batches && write_ok);
-            if take_read {
-                self.read_streak += 1;
-                self.reads.pop(&mut self.released);
-            } else if write_ok {
-                self.read_streak = 0;
-                self.writes.pop(&mut self.released);
+        let writes_first = !self.writes.is_empty() && self.read_streak >= self.max_read_batches;
+        self.claimed.clear();
+        for pass in 0..2 {
+            let is_read = (pass == 0) != writes_first;
+            let mut q = std::mem::take(if is_read {
+                &mut self.reads
             } else {
-                break;
+                &mut self.writes
+            });
+            let mut b = 0;
+            while b < q.batches.len() {
+                for g in q.batches[b].groups.iter_mut() {
+                    g.reqs.retain(|&r| {
+                        let Some(req) = self.reqs[r].as_mut() else {
+                            return false;
+                        };
+                        let chips: Vec<u32> = req.chips.iter().collect();
+                        for c in chips {
+                            if self.claimed.contains(c) {
+                                continue;
+                            }
+                            self.claimed.insert(c);
+                            let free = req.txs.iter().all(|&id| {
+                                let die = ctx.txs.get(id).die;
+                                self.geo.chip_of_die(die) != c
+                                    || self.ready[die as usize].is_empty()
+                            });
+                            if free {
+                                req.chips.remove(c);
+                                self.released.push((r, c));
+                            }
+                        }
+                        !req.chips.is_empty()
+                    });
+                }
+                if q.batches[b].groups.iter().all(|g| g.reqs.is_empty()) {
+                    q.batches.remove(b);
+                    if is_read {
+                        if !self.writes.is_empty() || !q.is_empty() {
+                            self.read_streak += 1;
+                        }
+                    } else {
+                        self.read_streak = 0;
+                    }
+                } else {
+                    b += 1;
+                }
             }
+            *(if is_read {
+                &mut self.reads
+            } else {
+                &mut self.writes
+            }) = q;
+        }
+        if !self.released.is_empty() {
             self.hand_out(ctx);
         }
     }
 
-    /// Move the released requests' transactions to their dies' ready queues.
+    /// Move released sub-requests' transactions to their dies' ready queues.
     fn hand_out(&mut self, ctx: &PickCtx) {
         let released = std::mem::take(&mut self.released);
-        for &r in &released {
-            let Some(req) = self.reqs[r].take() else {
-                continue;
-            };
-            self.free_reqs.push(r);
+        for &(r, c) in &released {
             // Variation-aware allocation (VIOS §3.3): a sub-request whose chip
             // still has other queued requests (NR > 1) gets a fast block.
-            for c in req.chips.iter() {
-                let fast = self.nr[c as usize] > 1;
-                self.nr[c as usize] -= 1;
-                if self.variation_aware {
-                    for &id in &req.txs {
-                        let t = ctx.txs.get(id);
-                        if self.geo.chip_of_die(t.die) == c && t.kind == TxKind::Program {
-                            let i = id as usize;
-                            if self.pref.len() <= i {
-                                self.pref.resize(i + 1, SpeedPref::InOrder);
-                            }
-                            self.pref[i] = if fast {
-                                SpeedPref::Fast
-                            } else {
-                                SpeedPref::Slow
-                            };
-                        }
-                    }
+            let fast = self.nr[c as usize] > 1;
+            self.nr[c as usize] -= 1;
+            let Some(req) = self.reqs[r].as_mut() else {
+                continue;
+            };
+            let mut i = 0;
+            while i < req.txs.len() {
+                let id = req.txs[i];
+                let t = ctx.txs.get(id);
+                if self.geo.chip_of_die(t.die) != c {
+                    i += 1;
+                    continue;
                 }
+                req.txs.swap_remove(i);
+                if self.variation_aware && t.kind == TxKind::Program {
+                    let k = id as usize;
+                    if self.pref.len() <= k {
+                        self.pref.resize(k + 1, SpeedPref::InOrder);
+                    }
+                    self.pref[k] = if fast {
+                        SpeedPref::Fast
+                    } else {
+                        SpeedPref::Slow
+                    };
+                }
+                self.ready[t.die as usize].push_back(id);
+                self.wakes.push(t.die);
             }
-            let _ = &req.channels;
-            for &id in &req.txs {
-                let die = ctx.txs.get(id).die;
-                self.ready[die as usize].push_back(id);
-                self.ready_per_chip[self.geo.chip_of_die(die) as usize] += 1;
-                self.wakes.push(die);
+            if req.txs.is_empty() {
+                self.reqs[r] = None;
+                self.free_reqs.push(r);
             }
         }
         self.released = released;
@@ -383,9 +412,7 @@ impl BatchCore {
         if let Some(pos) = pos {
             let id = q.remove(pos)?;
             self.pending -= 1;
-            let chip = self.geo.chip_of_die(die) as usize;
-            self.ready_per_chip[chip] -= 1;
-            if self.ready_per_chip[chip] == 0 {
+            if self.ready[die as usize].is_empty() {
                 self.release(ctx);
             }
             return Some(id);

@@ -14,6 +14,7 @@
 //! - starvation guard: once `write_queue_limit` writes wait on a die, reads
 //!   neither jump ahead of them nor suspend (Wu & He serve writes when the
 //!   write queue saturates).
+//!
 //! Unlike MQSim's TSU (whose switch falls through and never suspends), this
 //! scheduler really suspends; the device counts suspensions.
 
