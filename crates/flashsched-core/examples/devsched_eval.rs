@@ -130,11 +130,10 @@ fn aos(dir: &Path) {
 
 /// The VIOS paper's device (8 ch x 8 chips, 2 dies, 4 planes, 64 x 2 KiB
 /// pages; blocks per plane cut from 2048 to 128 to keep memory small),
-/// variation model on for every scheduler.
+/// fresh (as SSDsim starts), variation model on for every scheduler.
 fn vios_ov(extra: &[String]) -> Vec<String> {
     let mut v: Vec<String> = vec![
         "geometry.blocks_per_plane=128".into(),
-        "ftl.precondition_fill=0.7".into(),
         "variation.enabled=true".into(),
     ];
     v.extend_from_slice(extra);
