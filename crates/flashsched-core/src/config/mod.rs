@@ -151,6 +151,18 @@ pub struct ControllerConfig {
     /// 0 = 1 MiB worth of pages (half of the paper's 2 MB write buffer).
     #[serde(default)]
     pub aos_dispatch_region_pages: u32,
+    /// AOS re-ordering set capacity per chip (the paper: 2 × chips entries).
+    #[serde(default = "default_rs_per_chip")]
+    pub aos_rs_per_chip: u32,
+    /// AOS: same-type requests on different planes of one die may share the
+    /// re-ordering set (multiplane sharing, §III-A Eq. 4). The device runs
+    /// them one after the other (multi-plane operations are not modelled).
+    #[serde(default = "yes")]
+    pub aos_multiplane: bool,
+}
+
+fn default_rs_per_chip() -> u32 {
+    2
 }
 
 fn yes() -> bool {
@@ -197,6 +209,8 @@ impl Default for ControllerConfig {
             write_queue_limit: default_write_limit(),
             piq_max_read_batches: default_read_batches(),
             aos_dispatch_region_pages: 0,
+            aos_rs_per_chip: default_rs_per_chip(),
+            aos_multiplane: true,
         }
     }
 }
@@ -443,6 +457,7 @@ impl DeviceConfig {
             ("controller.erase_loops", c.erase_loops),
             ("controller.piq_max_read_batches", c.piq_max_read_batches),
             ("controller.write_queue_limit", c.write_queue_limit),
+            ("controller.aos_rs_per_chip", c.aos_rs_per_chip),
         ] {
             if v == 0 || v > 1_000_000 {
                 return Err(SimError::config(
@@ -564,6 +579,8 @@ fn check_keys(tree: &toml::Value, schema: &toml::Value, prefix: &str) -> SimResu
         "controller.write_queue_limit",
         "controller.piq_max_read_batches",
         "controller.aos_dispatch_region_pages",
+        "controller.aos_rs_per_chip",
+        "controller.aos_multiplane",
         "variation",
         "variation.enabled",
         "variation.wear_pe",

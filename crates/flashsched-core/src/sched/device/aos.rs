@@ -79,6 +79,7 @@ pub struct Aos {
     wakes: Vec<u32>,
     scratch: Vec<TxId>,
     chip_order: Vec<u32>,
+    multiplane: bool,
 }
 
 impl Aos {
@@ -96,7 +97,7 @@ impl Aos {
             erases: VecDeque::new(),
             rs: vec![VecDeque::new(); g.chips() as usize],
             rs_len: 0,
-            rs_cap: 2 * g.chips() as usize,
+            rs_cap: c.aos_rs_per_chip as usize * g.chips() as usize,
             prio: vec![0; g.chips() as usize],
             rr_channel: 0,
             region_used: 0,
@@ -107,6 +108,7 @@ impl Aos {
             wakes: Vec::new(),
             scratch: Vec::new(),
             chip_order: Vec::new(),
+            multiplane: c.aos_multiplane,
         }
     }
 
@@ -114,12 +116,14 @@ impl Aos {
         self.geo.chip_of_die(t.die) as usize
     }
 
-    /// Eq. 4 plus die interleaving / multiplane sharing.
+    /// Eq. 4 plus die interleaving: requests on different dies of a chip
+    /// never conflict; same-type requests on different planes of a die share
+    /// it (multiplane) unless `controller.aos_multiplane = false`.
     fn conflicts(&self, t: &Tx, ctx: &PickCtx) -> bool {
         let c = class(t);
         self.rs[self.chip(t)].iter().any(|&id| {
             let e = ctx.txs.get(id);
-            e.die == t.die && (class(e) != c || e.plane == t.plane)
+            e.die == t.die && (!self.multiplane || class(e) != c || e.plane == t.plane)
         })
     }
 
