@@ -110,6 +110,7 @@ pub struct HostConfig {
 #[serde(deny_unknown_fields)]
 pub struct ControllerConfig {
     /// Flash transaction scheduler name.
+    #[serde(default = "default_device_scheduler")]
     pub scheduler: String,
     /// P/E suspension (`pe-suspend`, docs/devsched.md): suspend programs for reads.
     #[serde(default = "yes")]
@@ -165,6 +166,10 @@ fn default_rs_per_chip() -> u32 {
     2
 }
 
+fn default_device_scheduler() -> String {
+    "fifo".into()
+}
+
 fn yes() -> bool {
     true
 }
@@ -196,7 +201,7 @@ fn default_read_batches() -> u32 {
 impl Default for ControllerConfig {
     fn default() -> Self {
         ControllerConfig {
-            scheduler: "fifo".into(),
+            scheduler: default_device_scheduler(),
             suspend_program: true,
             suspend_erase: true,
             write_suspend_erase: false,
@@ -747,6 +752,34 @@ mod tests {
         assert!(e.to_string().contains("host.scheduler"), "{e}");
         let e = DeviceConfig::load("no-such-preset", &[]).unwrap_err();
         assert!(e.to_string().contains("mqsim-default"), "{e}");
+    }
+
+    #[test]
+    fn controller_and_variation_keys() {
+        let c = DeviceConfig::load(
+            "vios-128g",
+            &[
+                "variation.enabled=true".into(),
+                "variation.wear_pe=15000".into(),
+                "variation.ecc_ber=1".into(),
+                "controller.suspend_us=3".into(),
+                "controller.scheduler=pe-suspend".into(),
+            ],
+        )
+        .unwrap();
+        assert!(c.variation.enabled);
+        assert_eq!(c.variation.wear_pe, 15_000);
+        assert_eq!(c.variation.ecc_ber, 1.0);
+        assert_eq!(c.controller.suspend_us, 3.0);
+        assert_eq!(c.controller.program_loops, 10);
+        let e = DeviceConfig::load("default", &["variation.step_max=0.1".into()]).unwrap_err();
+        assert!(e.to_string().contains("variation.step_max"), "{e}");
+        let e = DeviceConfig::load("default", &["controller.erase_loops=0".into()]).unwrap_err();
+        assert!(e.to_string().contains("controller.erase_loops"), "{e}");
+        let e = DeviceConfig::load("default", &["variation.wear=1".into()]).unwrap_err();
+        assert!(e.to_string().contains("wear"), "{e}");
+        let e = DeviceConfig::load("default", &["controller.scheduler=nope".into()]).unwrap_err();
+        assert!(e.to_string().contains("aos"), "{e}");
     }
 
     #[test]
