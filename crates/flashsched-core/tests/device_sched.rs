@@ -323,7 +323,6 @@ fn no_scheduler_reads_stale_data() {
             let mut sim = Simulation::new(cfg, wl, RunOptions::default()).unwrap();
             sim.ssd.enable_op_log();
             sim.run().unwrap();
-            eprintln!("oracle: {sched} {extra:?}");
             let s = sim.summary();
             assert!(s.gc.erases > 50, "{sched} {extra:?}: GC must be exercised");
             let reads = check_reads(&sim.ssd.take_op_log());
@@ -395,5 +394,29 @@ fn all_schedulers_complete_real_traces() {
             sim.ssd.ftl.check_invariants().unwrap();
             assert!(sim.ssd.is_idle());
         }
+    }
+}
+
+/// Same config and seed, same results, for every scheduler (with variation).
+#[test]
+fn schedulers_are_deterministic() {
+    for sched in SCHEDULERS {
+        let spec = RunSpec {
+            device: "ssdsim-default".into(),
+            overrides: vec![
+                format!("controller.scheduler={sched}"),
+                "variation.enabled=true".into(),
+                "ftl.precondition_fill=0.6".into(),
+            ],
+            workload: WorkloadSpec::Synthetic("read=0.4,bs=2k-16k,iops=3000,n=4000".into()),
+            seed: 9,
+            keep_records: false,
+        };
+        let json = || {
+            let mut sim = run::build(&spec).unwrap();
+            sim.run().unwrap();
+            sim.summary().to_json(true)
+        };
+        assert_eq!(json(), json(), "{sched}");
     }
 }
