@@ -266,6 +266,19 @@ impl Aos {
         }
     }
 
+    /// The RS entry `die` should run next: its oldest read, else its oldest
+    /// other entry (reads in a chip-level set are served first, §III-C).
+    fn rs_entry(&self, chip: usize, die: u32, ctx: &PickCtx) -> Option<usize> {
+        let set = &self.rs[chip];
+        let ok = |id: TxId| {
+            let t = ctx.txs.get(id);
+            t.die == die && (ctx.issuable)(t)
+        };
+        set.iter()
+            .position(|&id| ok(id) && class(ctx.txs.get(id)) == Class::Read)
+            .or_else(|| set.iter().position(|&id| ok(id)))
+    }
+
     fn forget_read(&mut self, t: &Tx) {
         if class(t) != Class::Read {
             return;
@@ -321,16 +334,10 @@ impl TxScheduler for Aos {
 
     fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
         let chip = self.geo.chip_of_die(die) as usize;
-        let mut pos = self.rs[chip].iter().position(|&id| {
-            let t = ctx.txs.get(id);
-            t.die == die && (ctx.issuable)(t)
-        });
+        let mut pos = self.rs_entry(chip, die, ctx);
         if pos.is_none() && self.rs_len < self.rs_cap {
             self.dispatch(ctx);
-            pos = self.rs[chip].iter().position(|&id| {
-                let t = ctx.txs.get(id);
-                t.die == die && (ctx.issuable)(t)
-            });
+            pos = self.rs_entry(chip, die, ctx);
         }
         let id = self.rs[chip].remove(pos?)?;
         self.rs_len -= 1;
