@@ -420,3 +420,35 @@ fn schedulers_are_deterministic() {
         assert_eq!(json(), json(), "{sched}");
     }
 }
+
+/// A read 150 µs into a 1 ms program suspends it at the next ISPP loop
+/// boundary (200 µs; 10 loops), runs after the 5 µs suspend latency and
+/// finishes at 255 µs; the program resumes with 10 µs overhead and ends at
+/// 255 + 10 + 800 = 1065 µs (FIFO: read at 1050, program at 1000).
+#[test]
+fn pe_suspend_program_suspension_timing() {
+    let recs = || vec![rec(0, Op::Write, 0, 4096), rec(150, Op::Read, 4096, 4096)];
+    let run = |sched: &str| {
+        let cfg = tiny_die(&[
+            &format!("controller.scheduler={sched}"),
+            "timing.program_us=1000",
+        ]);
+        let mut sim = sim_for(cfg, recs());
+        sim.run().unwrap();
+        sim
+    };
+    assert_eq!(completions_us(&run("fifo")), vec![1000.0, 1050.0]);
+    let susp = run("pe-suspend");
+    assert_eq!(completions_us(&susp), vec![1065.0, 255.0]);
+    assert_eq!(susp.summary().flash.suspensions, 1);
+    // Below the remaining-time threshold nothing is suspended.
+    let cfg = tiny_die(&[
+        "controller.scheduler=pe-suspend",
+        "timing.program_us=1000",
+        "controller.suspend_min_remaining_program_us=900",
+    ]);
+    let mut sim = sim_for(cfg, recs());
+    sim.run().unwrap();
+    assert_eq!(completions_us(&sim), vec![1000.0, 1050.0]);
+    assert_eq!(sim.summary().flash.suspensions, 0);
+}
