@@ -310,20 +310,25 @@ impl BatchCore {
                         let Some(req) = self.reqs[r].as_mut() else {
                             return false;
                         };
-                        let chips: Vec<u32> = req.chips.iter().collect();
-                        for c in chips {
-                            if self.claimed.contains(c) {
-                                continue;
-                            }
-                            self.claimed.insert(c);
-                            let free = req.txs.iter().all(|&id| {
-                                let die = ctx.txs.get(id).die;
-                                self.geo.chip_of_die(die) != c
-                                    || self.ready[die as usize].is_empty()
-                            });
-                            if free {
-                                req.chips.remove(c);
-                                self.released.push((r, c));
+                        // Walk the chip bits without allocating (hot path).
+                        for w in 0..req.chips.words.len() {
+                            let mut bits = req.chips.words[w];
+                            while bits != 0 {
+                                let c = w as u32 * 64 + bits.trailing_zeros();
+                                bits &= bits - 1;
+                                if self.claimed.contains(c) {
+                                    continue;
+                                }
+                                self.claimed.insert(c);
+                                let free = req.txs.iter().all(|&id| {
+                                    let die = ctx.txs.get(id).die;
+                                    self.geo.chip_of_die(die) != c
+                                        || self.ready[die as usize].is_empty()
+                                });
+                                if free {
+                                    req.chips.remove(c);
+                                    self.released.push((r, c));
+                                }
                             }
                         }
                         !req.chips.is_empty()
