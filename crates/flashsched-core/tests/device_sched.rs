@@ -288,11 +288,12 @@ fn no_scheduler_reads_stale_data() {
             "controller.write_suspend_erase=true",
             "ftl.write_buffer_mib=0.25",
         ],
+        &[
+            "controller.piq_granularity=plane",
+            "controller.aos_multiplane=false",
+        ],
     ];
-    for sched in SCHEDULERS
-        .iter()
-        .filter(|s| std::env::var("ONLY").map_or(true, |o| o == **s))
-    {
+    for sched in SCHEDULERS {
         for extra in variants {
             let mut ov: Vec<String> = [
                 "geometry.channels=2",

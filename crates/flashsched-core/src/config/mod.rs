@@ -148,6 +148,9 @@ pub struct ControllerConfig {
     /// batch must go (bounded write starvation).
     #[serde(default = "default_read_batches")]
     pub piq_max_read_batches: u32,
+    /// PIQ conflict unit: `chip` (MSST'14), `die` or `plane` (TCAD'18).
+    #[serde(default = "default_piq_unit")]
+    pub piq_granularity: String,
     /// AOS dispatching region (program pending queue capacity) in pages;
     /// 0 = 1 MiB worth of pages (half of the paper's 2 MB write buffer).
     #[serde(default)]
@@ -168,6 +171,10 @@ fn default_rs_per_chip() -> u32 {
 
 fn default_device_scheduler() -> String {
     "fifo".into()
+}
+
+fn default_piq_unit() -> String {
+    "chip".into()
 }
 
 fn yes() -> bool {
@@ -213,6 +220,7 @@ impl Default for ControllerConfig {
             resume_us: default_resume_us(),
             write_queue_limit: default_write_limit(),
             piq_max_read_batches: default_read_batches(),
+            piq_granularity: default_piq_unit(),
             aos_dispatch_region_pages: 0,
             aos_rs_per_chip: default_rs_per_chip(),
             aos_multiplane: true,
@@ -441,6 +449,12 @@ impl DeviceConfig {
 impl DeviceConfig {
     fn validate_controller(&self) -> SimResult<()> {
         let c = &self.controller;
+        if !matches!(c.piq_granularity.as_str(), "chip" | "die" | "plane") {
+            return Err(SimError::config(
+                "controller.piq_granularity",
+                format!("`{}` is not one of chip, die, plane", c.piq_granularity),
+            ));
+        }
         for (key, v, hi) in [
             (
                 "controller.suspend_min_remaining_program_us",
@@ -583,6 +597,7 @@ fn check_keys(tree: &toml::Value, schema: &toml::Value, prefix: &str) -> SimResu
         "controller.resume_us",
         "controller.write_queue_limit",
         "controller.piq_max_read_batches",
+        "controller.piq_granularity",
         "controller.aos_dispatch_region_pages",
         "controller.aos_rs_per_chip",
         "controller.aos_multiplane",

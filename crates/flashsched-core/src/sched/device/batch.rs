@@ -166,9 +166,41 @@ impl BatchQueue {
     }
 }
 
+/// The parallel unit conflicts are detected on (PIQ: chip in the MSST'14
+/// paper, die or plane in the TCAD'18 extension; VIOS: chip).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Chip,
+    Die,
+    Plane,
+}
+
+impl Unit {
+    /// Parse `chip`, `die` or `plane`.
+    pub fn parse(s: &str) -> Option<Unit> {
+        match s {
+            "chip" => Some(Unit::Chip),
+            "die" => Some(Unit::Die),
+            "plane" => Some(Unit::Plane),
+            _ => None,
+        }
+    }
+}
+
+/// The conflict unit `t` uses.
+#[inline]
+fn unit_of(unit: Unit, geo: &Geometry, t: &Tx) -> u32 {
+    match unit {
+        Unit::Chip => geo.chip_of_die(t.die),
+        Unit::Die => t.die,
+        Unit::Plane => t.plane,
+    }
+}
+
 /// The scheduling core of PIQ and VIOS.
 pub struct BatchCore {
     geo: Geometry,
+    unit: Unit,
     reads: BatchQueue,
     writes: BatchQueue,
     reqs: Vec<Option<Req>>,
@@ -196,12 +228,19 @@ pub struct BatchCore {
 impl BatchCore {
     pub fn new(
         g: &Geometry,
+        unit: Unit,
         channel_level: bool,
         variation_aware: bool,
         max_read_batches: u32,
     ) -> Self {
+        let units = match unit {
+            Unit::Chip => g.chips(),
+            Unit::Die => g.dies(),
+            Unit::Plane => g.planes(),
+        };
         BatchCore {
             geo: *g,
+            unit,
             reads: BatchQueue::new(channel_level),
             writes: BatchQueue::new(channel_level),
             reqs: Vec::new(),
@@ -212,12 +251,12 @@ impl BatchCore {
             pending: 0,
             read_streak: 0,
             max_read_batches,
-            nr: vec![0; g.chips() as usize],
+            nr: vec![0; units as usize],
             pref: Vec::new(),
             variation_aware,
             wakes: Vec::new(),
             released: Vec::new(),
-            claimed: ChipSet::with_capacity(g.chips()),
+            claimed: ChipSet::with_capacity(units),
         }
     }
 
@@ -239,7 +278,7 @@ impl BatchCore {
     fn ingest(&mut self, ctx: &PickCtx) {
         let mut i = 0;
         let staged = std::mem::take(&mut self.staged);
-        let n_chips = self.geo.chips();
+        let n_units = self.nr.len() as u32;
         while i < staged.len() {
             let first = ctx.txs.get(staged[i]);
             let mut j = i + 1;
@@ -250,12 +289,12 @@ impl BatchCore {
                 }
                 j += 1;
             }
-            let mut chips = ChipSet::with_capacity(n_chips);
+            let mut chips = ChipSet::with_capacity(n_units);
             let mut channels = ChipSet::with_capacity(self.geo.channels);
             for &id in &staged[i..j] {
-                let chip = self.geo.chip_of_die(ctx.txs.get(id).die);
-                chips.insert(chip);
-                channels.insert(self.geo.channel_of_chip(chip));
+                let t = ctx.txs.get(id);
+                chips.insert(unit_of(self.unit, &self.geo, t));
+                channels.insert(self.geo.channel_of_die(t.die));
             }
             for c in chips.iter() {
                 self.nr[c as usize] += 1;
@@ -321,9 +360,9 @@ impl BatchCore {
                                 }
                                 self.claimed.insert(c);
                                 let free = req.txs.iter().all(|&id| {
-                                    let die = ctx.txs.get(id).die;
-                                    self.geo.chip_of_die(die) != c
-                                        || self.ready[die as usize].is_empty()
+                                    let t = ctx.txs.get(id);
+                                    unit_of(self.unit, &self.geo, t) != c
+                                        || self.ready[t.die as usize].is_empty()
                                 });
                                 if free {
                                     req.chips.remove(c);
@@ -373,7 +412,7 @@ impl BatchCore {
             while i < req.txs.len() {
                 let id = req.txs[i];
                 let t = ctx.txs.get(id);
-                if self.geo.chip_of_die(t.die) != c {
+                if unit_of(self.unit, &self.geo, t) != c {
                     i += 1;
                     continue;
                 }

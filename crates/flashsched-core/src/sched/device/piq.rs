@@ -4,10 +4,11 @@
 //! later batches; a batch's requests are issued together so they run in
 //! parallel. Reads are preferred (separate read batch list, issued first)
 //! with bounded write starvation (`controller.piq_max_read_batches`). Batch
-//! granularity is the chip, as in the MSST'14 version. Mechanics shared with
+//! granularity is the chip, as in the MSST'14 version, or the die / plane
+//! (TCAD'18 extension) with `controller.piq_granularity`. Mechanics shared with
 //! VIOS live in `batch.rs`.
 
-use super::batch::BatchCore;
+use super::batch::{BatchCore, Unit};
 use super::{PickCtx, TxScheduler};
 use crate::config::ControllerConfig;
 use crate::device::tx::{Tx, TxId};
@@ -22,7 +23,13 @@ pub struct Piq {
 impl Piq {
     pub fn new(g: &Geometry, c: &ControllerConfig) -> Self {
         Piq {
-            core: BatchCore::new(g, false, false, c.piq_max_read_batches),
+            core: BatchCore::new(
+                g,
+                Unit::parse(&c.piq_granularity).unwrap_or(Unit::Chip),
+                false,
+                false,
+                c.piq_max_read_batches,
+            ),
         }
     }
 }

@@ -15,7 +15,7 @@
 //!   blocks live in the FTL (`ftl/speed.rs`) and need `variation.enabled`;
 //!   without it every block is equally fast and the preference is moot.
 
-use super::batch::BatchCore;
+use super::batch::{BatchCore, Unit};
 use super::{PickCtx, TxScheduler};
 use crate::config::ControllerConfig;
 use crate::device::tx::{Tx, TxId};
@@ -31,7 +31,7 @@ pub struct Vios {
 impl Vios {
     pub fn new(g: &Geometry, c: &ControllerConfig) -> Self {
         Vios {
-            core: BatchCore::new(g, true, true, c.piq_max_read_batches),
+            core: BatchCore::new(g, Unit::Chip, true, true, c.piq_max_read_batches),
         }
     }
 }
