@@ -17,8 +17,12 @@ from flashsched._core import (
     presets,
 )
 from flashsched.api import run, simulation
+from flashsched.array import ArrayResult, run_array
 from flashsched.exceptions import ConfigError, FlashschedError, SimulationError, TraceError
+from flashsched.report import report
+from flashsched.reproduce import reproduce
 from flashsched.results import RunResult
+from flashsched.sweep import sweep
 
 DEMO_WORKLOAD = "read=0.7,bs=4k-16k,iops=20000,n=200000"
 """The built-in workload of ``flashsched demo``: 200k random requests, 70 % reads."""
@@ -29,7 +33,12 @@ DEMO_OVERRIDES = ["ftl.precondition_fill=0.9"]
 __all__ = [
     "__version__",
     "run",
+    "run_array",
+    "ArrayResult",
     "simulation",
+    "sweep",
+    "reproduce",
+    "report",
     "RunResult",
     "presets",
     "formats",

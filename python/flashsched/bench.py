@@ -16,6 +16,11 @@ import sys
 import time
 from typing import Any
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
+
 CASES: dict[str, str] = {
     "mqsim-default": "read=0.7,bs=4k-16k,iops=20000,span=16g,n={n}",
     "ssdsim-default": "read=0.7,bs=4k-16k,iops=5000,n={n}",
@@ -35,6 +40,17 @@ def run_case(device: str, n: int, seed: int = 1) -> dict[str, Any]:
     t_run = time.perf_counter() - t1
     s = json.loads(sim.summary_json())
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    cfg = tomllib.loads(sim.config_toml())["geometry"]
+    raw_gib = (
+        cfg["channels"]
+        * cfg["chips_per_channel"]
+        * cfg["dies_per_chip"]
+        * cfg["planes_per_die"]
+        * cfg["blocks_per_plane"]
+        * cfg["pages_per_block"]
+        * cfg["page_size"]
+        / 2**30
+    )
     return {
         "device": device,
         "workload": spec,
@@ -45,6 +61,8 @@ def run_case(device: str, n: int, seed: int = 1) -> dict[str, Any]:
         "events": s["events"],
         "events_per_s": round(s["events"] / t_run),
         "peak_rss_mib": round(peak_kib / 1024, 1),
+        "device_raw_gib": round(raw_gib, 1),
+        "model_bytes_per_gib": round(s["memory_bytes"] / raw_gib),
         "mean_latency_us": round(s["latency_us"]["mean"], 2),
     }
 
@@ -70,6 +88,7 @@ def main(devices: list[str], n: int) -> list[dict[str, Any]]:
         print(
             f"{d:<16} {r['requests']:>9,} req  run {r['run_s']:6.2f} s  "
             f"{r['requests_per_s']:>10,} req/s  {r['events_per_s']:>11,} events/s  "
-            f"build {r['build_s']:5.2f} s  peak RSS {r['peak_rss_mib']:7.1f} MiB"
+            f"build {r['build_s']:5.2f} s  peak RSS {r['peak_rss_mib']:7.1f} MiB  "
+            f"model {r['model_bytes_per_gib'] / 2**20:.2f} MiB per simulated GiB"
         )
     return rows

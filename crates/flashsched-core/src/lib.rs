@@ -28,6 +28,7 @@
 //! assert_eq!(sim.summary().requests, 0);
 //! ```
 
+pub mod array;
 pub mod config;
 pub mod device;
 pub mod engine;

@@ -333,9 +333,10 @@ impl DeviceConfig {
         Self::from_tree(merge_over_preset(user)?)
     }
 
-    fn from_tree(tree: toml::Value) -> SimResult<DeviceConfig> {
+    fn from_tree(mut tree: toml::Value) -> SimResult<DeviceConfig> {
         let schema = preset_tree("default")?;
         check_keys(&tree, &schema, "")?;
+        normalize_types(&mut tree, &schema, "")?;
         let cfg: DeviceConfig = tree
             .try_into()
             .map_err(|e: toml::de::Error| SimError::config("device", e.message().to_string()))?;
@@ -650,6 +651,59 @@ fn check_keys(tree: &toml::Value, schema: &toml::Value, prefix: &str) -> SimResu
     Ok(())
 }
 
+/// Types of the optional keys (absent from the default preset).
+fn optional_type(path: &str) -> Option<toml::Value> {
+    use toml::Value::{Boolean, Float, Integer, String as Str};
+    Some(match path {
+        "preset" | "controller.scheduler" => Str(String::new()),
+        "timing.per_page_type" | "ftl.copyback" => Boolean(false),
+        "ftl.gc_d_choice" | "ftl.gc_move_window" => Integer(0),
+        "ftl.precondition_fill" | "ftl.write_buffer_mib" => Float(0.0),
+        _ => return None,
+    })
+}
+
+/// Check every leaf against the schema's type, naming the key on a mismatch;
+/// integers given for float keys are widened, negative integers rejected.
+fn normalize_types(tree: &mut toml::Value, schema: &toml::Value, prefix: &str) -> SimResult<()> {
+    let Some(table) = tree.as_table_mut() else {
+        return Ok(());
+    };
+    for (k, v) in table.iter_mut() {
+        let path = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        let expected = match schema.get(k) {
+            Some(e) => e.clone(),
+            None => match optional_type(&path) {
+                Some(e) => e,
+                None if v.is_table() => {
+                    normalize_types(v, &toml::Value::Table(Default::default()), &path)?;
+                    continue;
+                }
+                None => continue,
+            },
+        };
+        match (&expected, &*v) {
+            (toml::Value::Table(_), toml::Value::Table(_)) => normalize_types(v, &expected, &path)?,
+            (toml::Value::Float(_), toml::Value::Integer(i)) => *v = toml::Value::Float(*i as f64),
+            (toml::Value::Integer(_), toml::Value::Integer(i)) if *i < 0 => {
+                return Err(SimError::config(path, format!("{i} must not be negative")));
+            }
+            (e, got) if std::mem::discriminant(e) == std::mem::discriminant(got) => {}
+            (e, got) => {
+                return Err(SimError::config(
+                    path,
+                    format!("expected {}, got {} `{got}`", e.type_str(), got.type_str()),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Apply one `section.key=value` override. The value is parsed as TOML
 /// (numbers, booleans, quoted strings); anything else is taken as a string.
 pub fn apply_override(tree: &mut toml::Value, ov: &str) -> SimResult<()> {
@@ -765,6 +819,22 @@ mod tests {
         assert!(e.to_string().contains("gc_policy"), "{e}");
         let e = DeviceConfig::load("default", &["host.scheduler=nope".into()]).unwrap_err();
         assert!(e.to_string().contains("host.scheduler"), "{e}");
+        for (ov, key) in [
+            ("timing.read_us=abc", "timing.read_us"),
+            ("host.queue_depth=1.5", "host.queue_depth"),
+            ("geometry.channels=-1", "geometry.channels"),
+            ("ftl.copyback=3", "ftl.copyback"),
+        ] {
+            let e = DeviceConfig::load("default", &[ov.into()])
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(key), "{ov}: {e}");
+        }
+        let c = DeviceConfig::from_toml_str("[timing]\nread_us = 50\n", "int.toml").unwrap();
+        assert_eq!(
+            c.timing.read_us, 50.0,
+            "integers widen to floats in files too"
+        );
         let e = DeviceConfig::load("no-such-preset", &[]).unwrap_err();
         assert!(e.to_string().contains("mqsim-default"), "{e}");
     }

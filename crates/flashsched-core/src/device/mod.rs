@@ -30,6 +30,10 @@ use oplog::OpRecord;
 use parallel::Parallelism;
 use tx::{Origin, Tx, TxArena, TxId, TxKind};
 
+/// `lpn` marker of an erase issued by [`Ssd::erase_trimmed_blocks`] (not
+/// part of a GC job).
+const RECLAIM: u32 = NONE - 1;
+
 /// Events a device schedules for itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DevEvent {
@@ -1104,6 +1108,7 @@ impl Ssd {
                 self.enqueue(prog, now);
             }
             (TxKind::Program, Origin::Gc) => self.gc_move_done(tx.plane, now),
+            (TxKind::Erase, _) if tx.lpn == RECLAIM => self.ftl.erase_reclaimed(tx.ppn, now)?,
             (TxKind::Erase, _) => {
                 // Victims only hold moved or invalidated pages by now; an
                 // error here is an accounting bug and stops the run.
@@ -1124,6 +1129,35 @@ impl Ssd {
             }
         }
         Ok(())
+    }
+
+    /// Erase every written block that TRIM left without valid data, as timed
+    /// erase operations on the dies (queued like GC erases). The serial array
+    /// calls this after TRIMming a whole SSD, so erases happen only then
+    /// (Kim et al., HotStorage'17 §2.2) and internal GC never has to.
+    /// Returns the number of erases queued.
+    pub fn erase_trimmed_blocks(&mut self, now: Ns) -> u32 {
+        let mut n = 0;
+        for plane in 0..self.geo.planes() {
+            for block in self.ftl.take_reclaimable(plane) {
+                let tx = Tx {
+                    kind: TxKind::Erase,
+                    origin: Origin::Gc,
+                    copyback: false,
+                    die: self.geo.die_of_plane(plane),
+                    plane,
+                    lpn: RECLAIM,
+                    ppn: block,
+                    owner: plane,
+                    epoch: 0,
+                    seq: 0,
+                    enqueued: now,
+                };
+                self.enqueue(tx, now);
+                n += 1;
+            }
+        }
+        n
     }
 
     fn req_page_done(&mut self, r: u32) {

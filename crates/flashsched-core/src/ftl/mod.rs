@@ -65,6 +65,9 @@ pub struct FtlStats {
     pub trimmed_pages: u64,
     /// Pages placed without timing because a read touched never-written data.
     pub untimed_placements: u64,
+    /// Erases of blocks emptied by TRIM, outside GC (whole-device TRIM of a
+    /// serial array's old front-end; also counted in `erases`).
+    pub reclaim_erases: u64,
 }
 
 /// The page-mapped FTL of one device.
@@ -89,6 +92,8 @@ pub struct Ftl {
     rng: Rng,
     /// Scratch space for victim candidates (reused across GC invocations).
     cand_buf: Vec<Candidate>,
+    /// Static plane of `lpn` is `plane_of_lpn[lpn % planes]`.
+    plane_of_lpn: Vec<u32>,
     pub stats: FtlStats,
     /// Speed-ordered free blocks (process variation enabled), else `None`.
     speed: Option<SpeedIndex>,
@@ -123,10 +128,11 @@ impl Ftl {
                 gc_active: false,
             });
         }
+        let alloc = Allocation::parse(&cfg.ftl.allocation)?;
         Ok(Ftl {
             geo,
             logical_pages: logical,
-            alloc: Allocation::parse(&cfg.ftl.allocation)?,
+            alloc,
             policy: VictimPolicy::parse(&cfg.ftl.gc_policy, cfg.ftl.gc_d_choice)?,
             gc_threshold_blocks: thr.max(2),
             l2p: vec![NONE; logical as usize],
@@ -141,6 +147,9 @@ impl Ftl {
             planes,
             rng: Rng::derive(seed, 0x6763),
             cand_buf: Vec::new(),
+            plane_of_lpn: (0..geo.planes())
+                .map(|l| alloc.static_plane(&geo, l))
+                .collect(),
             stats: FtlStats::default(),
             speed: None,
         })
@@ -164,10 +173,11 @@ impl Ftl {
         }
     }
 
-    /// Plane a write of `lpn` goes to under static allocation.
+    /// Plane a write of `lpn` goes to under static allocation. Striping
+    /// depends only on `lpn mod planes`, so it is a table lookup.
     #[inline]
     pub fn static_plane(&self, lpn: u32) -> u32 {
-        self.alloc.static_plane(&self.geo, lpn)
+        self.plane_of_lpn[(lpn % self.plane_of_lpn.len() as u32) as usize]
     }
 
     pub fn free_blocks(&self, plane: u32) -> u32 {
@@ -468,6 +478,43 @@ impl Ftl {
         Ok(())
     }
 
+    /// Written blocks of `plane` that hold no valid page (emptied by TRIM):
+    /// closes any open frontier on them and locks them as victims so GC
+    /// leaves them alone until [`Ftl::erase_reclaimed`] erases them.
+    pub fn take_reclaimable(&mut self, plane: u32) -> Vec<u32> {
+        let first = plane * self.geo.blocks_per_plane;
+        let mut out = Vec::new();
+        for b in first..first + self.geo.blocks_per_plane {
+            let i = b as usize;
+            let st = self.state[i];
+            if self.valid[i] != 0 || self.wp[i] == 0 {
+                continue;
+            }
+            if st == BlockState::Active {
+                for a in self.planes[plane as usize].active.iter_mut() {
+                    if *a == b {
+                        *a = NONE;
+                    }
+                }
+            } else if st != BlockState::Full {
+                continue;
+            }
+            self.state[i] = BlockState::Victim;
+            out.push(b);
+        }
+        out
+    }
+
+    /// Erase a block taken by [`Ftl::take_reclaimable`] (no GC job involved).
+    pub fn erase_reclaimed(&mut self, block: u32, now: Ns) -> SimResult<()> {
+        let plane = self.geo.plane_of_block(block) as usize;
+        let gc_active = self.planes[plane].gc_active;
+        self.erase(block, now)?;
+        self.planes[plane].gc_active = gc_active;
+        self.stats.reclaim_erases += 1;
+        Ok(())
+    }
+
     /// Erases so far per block (for wear plots).
     pub fn erase_counts(&self) -> &[u32] {
         &self.erases
@@ -644,6 +691,22 @@ mod tests {
         assert_eq!(f.erase_count(victim), 1);
         f.check_invariants().unwrap();
         assert!((f.waf() - 24.0 / 22.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn static_plane_table_matches_the_striping_formula() {
+        for scheme in ["static:CWDP", "static:PDWC", "static:WCPD"] {
+            let cfg =
+                DeviceConfig::load("vios-128g", &[format!("ftl.allocation={scheme}")]).unwrap();
+            let f = Ftl::new(&cfg, 1).unwrap();
+            for lpn in (0..f.logical_pages).step_by(9973) {
+                assert_eq!(
+                    f.static_plane(lpn),
+                    f.alloc.static_plane(&f.geo, lpn),
+                    "{scheme} lpn {lpn}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -38,7 +38,11 @@ impl TxScheduler for Fifo {
         let q = &mut self.queues[die as usize];
         let pos = q.iter().position(|&id| (ctx.issuable)(ctx.txs.get(id)))?;
         self.pending -= 1;
-        q.remove(pos)
+        if pos == 0 {
+            q.pop_front()
+        } else {
+            q.remove(pos)
+        }
     }
 
     fn pending(&self) -> usize {

@@ -1,0 +1,212 @@
+//! The network link between the host (clients) and the array (Kim et al.,
+//! HotStorage'17 §3.2: a 10 GbE link in front of the storage server).
+//!
+//! Model: full duplex, one FIFO pipe per direction shared by every request.
+//! A request occupies the inbound pipe for `overhead + write bytes / rate`
+//! (command plus write data) and, when it completes, the outbound pipe for
+//! `overhead + read bytes / rate` (status plus read data). Transfers in one
+//! direction never overlap, so the data moved in any interval is at most
+//! rate × interval. The per-request overhead stands for protocol framing and
+//! per-message processing (the paper's "practical peak" below line rate).
+
+use crate::engine::{Ns, NS_PER_S};
+use crate::error::{SimError, SimResult};
+
+/// Link parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinkConfig {
+    /// Line rate in Gbit/s (10^9 bit/s).
+    pub gbit_s: f64,
+    /// Fixed time per message (each direction), in microseconds.
+    pub overhead_us: f64,
+}
+
+impl LinkConfig {
+    /// `10gbe`, `25gbe`, `40gbe`, `100gbe`, or a rate in Gbit/s (`12.5`),
+    /// optionally followed by `,overhead=5us`. Default overhead: 2 µs.
+    pub fn parse(text: &str) -> SimResult<LinkConfig> {
+        let mut parts = text.split(',').map(str::trim);
+        let head = parts.next().unwrap_or("").to_ascii_lowercase();
+        let gbit_s = match head.as_str() {
+            "10gbe" => 10.0,
+            "25gbe" => 25.0,
+            "40gbe" => 40.0,
+            "100gbe" => 100.0,
+            other => other
+                .trim_end_matches("gbe")
+                .trim_end_matches("gbit")
+                .parse::<f64>()
+                .ok()
+                .filter(|g| g.is_finite() && *g > 0.0)
+                .ok_or_else(|| {
+                    SimError::config(
+                        "array.link",
+                        format!("`{text}` is not 10gbe, 25gbe, 40gbe, 100gbe or a rate in Gbit/s"),
+                    )
+                })?,
+        };
+        let mut cfg = LinkConfig {
+            gbit_s,
+            overhead_us: 2.0,
+        };
+        for p in parts.filter(|p| !p.is_empty()) {
+            match p.split_once('=') {
+                Some(("overhead", v)) => {
+                    let us = crate::workload::synthetic::parse_duration("array.link.overhead", v)?
+                        as f64
+                        / 1000.0;
+                    cfg.overhead_us = us;
+                }
+                _ => {
+                    return Err(SimError::config(
+                        "array.link",
+                        format!("`{p}`: unknown link option (known: overhead=<duration>)"),
+                    ))
+                }
+            }
+        }
+        Ok(cfg)
+    }
+
+    /// Line rate in bytes per second.
+    pub fn bytes_per_s(&self) -> f64 {
+        self.gbit_s * 1e9 / 8.0
+    }
+}
+
+/// Per-bin byte counts of data actually on the wire in one direction
+/// (pro-rated over each transfer's data phase).
+#[derive(Debug, Clone, Default)]
+pub struct WireSeries {
+    pub bin_ns: Ns,
+    pub bytes: Vec<f64>,
+}
+
+impl WireSeries {
+    fn add(&mut self, start: Ns, end: Ns, bytes: u64) {
+        if bytes == 0 || end <= start || self.bin_ns == 0 {
+            return;
+        }
+        let rate = bytes as f64 / (end - start) as f64;
+        let mut t = start;
+        while t < end {
+            let bin = (t / self.bin_ns) as usize;
+            let bin_end = (bin as u64 + 1) * self.bin_ns;
+            let seg_end = bin_end.min(end);
+            if bin >= self.bytes.len() {
+                self.bytes.resize(bin + 1, 0.0);
+            }
+            self.bytes[bin] += rate * (seg_end - t) as f64;
+            t = seg_end;
+        }
+    }
+}
+
+/// One direction of the link: a FIFO pipe.
+#[derive(Debug, Clone, Default)]
+struct Pipe {
+    free_at: Ns,
+    busy_ns: Ns,
+    bytes: u64,
+}
+
+/// The full-duplex link.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub cfg: LinkConfig,
+    ns_per_byte: f64,
+    overhead: Ns,
+    inbound: Pipe,
+    outbound: Pipe,
+    pub wire_in: WireSeries,
+    pub wire_out: WireSeries,
+}
+
+impl Link {
+    pub fn new(cfg: LinkConfig, bin_ns: Ns) -> Link {
+        Link {
+            ns_per_byte: NS_PER_S as f64 / cfg.bytes_per_s(),
+            overhead: (cfg.overhead_us * 1000.0).round() as Ns,
+            cfg,
+            inbound: Pipe::default(),
+            outbound: Pipe::default(),
+            wire_in: WireSeries {
+                bin_ns,
+                bytes: Vec::new(),
+            },
+            wire_out: WireSeries {
+                bin_ns,
+                bytes: Vec::new(),
+            },
+        }
+    }
+
+    fn send(&mut self, inbound: bool, now: Ns, bytes: u64) -> Ns {
+        let data_ns = (bytes as f64 * self.ns_per_byte).ceil() as Ns;
+        let (pipe, wire) = if inbound {
+            (&mut self.inbound, &mut self.wire_in)
+        } else {
+            (&mut self.outbound, &mut self.wire_out)
+        };
+        let start = now.max(pipe.free_at);
+        let data_start = start + self.overhead;
+        let end = data_start + data_ns;
+        pipe.free_at = end;
+        pipe.busy_ns += end - start;
+        pipe.bytes += bytes;
+        wire.add(data_start, end, bytes);
+        end
+    }
+
+    /// A request (with `bytes` of write data) leaves the host at `now`;
+    /// returns when it has fully arrived at the array.
+    pub fn send_in(&mut self, now: Ns, bytes: u64) -> Ns {
+        self.send(true, now, bytes)
+    }
+
+    /// A completion (with `bytes` of read data) leaves the array at `now`;
+    /// returns when it has fully arrived at the host.
+    pub fn send_out(&mut self, now: Ns, bytes: u64) -> Ns {
+        self.send(false, now, bytes)
+    }
+
+    /// (bytes in, bytes out, busy ns in, busy ns out).
+    pub fn totals(&self) -> (u64, u64, Ns, Ns) {
+        (
+            self.inbound.bytes,
+            self.outbound.bytes,
+            self.inbound.busy_ns,
+            self.outbound.busy_ns,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_and_fifo_timing() {
+        let c = LinkConfig::parse("10gbe,overhead=0us").unwrap();
+        assert_eq!(c.gbit_s, 10.0);
+        assert_eq!(c.bytes_per_s(), 1.25e9);
+        let mut l = Link::new(c, NS_PER_S);
+        // 1.25 MB takes 1 ms; a second request queued behind it.
+        assert_eq!(l.send_in(0, 1_250_000), 1_000_000);
+        assert_eq!(l.send_in(0, 1_250_000), 2_000_000);
+        // The other direction is independent.
+        assert_eq!(l.send_out(0, 0), 0);
+        assert!(LinkConfig::parse("fast").is_err());
+        assert_eq!(LinkConfig::parse("25gbe").unwrap().overhead_us, 2.0);
+    }
+
+    #[test]
+    fn wire_bytes_are_prorated_across_bins() {
+        let mut l = Link::new(LinkConfig::parse("10gbe,overhead=0us").unwrap(), 1_000_000);
+        l.send_in(500_000, 1_250_000); // 0.5 ms .. 1.5 ms
+        assert_eq!(l.wire_in.bytes.len(), 2);
+        assert!((l.wire_in.bytes[0] - 625_000.0).abs() < 1.0);
+        assert!((l.wire_in.bytes[1] - 625_000.0).abs() < 1.0);
+        assert!(l.wire_out.bytes.is_empty());
+    }
+}

@@ -1,0 +1,714 @@
+//! The serial SSD array (Kim, Kim & Noh, "Managing Array of SSDs When the
+//! Storage Device is No Longer the Performance Bottleneck", HotStorage'17;
+//! full version SWAN, ATC'19): the array's log, its mapping and external GC.
+//!
+//! * Every SSD's logical space is an append-only log of `unit`-sized slots,
+//!   grouped in segments. The array maps each logical unit to a slot
+//!   (`fwd`) and each slot back to its unit (`inv`), as Gecko/SWAN do (§2.3;
+//!   8 bytes per unit: 0.2 % of capacity with 4 KiB units).
+//! * One front-end SSD (configurable count) absorbs every user write,
+//!   appended at its write pointer (§2.1, Fig. 4/5(a)); back-end SSDs only
+//!   serve reads of the data they hold.
+//! * When a front-end fills it becomes a back-end; its successor is the
+//!   xGC destination (it already holds copied data: "with time, the selected
+//!   SSD will contain a mix of valid and invalid data", §2.1) or the SSD
+//!   with the most room.
+//! * External GC (Fig. 5(b)) starts when at most one clean SSD is left. The
+//!   victim is a back-end chosen FIFO (longest out of the front-end role:
+//!   the old front-end in the paper's figure) or greedy (fewest valid units,
+//!   SWAN's other policy); its segments are copied in victim order (FIFO =
+//!   write order, greedy = fewest valid first) to the xGC destination (a
+//!   clean SSD first, else the back-end with the most room), updating `fwd`
+//!   and `inv`.
+//! * When nothing valid is left and no request to it is outstanding, the
+//!   whole victim is TRIMmed (Fig. 5(c)) and becomes clean.
+//!
+//! Assumptions where the paper is silent (docs/arrays.md): the mapping is
+//! updated when a write is issued (reads issued later go to the new slot,
+//! which the SSD serves from its in-flight data); a write covering part of
+//! a unit rewrites the whole unit (as the SSD model programs whole pages);
+//! a victim starts only when its valid data has room elsewhere, and a
+//! front-end may not take room a running xGC needs (nor the last clean SSD
+//! unless the next victim would still fit): writes then wait for xGC; if no
+//! back-end has room, xGC appends to the front-end (`xgc_to_front`).
+
+use std::collections::VecDeque;
+
+use crate::error::{SimError, SimResult};
+
+const NONE: u32 = u32::MAX;
+
+/// xGC victim order among the source's segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Victim {
+    Fifo,
+    Greedy,
+}
+
+/// Serial-array parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SerialConfig {
+    /// SSDs serving writes at once.
+    pub front_ends: u32,
+    /// Mapping unit in bytes (0 = the SSD page size; must be a multiple of it).
+    pub unit: u64,
+    /// Segment (xGC victim unit) in bytes.
+    pub segment: u64,
+    pub victim: Victim,
+    /// xGC unit copies in flight.
+    pub window: u32,
+    /// Logical volume as a fraction of the SSDs' total logical space
+    /// (0 = (N − front_ends − 1) / N: the front-ends and one SSD being
+    /// cleaned hold no long-lived data).
+    pub volume_fraction: f64,
+    /// Keep per-unit version numbers and check every read against them.
+    pub verify: bool,
+}
+
+impl Default for SerialConfig {
+    fn default() -> Self {
+        SerialConfig {
+            front_ends: 1,
+            unit: 0,
+            segment: 4 << 20,
+            victim: Victim::Fifo,
+            window: 32,
+            volume_fraction: 0.0,
+            verify: false,
+        }
+    }
+}
+
+/// Role of an SSD in the serial array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Trimmed, empty.
+    Clean,
+    /// Absorbing user writes.
+    Front,
+    /// Holding data; serves reads; may be the xGC destination.
+    Back,
+    /// Old front-end being emptied by xGC.
+    Source,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Clean => "clean",
+            Role::Front => "front",
+            Role::Back => "back",
+            Role::Source => "source",
+        }
+    }
+}
+
+/// Serial-array counters.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SerialStats {
+    pub rotations: u64,
+    pub xgc_units_copied: u64,
+    pub xgc_units_skipped: u64,
+    pub xgc_to_front: u64,
+    pub trims: u64,
+    pub version_checks: u64,
+    pub version_mismatches: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Job {
+    ssd: u32,
+    order: Vec<u32>,
+    seg_i: usize,
+    pos: u32,
+    in_flight: u32,
+}
+
+/// The serial array's log, mapping and xGC state.
+#[derive(Debug, Clone)]
+pub struct SerialLog {
+    pub n: u32,
+    /// Slots per SSD.
+    pub cap: u32,
+    pub unit: u64,
+    pub seg_units: u32,
+    pub volume_units: u32,
+    pub front_target: u32,
+    victim: Victim,
+    pub window: u32,
+    fwd: Vec<u32>,
+    inv: Vec<u32>,
+    wp: Vec<u32>,
+    valid: Vec<u32>,
+    seg_valid: Vec<u32>,
+    pub role: Vec<Role>,
+    fronts: Vec<u32>,
+    rr: usize,
+    gc_dest: Option<u32>,
+    sources: VecDeque<u32>,
+    job: Option<Job>,
+    /// When each SSD last became a back-end (FIFO victim order among back-ends).
+    back_since: Vec<u64>,
+    role_seq: u64,
+    ver: Vec<u32>,
+    slot_ver: Vec<u32>,
+    /// Role changes not yet seen by the array loop.
+    pub changes: Vec<(u32, Role)>,
+    pub stats: SerialStats,
+}
+
+impl SerialLog {
+    /// A log over `n` SSDs of `ssd_bytes` logical bytes each.
+    pub fn new(cfg: &SerialConfig, n: u32, ssd_bytes: u64, page: u64) -> SimResult<SerialLog> {
+        let unit = if cfg.unit == 0 { page } else { cfg.unit };
+        if unit == 0 || !unit.is_multiple_of(page) {
+            return Err(SimError::config(
+                "array.unit",
+                format!("{unit} is not a positive multiple of the SSD page size {page}"),
+            ));
+        }
+        if cfg.front_ends == 0 || cfg.front_ends >= n {
+            return Err(SimError::config(
+                "array.front",
+                format!("{} front-ends need 1 ≤ front < ssds = {n}", cfg.front_ends),
+            ));
+        }
+        if cfg.segment < unit || !cfg.segment.is_multiple_of(unit) {
+            return Err(SimError::config(
+                "array.segment",
+                format!(
+                    "{} is not a positive multiple of the unit {unit}",
+                    cfg.segment
+                ),
+            ));
+        }
+        if cfg.window == 0 {
+            return Err(SimError::config("array.window", "must be ≥ 1"));
+        }
+        let seg_units = (cfg.segment / unit) as u32;
+        let cap = ((ssd_bytes / unit) as u32 / seg_units) * seg_units;
+        if cap == 0 || n as u64 * cap as u64 >= NONE as u64 {
+            return Err(SimError::config(
+                "array.unit",
+                format!("{n} SSDs × {cap} units does not fit the u32 mapping"),
+            ));
+        }
+        let frac = if cfg.volume_fraction == 0.0 {
+            (n - cfg.front_ends - 1).max(1) as f64 / n as f64
+        } else {
+            cfg.volume_fraction
+        };
+        if !(frac > 0.0 && frac < 1.0) {
+            return Err(SimError::config(
+                "array.volume",
+                format!("{frac} is outside (0, 1)"),
+            ));
+        }
+        let volume_units = (frac * (n as u64 * cap as u64) as f64) as u32;
+        let slots = n as usize * cap as usize;
+        let mut role = vec![Role::Clean; n as usize];
+        let fronts: Vec<u32> = (0..cfg.front_ends).collect();
+        let mut changes = Vec::new();
+        for &f in &fronts {
+            role[f as usize] = Role::Front;
+            changes.push((f, Role::Front));
+        }
+        Ok(SerialLog {
+            n,
+            cap,
+            unit,
+            seg_units,
+            volume_units,
+            front_target: cfg.front_ends,
+            victim: cfg.victim,
+            window: cfg.window,
+            fwd: vec![NONE; volume_units as usize],
+            inv: vec![NONE; slots],
+            wp: vec![0; n as usize],
+            valid: vec![0; n as usize],
+            seg_valid: vec![0; slots / seg_units as usize],
+            role,
+            fronts,
+            rr: 0,
+            gc_dest: None,
+            sources: VecDeque::new(),
+            job: None,
+            back_since: vec![0; n as usize],
+            role_seq: 0,
+            ver: if cfg.verify {
+                vec![0; volume_units as usize]
+            } else {
+                Vec::new()
+            },
+            slot_ver: if cfg.verify {
+                vec![0; slots]
+            } else {
+                Vec::new()
+            },
+            changes,
+            stats: SerialStats::default(),
+        })
+    }
+
+    /// Logical volume size in bytes.
+    pub fn volume_bytes(&self) -> u64 {
+        self.volume_units as u64 * self.unit
+    }
+
+    /// Bytes of the mapping and inverse mapping (paper §2.3: ~0.2 %).
+    pub fn mapping_bytes(&self) -> u64 {
+        (self.fwd.len() * 4 + self.inv.len() * 4 + self.seg_valid.len() * 4) as u64
+    }
+
+    #[inline]
+    fn split(&self, slot: u32) -> (u32, u32) {
+        (slot / self.cap, slot % self.cap)
+    }
+
+    /// SSD and slot offset (in units) of logical `unit`.
+    #[inline]
+    pub fn lookup(&self, unit: u32) -> Option<(u32, u32)> {
+        match self.fwd[unit as usize] {
+            NONE => None,
+            s => Some(self.split(s)),
+        }
+    }
+
+    /// Logical unit stored in `ssd`'s slot `off`, if valid.
+    pub fn owner(&self, ssd: u32, off: u32) -> Option<u32> {
+        match self.inv[(ssd * self.cap + off) as usize] {
+            NONE => None,
+            u => Some(u),
+        }
+    }
+
+    pub fn valid_units(&self, ssd: u32) -> u32 {
+        self.valid[ssd as usize]
+    }
+
+    pub fn write_pointer(&self, ssd: u32) -> u32 {
+        self.wp[ssd as usize]
+    }
+
+    pub fn fronts(&self) -> &[u32] {
+        &self.fronts
+    }
+
+    /// The SSD being emptied by xGC, if any.
+    pub fn source(&self) -> Option<u32> {
+        self.job.as_ref().map(|j| j.ssd)
+    }
+
+    fn invalidate(&mut self, slot: u32) {
+        if self.inv[slot as usize] == NONE {
+            return;
+        }
+        self.inv[slot as usize] = NONE;
+        self.valid[(slot / self.cap) as usize] -= 1;
+        self.seg_valid[(slot / self.seg_units) as usize] -= 1;
+    }
+
+    fn assign(&mut self, unit: u32, slot: u32) {
+        if let Some(old) = self.lookup(unit) {
+            self.invalidate(old.0 * self.cap + old.1);
+        }
+        self.fwd[unit as usize] = slot;
+        self.inv[slot as usize] = unit;
+        self.valid[(slot / self.cap) as usize] += 1;
+        self.seg_valid[(slot / self.seg_units) as usize] += 1;
+    }
+
+    fn append(&mut self, ssd: u32) -> u32 {
+        let off = self.wp[ssd as usize];
+        self.wp[ssd as usize] += 1;
+        ssd * self.cap + off
+    }
+
+    fn free(&self, ssd: u32) -> u32 {
+        self.cap - self.wp[ssd as usize]
+    }
+
+    fn set_role(&mut self, ssd: u32, r: Role) {
+        self.role_seq += 1;
+        if r == Role::Back {
+            self.back_since[ssd as usize] = self.role_seq;
+        }
+        self.role[ssd as usize] = r;
+        self.changes.push((ssd, r));
+    }
+
+    /// Bring the front-end set back to its target size. The preferred
+    /// successor is the xGC destination (it already holds the copied data
+    /// and has room: "with time, the selected SSD will contain a mix of
+    /// valid and invalid data", §2.1); otherwise the SSD with the most free
+    /// space (a clean one when available).
+    pub fn refill_fronts(&mut self) {
+        while (self.fronts.len() as u32) < self.front_target {
+            let dest = self
+                .gc_dest
+                .filter(|&d| self.free(d) >= self.cap / 8 && self.role[d as usize] == Role::Back);
+            // The last clean SSD is kept for xGC: without it a victim could
+            // have nowhere to go. Writes wait for xGC instead (back-pressure).
+            // Nor may a front-end take room that a running xGC still needs.
+            let clean = self.role.iter().filter(|&&r| r == Role::Clean).count();
+            let need: u64 = self
+                .sources
+                .iter()
+                .map(|&s| self.valid[s as usize] as u64)
+                .sum();
+            let ok = |s: u32| self.gc_room_without(s) >= need;
+            // The last clean SSD may still go if the least-valid back-end
+            // could be cleaned into the room left.
+            let next_victim = (0..self.n)
+                .filter(|&s| self.role[s as usize] == Role::Back)
+                .map(|s| self.valid[s as usize] as u64)
+                .min()
+                .unwrap_or(0);
+            let last_ok = |s: u32| self.gc_room_without(s) >= need + next_victim;
+            let pick = dest.filter(|&d| ok(d)).or_else(|| {
+                (0..self.n)
+                    .filter(|&s| match self.role[s as usize] {
+                        Role::Back => self.free(s) > 0,
+                        Role::Clean => clean >= 2 || last_ok(s),
+                        _ => false,
+                    })
+                    .filter(|&s| ok(s))
+                    .max_by_key(|&s| (self.free(s), std::cmp::Reverse(s)))
+            });
+            let Some(s) = pick else { return };
+            if self.gc_dest == Some(s) {
+                self.gc_dest = None;
+            }
+            self.set_role(s, Role::Front);
+            self.fronts.push(s);
+        }
+    }
+
+    /// Room xGC could copy into if SSD `x` were not available.
+    fn gc_room_without(&self, x: u32) -> u64 {
+        (0..self.n)
+            .filter(|&s| s != x && matches!(self.role[s as usize], Role::Back | Role::Clean))
+            .map(|s| self.free(s) as u64)
+            .sum()
+    }
+
+    /// A front-end with room, rotating full ones out (they become xGC sources).
+    fn front_with_room(&mut self) -> Option<u32> {
+        for _ in 0..2 {
+            for k in 0..self.fronts.len() {
+                let i = (self.rr + k) % self.fronts.len();
+                let f = self.fronts[i];
+                if self.free(f) > 0 {
+                    self.rr = i;
+                    return Some(f);
+                }
+            }
+            // All front-ends are full: retire them and promote back-ends.
+            let full: Vec<u32> = std::mem::take(&mut self.fronts);
+            for f in full {
+                self.set_role(f, Role::Back);
+                self.stats.rotations += 1;
+            }
+            self.rr = 0;
+            self.refill_fronts();
+            if self.fronts.is_empty() {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// Place a user write of logical `unit`; returns (ssd, slot offset), or
+    /// `None` when no front-end has room (the write must wait).
+    pub fn write_unit(&mut self, unit: u32) -> Option<(u32, u32)> {
+        let f = self.front_with_room()?;
+        let slot = self.append(f);
+        self.assign(unit, slot);
+        if !self.ver.is_empty() {
+            self.ver[unit as usize] += 1;
+            self.slot_ver[slot as usize] = self.ver[unit as usize];
+        }
+        Some(self.split(slot))
+    }
+
+    /// Next write goes to a front-end with room (after rotating): whether
+    /// any front-end has room at all.
+    pub fn can_write(&mut self) -> bool {
+        self.front_with_room().is_some()
+    }
+
+    /// Rotate to the next front-end after the current one ends on a request
+    /// boundary (used when rr should advance between requests).
+    pub fn next_request(&mut self) {
+        if !self.fronts.is_empty() {
+            self.rr = (self.rr + 1) % self.fronts.len();
+        }
+    }
+
+    /// Version oracle at read issue: the slot must hold the newest version.
+    pub fn check_read(&mut self, unit: u32, ssd: u32, off: u32) {
+        if self.ver.is_empty() {
+            return;
+        }
+        self.stats.version_checks += 1;
+        let slot = (ssd * self.cap + off) as usize;
+        if self.slot_ver[slot] != self.ver[unit as usize] || self.inv[slot] != unit {
+            self.stats.version_mismatches += 1;
+        }
+    }
+
+    /// Version oracle at read completion: the slot still holds data (it was
+    /// not TRIMmed under the read).
+    pub fn check_read_done(&mut self, ssd: u32, off: u32) {
+        if self.ver.is_empty() {
+            return;
+        }
+        self.stats.version_checks += 1;
+        if self.slot_ver[(ssd * self.cap + off) as usize] == 0 {
+            self.stats.version_mismatches += 1;
+        }
+    }
+
+    /// Unmap logical `unit` (array-level TRIM).
+    pub fn trim_unit(&mut self, unit: u32) {
+        if let Some((s, o)) = self.lookup(unit) {
+            self.invalidate(s * self.cap + o);
+            self.fwd[unit as usize] = NONE;
+        }
+    }
+
+    /// Start xGC when at most one clean SSD is left (it is kept for the
+    /// xGC destination): the victim is the back-end chosen by the policy —
+    /// FIFO: the one that left the front-end role longest ago (with one
+    /// back-end between the front-end and the clean SSD this is the old
+    /// front-end, as in Fig. 5(b)); greedy: fewest valid units.
+    fn maybe_start_xgc(&mut self) {
+        if !self.sources.is_empty() || self.job.is_some() {
+            return;
+        }
+        let clean = self.role.iter().filter(|&&r| r == Role::Clean).count();
+        if clean > 1 {
+            return;
+        }
+        let backs = (0..self.n).filter(|&s| {
+            self.role[s as usize] == Role::Back
+                && self.gc_dest != Some(s)
+                && self.valid[s as usize] < self.wp[s as usize]
+        });
+        let victim = match self.victim {
+            Victim::Greedy => backs.min_by_key(|&s| (self.valid[s as usize], s)),
+            Victim::Fifo => backs.min_by_key(|&s| (self.back_since[s as usize], s)),
+        };
+        let Some(v) = victim else { return };
+        // Only start when its valid data has somewhere to go (back-end room
+        // plus clean SSDs); otherwise wait until front-ends free up room.
+        let room: u64 = (0..self.n)
+            .filter(|&s| s != v)
+            .map(|s| match self.role[s as usize] {
+                Role::Back => self.free(s) as u64,
+                Role::Clean => self.cap as u64,
+                _ => 0,
+            })
+            .sum();
+        let need = self.valid[v as usize];
+        if room < need as u64 {
+            return;
+        }
+        if self.gc_dest.is_some_and(|d| self.free(d) < need) {
+            self.gc_dest = None; // start this victim on a fresh SSD
+        }
+        self.set_role(v, Role::Source);
+        self.sources.push_back(v);
+    }
+
+    fn start_job(&mut self) {
+        if self.job.is_some() {
+            return;
+        }
+        self.maybe_start_xgc();
+        let Some(&ssd) = self.sources.front() else {
+            return;
+        };
+        let segs = self.cap / self.seg_units;
+        let first = ssd * segs;
+        let mut order: Vec<u32> = (0..segs)
+            .filter(|&k| self.seg_valid[(first + k) as usize] > 0)
+            .collect();
+        if self.victim == Victim::Greedy {
+            order.sort_by_key(|&k| (self.seg_valid[(first + k) as usize], k));
+        }
+        self.job = Some(Job {
+            ssd,
+            order,
+            seg_i: 0,
+            pos: 0,
+            in_flight: 0,
+        });
+    }
+
+    /// Next unit for xGC to copy (logical unit, source SSD, slot offset),
+    /// if the copy window allows.
+    pub fn next_copy(&mut self) -> Option<(u32, u32, u32)> {
+        self.start_job();
+        let cap = self.cap;
+        let seg_units = self.seg_units;
+        let window = self.window;
+        let job = self.job.as_mut()?;
+        if job.in_flight >= window {
+            return None;
+        }
+        let segs = cap / seg_units;
+        while job.seg_i < job.order.len() {
+            let seg = job.ssd * segs + job.order[job.seg_i];
+            while job.pos < seg_units {
+                let slot = seg * seg_units + job.pos;
+                job.pos += 1;
+                let u = self.inv[slot as usize];
+                if u != NONE {
+                    job.in_flight += 1;
+                    return Some((u, job.ssd, slot % cap));
+                }
+            }
+            job.seg_i += 1;
+            job.pos = 0;
+        }
+        None
+    }
+
+    fn gc_slot(&mut self) -> SimResult<u32> {
+        if let Some(d) = self.gc_dest {
+            if self.free(d) > 0 && self.role[d as usize] == Role::Back {
+                return Ok(self.append(d));
+            }
+            self.gc_dest = None;
+        }
+        // A clean SSD first (it becomes the next front-end with the copied
+        // data in it), else the back-end with the most room.
+        let pick = (0..self.n)
+            .find(|&s| self.role[s as usize] == Role::Clean)
+            .or_else(|| {
+                (0..self.n)
+                    .filter(|&s| self.role[s as usize] == Role::Back && self.free(s) > 0)
+                    .max_by_key(|&s| (self.free(s), std::cmp::Reverse(s)))
+            });
+        if let Some(d) = pick {
+            if self.role[d as usize] == Role::Clean {
+                self.set_role(d, Role::Back);
+            }
+            self.gc_dest = Some(d);
+            return Ok(self.append(d));
+        }
+        if let Some(&f) = self.fronts.iter().find(|&&f| self.free(f) > 0) {
+            self.stats.xgc_to_front += 1;
+            return Ok(self.append(f));
+        }
+        Err(SimError::Invalid(format!(
+            "serial array out of space: xGC has nowhere to copy valid data \
+             (roles {:?}, write pointers {:?}, valid units {:?} of {} per SSD); \
+             lower the array volume fraction (array.volume)",
+            self.role, self.wp, self.valid, self.cap
+        )))
+    }
+
+    /// The copy read of `unit` from (`ssd`, `off`) finished: if the unit
+    /// still lives there, move its mapping to a back-end slot and return it
+    /// (the caller writes the data there).
+    pub fn copy_read_done(
+        &mut self,
+        unit: u32,
+        ssd: u32,
+        off: u32,
+    ) -> SimResult<Option<(u32, u32)>> {
+        let src = ssd * self.cap + off;
+        if self.fwd[unit as usize] != src {
+            self.stats.xgc_units_skipped += 1;
+            self.copy_write_done();
+            return Ok(None);
+        }
+        let dst = self.gc_slot()?;
+        if !self.ver.is_empty() {
+            self.stats.version_checks += 1;
+            if self.slot_ver[src as usize] != self.ver[unit as usize] {
+                self.stats.version_mismatches += 1;
+            }
+            self.slot_ver[dst as usize] = self.slot_ver[src as usize];
+        }
+        self.assign(unit, dst);
+        self.stats.xgc_units_copied += 1;
+        Ok(Some(self.split(dst)))
+    }
+
+    /// A copy finished (written, or skipped).
+    pub fn copy_write_done(&mut self) {
+        if let Some(j) = self.job.as_mut() {
+            j.in_flight -= 1;
+        }
+    }
+
+    /// The source SSD whose copies are all done (ready for TRIM).
+    pub fn drained_source(&self) -> Option<u32> {
+        let j = self.job.as_ref()?;
+        (j.seg_i >= j.order.len() && j.in_flight == 0 && self.valid[j.ssd as usize] == 0)
+            .then_some(j.ssd)
+    }
+
+    /// The source was TRIMmed: it is clean again.
+    pub fn trimmed(&mut self, ssd: u32) {
+        debug_assert_eq!(self.valid[ssd as usize], 0);
+        self.job = None;
+        self.sources.retain(|&s| s != ssd);
+        self.wp[ssd as usize] = 0;
+        if !self.slot_ver.is_empty() {
+            let a = (ssd * self.cap) as usize;
+            self.slot_ver[a..a + self.cap as usize].fill(0);
+        }
+        self.set_role(ssd, Role::Clean);
+        self.stats.trims += 1;
+        self.refill_fronts();
+    }
+
+    /// Whether xGC has work (a source waiting or being emptied).
+    pub fn xgc_pending(&self) -> bool {
+        self.job.is_some() || !self.sources.is_empty()
+    }
+
+    /// Check mapping invariants: `fwd`/`inv` inverse, per-SSD and
+    /// per-segment valid counts, versions (when kept).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut valid = vec![0u32; self.n as usize];
+        let mut seg = vec![0u32; self.seg_valid.len()];
+        for (slot, &u) in self.inv.iter().enumerate() {
+            if u == NONE {
+                continue;
+            }
+            if self.fwd[u as usize] != slot as u32 {
+                return Err(format!(
+                    "slot {slot} owned by unit {u} which maps elsewhere"
+                ));
+            }
+            valid[slot / self.cap as usize] += 1;
+            seg[slot / self.seg_units as usize] += 1;
+            if !self.ver.is_empty() && self.slot_ver[slot] != self.ver[u as usize] {
+                return Err(format!("unit {u}: slot {slot} holds an old version"));
+            }
+        }
+        for (u, &s) in self.fwd.iter().enumerate() {
+            if s != NONE && self.inv[s as usize] != u as u32 {
+                return Err(format!(
+                    "unit {u} -> slot {s} but inv says {}",
+                    self.inv[s as usize]
+                ));
+            }
+        }
+        if valid != self.valid {
+            return Err(format!(
+                "valid counts {:?} vs recount {valid:?}",
+                self.valid
+            ));
+        }
+        if seg != self.seg_valid {
+            return Err("segment valid counts disagree with the mapping".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,103 @@
+"""Helpers the paper modules share: claim lists per trace, synthetic
+workloads matched to a paper's published trace statistics, and scheduler
+comparisons that turn sweep tables into our number for a claim."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from flashsched.reproduce.base import Claim, Measured, Results
+
+
+def per_trace_claims(
+    prefix: str,
+    traces: Sequence[str],
+    values: Sequence[float],
+    claim: str,
+    metric: str,
+    source: str,
+    unit: str = "%",
+) -> list[Claim]:
+    """One claim per trace (``{prefix}_{trace}``), ``claim`` formatted with
+    ``{trace}``."""
+    if len(traces) != len(values):
+        raise ValueError(f"{prefix}: {len(traces)} traces but {len(values)} values")
+    return [
+        Claim(f"{prefix}_{t.lower()}", claim.format(trace=t), metric, v, t, source, unit)
+        for t, v in zip(traces, values)
+    ]
+
+
+def matched_synthetic(
+    read_ratio: float, iops: float, mean_kib: float, n: int, span: str = "16g"
+) -> str:
+    """A random-access synthetic spec with a trace's read ratio, arrival rate
+    and mean request size (sizes uniform on [4 KiB, 2·mean − 4 KiB], which has
+    the given mean; at least one 4 KiB page)."""
+    hi = max(4, round(2 * mean_kib - 4))
+    bs = "4k" if hi <= 4 else f"4k-{hi}k"
+    return f"read={read_ratio:g},bs={bs},iops={iops:g},n={n},span={span}"
+
+
+@dataclass(frozen=True)
+class Compare:
+    """How to compute our number for a claim from an experiment's table:
+    compare ``metric`` of the ``ours`` series against ``baseline``.
+
+    ``kind``: ``reduction`` = (1 − ours/base)·100 (latency), ``gain`` =
+    (ours/base − 1)·100 (throughput), ``ratio`` = ours/base. ``workload``
+    None means the mean of the per-workload values (as the papers' "on
+    average"). ``where`` filters other columns (e.g. a device or a wear stage).
+    """
+
+    experiment: str
+    metric: str
+    ours: str
+    baseline: str
+    series: str = "host_scheduler"
+    workload: str | None = None
+    kind: str = "reduction"
+    where: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _value(ours: float, base: float, kind: str) -> float:
+    if kind == "reduction":
+        return (1.0 - ours / base) * 100.0
+    if kind == "gain":
+        return (ours / base - 1.0) * 100.0
+    if kind == "ratio":
+        return ours / base
+    raise ValueError(f"unknown comparison kind '{kind}'")
+
+
+def compare(df: pd.DataFrame, c: Compare) -> tuple[float, str] | None:
+    """Our value for ``c`` and the workloads it covers (None if not measurable)."""
+    sel = df
+    for k, v in c.where.items():
+        sel = sel[np.isclose(sel[k], v)] if isinstance(v, float) else sel[sel[k] == v]
+    if c.workload is not None:
+        sel = sel[sel["workload"] == c.workload]
+    m = sel.groupby(["workload", c.series])[c.metric].mean().unstack(c.series)
+    if c.ours not in m or c.baseline not in m:
+        return None
+    per = [_value(o, b, c.kind) for o, b in zip(m[c.ours], m[c.baseline]) if b and np.isfinite(b)]
+    if not per:
+        return None
+    return float(np.mean(per)), ", ".join(map(str, m.index))
+
+
+def measure_compares(res: Results, compares: Mapping[str, Compare]) -> dict[str, Measured]:
+    """Our numbers for every claim id in ``compares`` whose experiment ran."""
+    out = {}
+    for cid, c in compares.items():
+        if c.experiment not in res.tables:
+            continue
+        got = compare(res.table(c.experiment), c)
+        if got is not None:
+            out[cid] = Measured(got[0], got[1])
+    return out

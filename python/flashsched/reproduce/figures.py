@@ -1,0 +1,196 @@
+"""The figure kinds the papers use, drawn from sweep tables with matplotlib:
+normalised bar charts per trace, latency CDFs, sensitivity curves and
+bandwidth timelines. Each returns a :class:`Figure`; :func:`save` writes PNG
+and SVG."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from flashsched.reproduce.base import Figure, Results
+
+
+@functools.cache
+def _pyplot() -> Any:
+    """matplotlib (headless) on first use: importing flashsched stays fast."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot
+
+    pyplot.rcParams.update(
+        {"figure.dpi": 100, "savefig.dpi": 110, "axes.grid": True, "grid.alpha": 0.3}
+        | {"font.size": 9}
+    )
+    return pyplot
+
+
+class _LazyPyplot:
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_pyplot(), name)
+
+
+plt = _LazyPyplot()
+
+
+def save(fig: Figure, outdir: Path) -> list[Path]:
+    """Write ``NAME.png`` and ``NAME.svg``; closes the matplotlib figure."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext in ("png", "svg"):
+        p = outdir / f"{fig.name}.{ext}"
+        fig.fig.savefig(p, bbox_inches="tight")
+        paths.append(p)
+    plt.close(fig.fig)
+    return paths
+
+
+def _mean_over_seeds(df: pd.DataFrame, keys: list[str], metric: str) -> pd.DataFrame:
+    return df.groupby(keys, sort=False, dropna=False)[metric].mean().reset_index()
+
+
+def normalized_bars(
+    df: pd.DataFrame,
+    *,
+    name: str,
+    title: str,
+    metric: str,
+    series: str,
+    baseline: str,
+    group: str = "workload",
+    caption: str = "",
+    ylabel: str | None = None,
+) -> Figure:
+    """One group of bars per ``group`` value (trace), one bar per ``series``
+    value (scheduler), each normalised to the ``baseline`` series."""
+    m = _mean_over_seeds(df, [group, series], metric)
+    wide = m.pivot(index=group, columns=series, values=metric)
+    wide = wide.reindex(list(dict.fromkeys(m[group])))
+    norm = wide.div(wide[baseline], axis=0)
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(norm) + 2), 3.2))
+    cols = [baseline, *[c for c in norm.columns if c != baseline]]
+    width = 0.8 / len(cols)
+    x = np.arange(len(norm))
+    for i, c in enumerate(cols):
+        ax.bar(x + (i - (len(cols) - 1) / 2) * width, norm[c], width, label=str(c))
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_xticks(x, [str(i) for i in norm.index], rotation=20, ha="right")
+    ax.set_ylabel(ylabel or f"{metric} / {baseline}")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return Figure(name, title, caption, fig)
+
+
+def cdf_plot(
+    results: Results,
+    experiment: str,
+    rows: pd.DataFrame,
+    *,
+    name: str,
+    title: str,
+    label: Callable[[pd.Series], str],
+    op: str = "all",
+    caption: str = "",
+    logx: bool = True,
+    theory: Sequence[tuple[str, Any, Any]] = (),
+) -> Figure:
+    """Latency CDFs (from each run's stored quantiles), one line per row;
+    ``theory`` adds (label, xs, cdf) curves as thin black dashes."""
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    for _, row in rows.iterrows():
+        cdf = results.run(experiment, row["key"]).get("latency_cdf")
+        if not cdf or not cdf.get(op):
+            continue
+        ax.plot(cdf[op], cdf["p"], label=label(row), lw=1.2)
+    for i, (lbl, xs, ps) in enumerate(theory):
+        ax.plot(xs, ps, "k--", lw=0.8, label=lbl if i == 0 else None)
+    if logx:
+        ax.set_xscale("log")
+    ax.set_xlabel(f"{op} latency (µs)")
+    ax.set_ylabel("fraction of requests ≤ x")
+    ax.set_ylim(0, 1.01)
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    return Figure(name, title, caption, fig)
+
+
+def sensitivity(
+    df: pd.DataFrame,
+    *,
+    name: str,
+    title: str,
+    x: str,
+    y: str,
+    series: str | None = None,
+    theory: Sequence[tuple[str, Any, Any]] = (),
+    caption: str = "",
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    logy: bool = False,
+) -> Figure:
+    """``y`` against ``x`` (mean over seeds, with min-max error bars), one
+    line per ``series`` value; ``theory`` adds (label, xs, ys) dashed lines."""
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    groups = [(None, df)] if series is None else list(df.groupby(series, sort=False))
+    for key, g in groups:
+        s = g.groupby(x)[y].agg(["mean", "min", "max"]).sort_index()
+        err = np.vstack([s["mean"] - s["min"], s["max"] - s["mean"]])
+        ax.errorbar(
+            s.index.astype(float),
+            s["mean"],
+            yerr=err,
+            marker="o",
+            ms=3,
+            capsize=2,
+            label=str(key) if key is not None else "simulated",
+        )
+    for lbl, xs, ys in theory:
+        ax.plot(xs, ys, linestyle="--", lw=1, label=lbl)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or y)
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    return Figure(name, title, caption, fig)
+
+
+def bandwidth_timeline(
+    results: Results,
+    experiment: str,
+    rows: pd.DataFrame,
+    *,
+    name: str,
+    title: str,
+    label: Callable[[pd.Series], str],
+    caption: str = "",
+) -> Figure:
+    """Per-second bandwidth (MB/s) over simulated time, one line per row."""
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    for _, row in rows.iterrows():
+        ts = results.run(experiment, row["key"]).get("timeseries")
+        if not ts:
+            continue
+        mb = np.asarray(ts["bytes"], dtype=float) / 1e6
+        ax.plot(ts["second"], mb, label=label(row), lw=1.2)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("bandwidth (MB/s)")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    return Figure(name, title, caption, fig)
+
+
+def reduction_pct(
+    df: pd.DataFrame, metric: str, series: str, ours: str, baseline: str, group: str = "workload"
+) -> pd.Series:
+    """Per-``group`` reduction of ``metric`` of ``ours`` vs ``baseline`` in %
+    (positive = ours is lower), mean over seeds."""
+    m = _mean_over_seeds(df, [group, series], metric)
+    wide = m.pivot(index=group, columns=series, values=metric)
+    return (1.0 - wide[ours] / wide[baseline]) * 100.0
