@@ -163,7 +163,9 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
             "name": "latency",
             "base": {
                 "device": "ssdsim-default",
-                "set": ["ftl.precondition_fill=0.9"],
+                # §IV-B4: AOS's write buffer is 2 MB (working + dispatching
+                # region); every scheduler gets the same DRAM buffer.
+                "set": ["ftl.precondition_fill=0.9", "ftl.write_buffer_mib=2"],
                 "queue_depth": 32,
             },
             "workloads": wl,
