@@ -10,6 +10,17 @@ def _lat_row(name: str, lat: dict[str, float]) -> str:
     return f"  {name:<7}{lat['count']:>10} " + " ".join(cells)
 
 
+def _devsched_row(fl: dict[str, Any]) -> str:
+    """Device-scheduler metrics (docs/devsched.md); absent in older summaries."""
+    if "flp" not in fl:
+        return "  device-sched: (no metrics)"
+    return (
+        f"  device-sched: {fl['interfered_reads']:,} reads behind a program/erase, "
+        f"FLP {fl['flp']:.2f}, SLP {fl['slp_chips']:.2f} chips / {fl['slp_channels']:.2f} "
+        f"channels, {fl['suspensions']:,} suspensions, conflicts {fl['conflict_ratio_pct']:.1f} %"
+    )
+
+
 def render(s: dict[str, Any]) -> str:
     """Readable multi-line summary of a run."""
     gc = s["gc"]
@@ -35,6 +46,7 @@ def render(s: dict[str, Any]) -> str:
         f"  flash: {fl['reads']:,} page reads, {fl['programs']:,} programs, "
         f"{fl['dram_read_hits']:,} DRAM hits, channel conflicts {fl['channel_conflicts']:,}, "
         f"mean chip utilisation {fl['mean_chip_utilization'] * 100:.1f} %",
+        _devsched_row(fl),
     ]
     if pc["fill"] > 0:
         lines.append(

@@ -324,6 +324,7 @@ impl Simulation {
                 channel_conflicts: ch.iter().map(|c| c.2).sum(),
                 chip_utilization,
                 mean_chip_utilization: mean_util,
+                ..devsched_summary(&self.ssd)
             },
             precondition: PreconditionSummary {
                 fill: pc.fill,
@@ -345,5 +346,33 @@ impl Simulation {
             + r.offset.capacity() * 8
             + r.size.capacity() * 4
             + r.stream.capacity() * 4) as u64
+    }
+}
+
+/// Device-scheduler metrics (AOS §IV-B, VIOS Table 1) for the flash summary.
+fn devsched_summary(ssd: &Ssd) -> FlashSummary {
+    let st = &ssd.stats;
+    let (flp, slp_chips, slp_channels) = ssd.parallelism();
+    let reqs = st.read_requests + st.write_requests;
+    FlashSummary {
+        suspensions: st.suspensions,
+        resumes: st.resumes,
+        interfered_reads: st.interfered_reads,
+        mean_interference_wait_us: if st.interfered_reads > 0 {
+            st.interference_wait_ns as f64 / st.interfered_reads as f64 / 1000.0
+        } else {
+            0.0
+        },
+        flp,
+        slp_chips,
+        slp_channels,
+        read_conflicts: st.read_conflicts,
+        write_conflicts: st.write_conflicts,
+        conflict_ratio_pct: if reqs > 0 {
+            100.0 * (st.read_conflicts + st.write_conflicts) as f64 / reqs as f64
+        } else {
+            0.0
+        },
+        ..FlashSummary::default()
     }
 }

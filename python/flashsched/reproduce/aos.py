@@ -11,8 +11,8 @@ How we reproduce them: the paper extends SSDsim, so the device is the
 (EX, FIN1/FIN2, MSN) are not available offline; we use the public MSR
 samples (replayed at 10× intensity) and a synthetic 50/50 mix. Channel-level
 conflicts use the summary's ``flash.channel_conflicts``; write-caused
-interference, FLP and SLP need counters the device-scheduler branch adds, so
-those claims stay unmeasured until then.
+interference ``flash.interfered_reads``, FLP ``flash.flp`` and SLP
+``flash.slp_chips`` (docs/devsched.md).
 """
 
 from __future__ import annotations
@@ -137,6 +137,14 @@ COMPARES = {
     "channel_conflicts": Compare(
         "latency", "flash.channel_conflicts", "aos", "fifo", "device_scheduler"
     ),
+    "interference": Compare("latency", "flash.interfered_reads", "aos", "fifo", "device_scheduler"),
+    "flp": Compare("latency", "flash.flp", "aos", "fifo", "device_scheduler", kind="ratio"),
+    **{
+        f"slp_{key}": Compare(
+            "latency", "flash.slp_chips", "aos", base, "device_scheduler", kind="ratio"
+        )
+        for key, base in (("fifo", "fifo"), ("pes", "pe-suspend"), ("piq", "piq"))
+    },
 }
 
 
@@ -155,7 +163,9 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
             "name": "latency",
             "base": {
                 "device": "ssdsim-default",
-                "set": ["ftl.precondition_fill=0.9"],
+                # §IV-B4: AOS's write buffer is 2 MB (working + dispatching
+                # region); every scheduler gets the same DRAM buffer.
+                "set": ["ftl.precondition_fill=0.9", "ftl.write_buffer_mib=2"],
                 "queue_depth": 32,
             },
             "workloads": wl,

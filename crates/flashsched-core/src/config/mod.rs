@@ -110,13 +110,160 @@ pub struct HostConfig {
 #[serde(deny_unknown_fields)]
 pub struct ControllerConfig {
     /// Flash transaction scheduler name.
+    #[serde(default = "default_device_scheduler")]
     pub scheduler: String,
+    /// P/E suspension (`pe-suspend`, docs/devsched.md): suspend programs for reads.
+    #[serde(default = "yes")]
+    pub suspend_program: bool,
+    /// Suspend erases for reads.
+    #[serde(default = "yes")]
+    pub suspend_erase: bool,
+    /// Writes may suspend erases too (Wu & He, JSA'14 "write-suspend-erase").
+    #[serde(default)]
+    pub write_suspend_erase: bool,
+    /// A program is only suspended if at least this much of it remains after
+    /// the next phase boundary.
+    #[serde(default = "default_min_remaining_program")]
+    pub suspend_min_remaining_program_us: f64,
+    /// Same for erases.
+    #[serde(default = "default_min_remaining_erase")]
+    pub suspend_min_remaining_erase_us: f64,
+    /// ISPP program loops (suspension points are loop boundaries).
+    #[serde(default = "default_program_loops")]
+    pub program_loops: u32,
+    /// Erase pulses (suspension points are pulse boundaries).
+    #[serde(default = "default_erase_loops")]
+    pub erase_loops: u32,
+    /// Time to suspend (added before the suspending operation starts).
+    #[serde(default = "default_suspend_us")]
+    pub suspend_us: f64,
+    /// Overhead added to the remaining time when an operation resumes.
+    #[serde(default = "default_resume_us")]
+    pub resume_us: f64,
+    /// Writes queued on a die at which `pe-suspend` stops preferring reads
+    /// (starvation guard).
+    #[serde(default = "default_write_limit")]
+    pub write_queue_limit: u32,
+    /// PIQ: read batches issued in a row while writes wait before one write
+    /// batch must go (bounded write starvation).
+    #[serde(default = "default_read_batches")]
+    pub piq_max_read_batches: u32,
+    /// PIQ conflict unit: `chip` (MSST'14), `die` or `plane` (TCAD'18).
+    #[serde(default = "default_piq_unit")]
+    pub piq_granularity: String,
+    /// AOS dispatching region (program pending queue capacity) in pages;
+    /// 0 = 1 MiB worth of pages (half of the paper's 2 MB write buffer).
+    #[serde(default)]
+    pub aos_dispatch_region_pages: u32,
+    /// AOS re-ordering set capacity per chip (the paper: 2 × chips entries).
+    #[serde(default = "default_rs_per_chip")]
+    pub aos_rs_per_chip: u32,
+    /// AOS: same-type requests on different planes of one die may share the
+    /// re-ordering set (multiplane sharing, §III-A Eq. 4). The device runs
+    /// them one after the other (multi-plane operations are not modelled).
+    #[serde(default = "yes")]
+    pub aos_multiplane: bool,
+}
+
+fn default_rs_per_chip() -> u32 {
+    2
+}
+
+fn default_device_scheduler() -> String {
+    "fifo".into()
+}
+
+fn default_piq_unit() -> String {
+    "chip".into()
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_min_remaining_program() -> f64 {
+    50.0
+}
+fn default_min_remaining_erase() -> f64 {
+    100.0
+}
+fn default_program_loops() -> u32 {
+    10
+}
+fn default_erase_loops() -> u32 {
+    5
+}
+fn default_suspend_us() -> f64 {
+    5.0
+}
+fn default_resume_us() -> f64 {
+    10.0
+}
+fn default_write_limit() -> u32 {
+    64
+}
+fn default_read_batches() -> u32 {
+    4
 }
 
 impl Default for ControllerConfig {
     fn default() -> Self {
         ControllerConfig {
-            scheduler: "fifo".into(),
+            scheduler: default_device_scheduler(),
+            suspend_program: true,
+            suspend_erase: true,
+            write_suspend_erase: false,
+            suspend_min_remaining_program_us: default_min_remaining_program(),
+            suspend_min_remaining_erase_us: default_min_remaining_erase(),
+            program_loops: default_program_loops(),
+            erase_loops: default_erase_loops(),
+            suspend_us: default_suspend_us(),
+            resume_us: default_resume_us(),
+            write_queue_limit: default_write_limit(),
+            piq_max_read_batches: default_read_batches(),
+            piq_granularity: default_piq_unit(),
+            aos_dispatch_region_pages: 0,
+            aos_rs_per_chip: default_rs_per_chip(),
+            aos_multiplane: true,
+        }
+    }
+}
+
+/// Process-variation model (docs/variation.md; VIOS §4, baselines §6.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VariationConfig {
+    /// Per-block program speeds from the variation model (every scheduler).
+    pub enabled: bool,
+    /// Wear stage of the device in P/E cycles (VIOS evaluates 6K/9K/12K/15K).
+    pub wear_pe: u32,
+    /// BER growth rate per 1000 P/E cycles: bounded Gaussian mean and sd.
+    pub ber_growth_mean: f64,
+    pub ber_growth_sd: f64,
+    /// The Gaussian is bounded to mean ± this many sd.
+    pub ber_bound_sd: f64,
+    /// Write step range and granularity (V); tPROG = program_us × step_min / ΔVp.
+    pub step_min: f64,
+    pub step_max: f64,
+    pub step_inc: f64,
+    /// Highest raw BER the ECC corrects (write-speed detection target).
+    pub ecc_ber: f64,
+    /// BER grows as (ΔVp / step_min)^exponent.
+    pub step_exponent: f64,
+}
+
+impl Default for VariationConfig {
+    fn default() -> Self {
+        VariationConfig {
+            enabled: false,
+            wear_pe: 12_000,
+            ber_growth_mean: 3.7e-4,
+            ber_growth_sd: 9e-5,
+            ber_bound_sd: 3.0,
+            step_min: 0.3,
+            step_max: 0.6,
+            step_inc: 0.03,
+            ecc_ber: 8.9e-3,
+            step_exponent: 2.0,
         }
     }
 }
@@ -136,6 +283,8 @@ pub struct DeviceConfig {
     pub host: HostConfig,
     #[serde(default)]
     pub controller: ControllerConfig,
+    #[serde(default)]
+    pub variation: VariationConfig,
 }
 
 impl DeviceConfig {
@@ -292,6 +441,70 @@ impl DeviceConfig {
             .map_err(|e| SimError::config("host.scheduler", e.to_string()))?;
         crate::sched::device::check_name(&self.controller.scheduler)
             .map_err(|e| SimError::config("controller.scheduler", e.to_string()))?;
+        self.validate_controller()?;
+        self.validate_variation()?;
+        Ok(())
+    }
+}
+
+impl DeviceConfig {
+    fn validate_controller(&self) -> SimResult<()> {
+        let c = &self.controller;
+        if !matches!(c.piq_granularity.as_str(), "chip" | "die" | "plane") {
+            return Err(SimError::config(
+                "controller.piq_granularity",
+                format!("`{}` is not one of chip, die, plane", c.piq_granularity),
+            ));
+        }
+        for (key, v, hi) in [
+            (
+                "controller.suspend_min_remaining_program_us",
+                c.suspend_min_remaining_program_us,
+                1e6,
+            ),
+            (
+                "controller.suspend_min_remaining_erase_us",
+                c.suspend_min_remaining_erase_us,
+                1e7,
+            ),
+            ("controller.suspend_us", c.suspend_us, 1e4),
+            ("controller.resume_us", c.resume_us, 1e4),
+        ] {
+            range_f(key, v, 0.0, hi)?;
+        }
+        for (key, v) in [
+            ("controller.program_loops", c.program_loops),
+            ("controller.erase_loops", c.erase_loops),
+            ("controller.piq_max_read_batches", c.piq_max_read_batches),
+            ("controller.write_queue_limit", c.write_queue_limit),
+            ("controller.aos_rs_per_chip", c.aos_rs_per_chip),
+        ] {
+            if v == 0 || v > 1_000_000 {
+                return Err(SimError::config(
+                    key,
+                    format!("{v} is outside [1, 1000000]"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_variation(&self) -> SimResult<()> {
+        let v = &self.variation;
+        range_f("variation.ber_growth_mean", v.ber_growth_mean, 1e-12, 1.0)?;
+        range_f("variation.ber_growth_sd", v.ber_growth_sd, 0.0, 1.0)?;
+        range_f("variation.ber_bound_sd", v.ber_bound_sd, 0.0, 10.0)?;
+        range_f("variation.step_min", v.step_min, 1e-3, 10.0)?;
+        range_f("variation.step_max", v.step_max, v.step_min, 10.0)?;
+        range_f("variation.step_inc", v.step_inc, 1e-4, 10.0)?;
+        range_f("variation.ecc_ber", v.ecc_ber, 1e-12, 1.0)?;
+        range_f("variation.step_exponent", v.step_exponent, 0.1, 10.0)?;
+        if v.wear_pe > 10_000_000 {
+            return Err(SimError::config(
+                "variation.wear_pe",
+                format!("{} is outside [0, 10000000]", v.wear_pe),
+            ));
+        }
         Ok(())
     }
 }
@@ -374,6 +587,32 @@ fn check_keys(tree: &toml::Value, schema: &toml::Value, prefix: &str) -> SimResu
         "ftl.precondition_fill",
         "ftl.write_buffer_mib",
         "controller.scheduler",
+        "controller.suspend_program",
+        "controller.suspend_erase",
+        "controller.write_suspend_erase",
+        "controller.suspend_min_remaining_program_us",
+        "controller.suspend_min_remaining_erase_us",
+        "controller.program_loops",
+        "controller.erase_loops",
+        "controller.suspend_us",
+        "controller.resume_us",
+        "controller.write_queue_limit",
+        "controller.piq_max_read_batches",
+        "controller.piq_granularity",
+        "controller.aos_dispatch_region_pages",
+        "controller.aos_rs_per_chip",
+        "controller.aos_multiplane",
+        "variation",
+        "variation.enabled",
+        "variation.wear_pe",
+        "variation.ber_growth_mean",
+        "variation.ber_growth_sd",
+        "variation.ber_bound_sd",
+        "variation.step_min",
+        "variation.step_max",
+        "variation.step_inc",
+        "variation.ecc_ber",
+        "variation.step_exponent",
     ];
     let Some(table) = tree.as_table() else {
         return Ok(());
@@ -479,12 +718,30 @@ pub fn apply_override(tree: &mut toml::Value, ov: &str) -> SimResult<()> {
         .unwrap_or_else(|| toml::Value::String(raw.to_string()));
     // Integers given where the schema has floats (read_us=50) are widened.
     let schema = preset_tree("default")?;
+    let optional_float = OPTIONAL_FLOATS.contains(&key);
     let value = match (lookup(&schema, key), value) {
         (Some(toml::Value::Float(_)), toml::Value::Integer(i)) => toml::Value::Float(i as f64),
+        (None, toml::Value::Integer(i)) if optional_float => toml::Value::Float(i as f64),
         (_, v) => v,
     };
     set_path(tree, key, value)
 }
+
+/// Float keys absent from the default preset (integers given for them are widened).
+const OPTIONAL_FLOATS: &[&str] = &[
+    "controller.suspend_min_remaining_program_us",
+    "controller.suspend_min_remaining_erase_us",
+    "controller.suspend_us",
+    "controller.resume_us",
+    "variation.ber_growth_mean",
+    "variation.ber_growth_sd",
+    "variation.ber_bound_sd",
+    "variation.step_min",
+    "variation.step_max",
+    "variation.step_inc",
+    "variation.ecc_ber",
+    "variation.step_exponent",
+];
 
 fn lookup<'a>(tree: &'a toml::Value, key: &str) -> Option<&'a toml::Value> {
     key.split('.').try_fold(tree, |t, k| t.get(k))
@@ -580,6 +837,34 @@ mod tests {
         );
         let e = DeviceConfig::load("no-such-preset", &[]).unwrap_err();
         assert!(e.to_string().contains("mqsim-default"), "{e}");
+    }
+
+    #[test]
+    fn controller_and_variation_keys() {
+        let c = DeviceConfig::load(
+            "vios-128g",
+            &[
+                "variation.enabled=true".into(),
+                "variation.wear_pe=15000".into(),
+                "variation.ecc_ber=1".into(),
+                "controller.suspend_us=3".into(),
+                "controller.scheduler=pe-suspend".into(),
+            ],
+        )
+        .unwrap();
+        assert!(c.variation.enabled);
+        assert_eq!(c.variation.wear_pe, 15_000);
+        assert_eq!(c.variation.ecc_ber, 1.0);
+        assert_eq!(c.controller.suspend_us, 3.0);
+        assert_eq!(c.controller.program_loops, 10);
+        let e = DeviceConfig::load("default", &["variation.step_max=0.1".into()]).unwrap_err();
+        assert!(e.to_string().contains("variation.step_max"), "{e}");
+        let e = DeviceConfig::load("default", &["controller.erase_loops=0".into()]).unwrap_err();
+        assert!(e.to_string().contains("controller.erase_loops"), "{e}");
+        let e = DeviceConfig::load("default", &["variation.wear=1".into()]).unwrap_err();
+        assert!(e.to_string().contains("wear"), "{e}");
+        let e = DeviceConfig::load("default", &["controller.scheduler=nope".into()]).unwrap_err();
+        assert!(e.to_string().contains("aos"), "{e}");
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //! matches flash), and a read re-checks its page when it starts (the block
 //! may have been erased by GC since the read was translated).
 
+pub mod oplog;
+pub mod parallel;
 pub mod tx;
 
 use rustc_hash::FxHashMap;
@@ -17,12 +19,15 @@ use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::channel::Channel;
 use crate::flash::die::{Die, Phase};
+use crate::flash::variation::Variation;
 use crate::flash::{Geometry, Timing};
 use crate::ftl::precondition::PreconditionReport;
 use crate::ftl::{Allocation, Ftl, Stream, NONE};
 use crate::sched::device::{self, PickCtx, TxScheduler};
 use crate::sched::host::DeviceView;
 use crate::workload::Op;
+use oplog::OpRecord;
+use parallel::Parallelism;
 use tx::{Origin, Tx, TxArena, TxId, TxKind};
 
 /// `lpn` marker of an erase issued by [`Ssd::erase_trimmed_blocks`] (not
@@ -58,6 +63,28 @@ pub struct DeviceStats {
     pub superseded_programs: u64,
     /// Reads whose block was erased between translation and start.
     pub reads_relocated: u64,
+    /// Program/erase suspensions and resumptions (P/E suspension).
+    pub suspensions: u64,
+    pub resumes: u64,
+    /// Write-caused interference (AOS §IV-B.2): user page reads that waited
+    /// while a program or erase held their die, and their total wait (ns).
+    pub interfered_reads: u64,
+    pub interference_wait_ns: u64,
+    /// User requests that reached flash, and those that found a chip they
+    /// need already holding queued or running work (VIOS Table 1 conflicts).
+    pub read_requests: u64,
+    pub write_requests: u64,
+    pub read_conflicts: u64,
+    pub write_conflicts: u64,
+}
+
+/// Timing of P/E suspension (controller config).
+#[derive(Debug, Clone, Copy)]
+struct SuspendTiming {
+    program_loops: u64,
+    erase_loops: u64,
+    suspend: Ns,
+    resume: Ns,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -86,6 +113,11 @@ struct Inflight {
     pending: u32,
     /// Highest write sequence already programmed.
     issued_seq: u64,
+    /// Newest write of this LPN, and whether its program has finished: once
+    /// it has, DRAM only holds older versions (a reordering scheduler may
+    /// still be programming them) and reads must go to flash.
+    newest: u64,
+    newest_done: bool,
 }
 
 /// DRAM write buffer: a write completes once its pages fit; space returns as
@@ -130,6 +162,18 @@ pub struct Ssd {
     gc_window: u32,
     /// Requests that finished inside a call (DRAM hits, TRIM, buffered writes).
     done: Vec<u32>,
+    par: Parallelism,
+    /// Per-block program speeds (process variation), if enabled.
+    variation: Option<Variation>,
+    susp: SuspendTiming,
+    /// Whether the scheduler may preempt (skips the suspension path if not).
+    suspends: bool,
+    wake_buf: Vec<u32>,
+    /// Chips touched by the request being split (conflict accounting).
+    req_chips: Vec<u32>,
+    /// What flash and DRAM did, for data-version oracles (off by default).
+    op_log: Option<Vec<OpRecord>>,
+    read_ids: u64,
 }
 
 impl Ssd {
@@ -141,9 +185,34 @@ impl Ssd {
         let precondition = ftl.precondition(cfg.ftl.precondition_fill, seed);
         let buffer_pages =
             (cfg.ftl.write_buffer_mib * 1024.0 * 1024.0 / geo.page_size as f64) as u32;
+        let timing = Timing::new(&cfg.timing, geo.page_size);
+        let variation = cfg.variation.enabled.then(|| {
+            let v = Variation::new(&cfg.variation, geo.blocks(), ftl.erase_counts(), seed);
+            let keys = (0..geo.blocks())
+                .map(|b| v.program_ns(b, timing.program).min(u32::MAX as u64) as u32)
+                .collect();
+            ftl.enable_speed_order(keys);
+            v
+        });
+        let c = &cfg.controller;
+        let us = |x: f64| (x * 1000.0).round() as Ns;
+        let sched = device::build(&c.scheduler, &geo, c)?;
         Ok(Ssd {
-            timing: Timing::new(&cfg.timing, geo.page_size),
-            sched: device::build(&cfg.controller.scheduler, &geo)?,
+            suspends: sched.suspends(),
+            sched,
+            timing,
+            par: Parallelism::new(&geo),
+            variation,
+            susp: SuspendTiming {
+                program_loops: c.program_loops as u64,
+                erase_loops: c.erase_loops as u64,
+                suspend: us(c.suspend_us),
+                resume: us(c.resume_us),
+            },
+            wake_buf: Vec::new(),
+            req_chips: Vec::new(),
+            op_log: None,
+            read_ids: 0,
             dies: vec![Die::default(); geo.dies() as usize],
             channels: vec![Channel::default(); geo.channels as usize],
             bus_owner: vec![NONE; geo.channels as usize],
@@ -209,6 +278,87 @@ impl Ssd {
     /// Transactions queued in the scheduler.
     pub fn queued_txs(&self) -> usize {
         self.sched.pending()
+    }
+
+    /// (FLP, SLP in chips, SLP in channels); see `parallel.rs`.
+    pub fn parallelism(&self) -> (f64, f64, f64) {
+        self.par.means()
+    }
+
+    /// Pin `block`'s program latency (process variation must be enabled):
+    /// for worked examples and experiments.
+    pub fn set_block_program_us(&mut self, block: u32, us: f64) -> SimResult<()> {
+        let base = self.timing.program;
+        let v = self.variation.as_mut().ok_or_else(|| {
+            SimError::config("variation.enabled", "block speeds need the variation model")
+        })?;
+        if block >= self.geo.blocks() {
+            return Err(SimError::Invalid(format!("no block {block}")));
+        }
+        let ns = (us * 1000.0).round() as Ns;
+        v.set_program_ns(block, ns, base);
+        self.ftl
+            .set_block_speed(block, ns.min(u32::MAX as u64) as u32);
+        Ok(())
+    }
+
+    /// Program latency of `block` at nominal speed (variation applied).
+    pub fn block_program_ns(&self, block: u32) -> Ns {
+        match &self.variation {
+            Some(v) => v.program_ns(block, self.timing.program),
+            None => self.timing.program,
+        }
+    }
+
+    /// Start recording flash/DRAM data movements (see `oplog.rs`).
+    pub fn enable_op_log(&mut self) {
+        self.op_log = Some(Vec::new());
+    }
+
+    /// The records so far (empty if logging is off).
+    pub fn take_op_log(&mut self) -> Vec<OpRecord> {
+        self.op_log.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    #[inline]
+    fn log(&mut self, r: OpRecord) {
+        if let Some(l) = &mut self.op_log {
+            l.push(r);
+        }
+    }
+
+    /// tPROG of page `ppn` (page type and process variation applied).
+    #[inline]
+    fn program_ns(&self, ppn: u32) -> Ns {
+        let t = self.timing.program_ns(self.geo.page_in_block(ppn));
+        match &self.variation {
+            Some(v) => v.program_ns(self.geo.block_of(ppn), t),
+            None => t,
+        }
+    }
+
+    /// The newest written version of `lpn` is still in controller DRAM.
+    #[inline]
+    fn in_dram(&self, lpn: u32) -> bool {
+        self.inflight.get(&lpn).is_some_and(|e| !e.newest_done)
+    }
+
+    /// Chip `chip` holds queued or running transactions.
+    #[inline]
+    fn chip_loaded(&self, chip: u32) -> bool {
+        let n = self.geo.dies_per_chip;
+        (chip * n..(chip + 1) * n).any(|d| self.die_load[d as usize] > 0)
+    }
+
+    /// Conflict accounting for the page of the request being split on `die`
+    /// (first page per chip only); returns whether it conflicts.
+    fn note_chip(&mut self, die: u32) -> bool {
+        let chip = self.geo.chip_of_die(die);
+        if self.req_chips.contains(&chip) {
+            return false;
+        }
+        self.req_chips.push(chip);
+        self.chip_loaded(chip)
     }
 
     fn new_req(&mut self, host: u32, op: Op) -> u32 {
@@ -301,20 +451,37 @@ impl Ssd {
 
     fn submit_read(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
         let (a, b) = self.lpn_range(offset, size);
+        self.req_chips.clear();
+        let mut conflict = false;
         for lpn in a..=b {
             let lpn = self.fold(lpn);
-            if self.inflight.contains_key(&lpn) {
+            let read_id = self.read_ids;
+            if self.op_log.is_some() {
+                self.read_ids += 1;
+                self.log(OpRecord::Read { id: read_id, lpn });
+            }
+            if self.in_dram(lpn) {
                 self.stats.dram_read_hits += 1;
+                self.log(OpRecord::DramHit { id: read_id, lpn });
                 continue;
             }
             let ppn = match self.ftl.lookup(lpn) {
                 Some(p) => p,
                 None => match self.ftl.place_untimed(lpn) {
-                    Some(p) => p,
+                    Some(p) => {
+                        self.log(OpRecord::Program {
+                            ppn: p,
+                            lpn,
+                            seq: 0,
+                        });
+                        p
+                    }
                     // Plane full: read some page of the right plane, unmapped.
-                    None => self
-                        .geo
-                        .first_ppn(self.ftl.static_plane(lpn) * self.geo.blocks_per_plane),
+                    None => {
+                        self.log(OpRecord::Unplaced { id: read_id });
+                        self.geo
+                            .first_ppn(self.ftl.static_plane(lpn) * self.geo.blocks_per_plane)
+                    }
                 },
             };
             let plane = self.geo.plane_of(ppn);
@@ -328,21 +495,34 @@ impl Ssd {
                 ppn,
                 owner: r,
                 epoch: self.ftl.erase_count(self.geo.block_of(ppn)),
-                seq: 0,
+                // User reads carry their oracle id (unused otherwise).
+                seq: read_id,
                 enqueued: now,
             };
+            conflict |= self.note_chip(tx.die);
             self.reqs[r as usize].remaining += 1;
             self.enqueue(tx, now);
+        }
+        if !self.req_chips.is_empty() {
+            self.stats.read_requests += 1;
+            self.stats.read_conflicts += conflict as u64;
         }
     }
 
     fn submit_write(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
         let (a, b) = self.lpn_range(offset, size);
+        self.req_chips.clear();
+        let mut conflict = false;
         for lpn in a..=b {
             let lpn = self.fold(lpn);
             let plane = self.write_plane(lpn);
             self.write_seq += 1;
-            self.inflight.entry(lpn).or_default().pending += 1;
+            let seq = self.write_seq;
+            self.log(OpRecord::Write { lpn, seq });
+            let e = self.inflight.entry(lpn).or_default();
+            e.pending += 1;
+            e.newest = self.write_seq;
+            e.newest_done = false;
             let tx = Tx {
                 kind: TxKind::Program,
                 origin: Origin::User,
@@ -356,9 +536,12 @@ impl Ssd {
                 seq: self.write_seq,
                 enqueued: now,
             };
+            conflict |= self.note_chip(tx.die);
             self.reqs[r as usize].remaining += 1;
             self.enqueue(tx, now);
         }
+        self.stats.write_requests += 1;
+        self.stats.write_conflicts += conflict as u64;
     }
 
     /// Plane for a user write of `lpn`.
@@ -405,39 +588,168 @@ impl Ssd {
     pub fn schedule<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
         // Dies are served in the order they became ready (deterministic and
         // fair); dies marked while serving are handled in the next round.
+        {
+            let ftl = &self.ftl;
+            let issuable = |t: &Tx| Self::issuable(ftl, t);
+            let ctx = PickCtx {
+                now,
+                txs: &self.txs,
+                issuable: &issuable,
+            };
+            self.sched.prepare(&ctx);
+        }
+        self.drain_wakes();
         let mut batch = std::mem::take(&mut self.dirty_spare);
         while !self.dirty.is_empty() {
             std::mem::swap(&mut batch, &mut self.dirty);
             for die in batch.drain(..) {
                 self.schedule_die(die, now, sink)?;
+                self.drain_wakes();
             }
         }
         self.dirty_spare = batch;
         Ok(())
     }
 
+    /// Mark the dies the scheduler asked to be offered work.
+    fn drain_wakes(&mut self) {
+        self.sched.wakes(&mut self.wake_buf);
+        for i in 0..self.wake_buf.len() {
+            let d = self.wake_buf[i];
+            self.mark(d);
+        }
+        self.wake_buf.clear();
+    }
+
+    #[inline]
+    fn issuable(ftl: &Ftl, t: &Tx) -> bool {
+        match (t.kind, t.origin) {
+            (TxKind::Program, Origin::User) => ftl.can_alloc(t.plane, Stream::User),
+            (TxKind::Program, Origin::Gc) => ftl.can_alloc(t.plane, Stream::Gc),
+            (TxKind::Read, Origin::Gc) if t.copyback => ftl.can_alloc(t.plane, Stream::Gc),
+            _ => true,
+        }
+    }
+
     fn schedule_die<S: EventSink>(&mut self, die: u32, now: Ns, sink: &mut S) -> SimResult<()> {
         self.dies[die as usize].dirty = false;
-        {
-            while self.dies[die as usize].is_idle() {
+        if self.suspends && !self.dies[die as usize].is_idle() {
+            return self.try_suspend(die, now, sink);
+        }
+        while self.dies[die as usize].is_idle() {
+            if let Some((sid, remaining)) = self.dies[die as usize].suspended {
+                // A suspended P/E: serve what the scheduler preempts with, then resume.
+                let running = *self.txs.get(sid);
                 let ftl = &self.ftl;
-                let issuable = |t: &Tx| match (t.kind, t.origin) {
-                    (TxKind::Program, Origin::User) => ftl.can_alloc(t.plane, Stream::User),
-                    (TxKind::Program, Origin::Gc) => ftl.can_alloc(t.plane, Stream::Gc),
-                    _ => true,
-                };
+                let issuable = |t: &Tx| Self::issuable(ftl, t);
                 let ctx = PickCtx {
                     now,
                     txs: &self.txs,
                     issuable: &issuable,
                 };
-                let Some(id) = self.sched.pick(die, &ctx) else {
-                    break;
-                };
-                self.start(id, now, sink)?;
+                if let Some(id) = self.sched.preempt(die, &running, remaining, &ctx) {
+                    self.start(id, now, sink)?;
+                    continue;
+                }
+                self.resume(die, now, sink);
+                break;
             }
+            let ftl = &self.ftl;
+            let issuable = |t: &Tx| Self::issuable(ftl, t);
+            let ctx = PickCtx {
+                now,
+                txs: &self.txs,
+                issuable: &issuable,
+            };
+            let Some(id) = self.sched.pick(die, &ctx) else {
+                break;
+            };
+            self.start(id, now, sink)?;
         }
         Ok(())
+    }
+
+    /// P/E suspension (Wu & He, FAST'12; baselines.md §4): if `die` is in
+    /// the cell phase of a program or erase and nothing is suspended on it,
+    /// offer the scheduler the chance to run a queued transaction at the next
+    /// phase boundary (ISPP loop / erase pulse).
+    fn try_suspend<S: EventSink>(&mut self, die: u32, now: Ns, sink: &mut S) -> SimResult<()> {
+        let d = &self.dies[die as usize];
+        if d.phase != Phase::Array || d.suspended.is_some() {
+            return Ok(());
+        }
+        let sid = d.tx;
+        let running = *self.txs.get(sid);
+        let loops = match running.kind {
+            TxKind::Program => self.susp.program_loops,
+            TxKind::Erase => self.susp.erase_loops,
+            TxKind::Read => return Ok(()),
+        };
+        let (start, end) = (d.op_start, d.op_end);
+        let phase = (end - start).div_ceil(loops).max(1);
+        let boundary = (start + (now.saturating_sub(start)).div_ceil(phase) * phase).min(end);
+        let remaining = end - boundary;
+        if remaining == 0 {
+            return Ok(());
+        }
+        let ftl = &self.ftl;
+        let issuable = |t: &Tx| Self::issuable(ftl, t);
+        let ctx = PickCtx {
+            now,
+            txs: &self.txs,
+            issuable: &issuable,
+        };
+        let Some(id) = self.sched.preempt(die, &running, remaining, &ctx) else {
+            return Ok(());
+        };
+        self.stats.suspensions += 1;
+        self.release_die(die as usize, now);
+        let d = &mut self.dies[die as usize];
+        d.suspended = Some((sid, remaining));
+        d.not_before = boundary + self.susp.suspend;
+        self.start(id, now, sink)?;
+        // The preempting transaction may not have needed the die (DRAM hit,
+        // moved read): serve more or resume.
+        if self.dies[die as usize].is_idle() {
+            self.schedule_die(die, now, sink)?;
+        }
+        Ok(())
+    }
+
+    /// Resume the suspended operation on idle `die`.
+    fn resume<S: EventSink>(&mut self, die: u32, now: Ns, sink: &mut S) {
+        let Some((sid, remaining)) = self.dies[die as usize].suspended.take() else {
+            return;
+        };
+        self.stats.resumes += 1;
+        self.occupy(die as usize, sid, Phase::Array, now);
+        self.arm(die as usize, self.susp.resume + remaining, now, sink);
+    }
+
+    /// Take idle `die` for transaction `id`.
+    #[inline]
+    fn occupy(&mut self, die: usize, id: TxId, phase: Phase, now: Ns) {
+        self.dies[die].occupy(id, phase, now);
+        self.par.take(&self.geo, die as u32, now);
+    }
+
+    /// Free `die`.
+    #[inline]
+    fn release_die(&mut self, die: usize, now: Ns) {
+        self.dies[die].release(now);
+        self.par.free(&self.geo, die as u32, now);
+    }
+
+    /// Begin the cell phase (`dur` ns) of the transaction holding `die`.
+    #[inline]
+    fn arm<S: EventSink>(&mut self, die: usize, dur: Ns, now: Ns, sink: &mut S) {
+        let d = &mut self.dies[die];
+        let t0 = now.max(d.not_before);
+        d.phase = Phase::Array;
+        d.op_start = t0;
+        d.op_end = t0 + dur;
+        let ev = self.die_event(die);
+        sink.push(t0 + dur, ev);
     }
 
     /// Begin transaction `id` on its (idle) die.
@@ -454,23 +766,31 @@ impl Ssd {
                         return Ok(());
                     };
                     self.stats.flash_programs += 1;
-                    busy = self.timing.program_ns(self.geo.page_in_block(dst));
+                    busy = self.program_ns(dst);
                 }
                 let Some(ppn) = self.resolve_read(id, &tx, now)? else {
                     return Ok(());
                 };
                 if origin == Origin::User {
                     self.stats.user_reads += 1;
+                    // Write-caused interference: a program/erase held the die
+                    // after this read arrived.
+                    if self.dies[die].pe_release > tx.enqueued {
+                        self.stats.interfered_reads += 1;
+                        self.stats.interference_wait_ns += now - tx.enqueued;
+                    }
+                    self.log(OpRecord::Sense { id: tx.seq, ppn });
                 } else {
                     self.stats.gc_reads += 1;
                 }
                 self.stats.flash_reads += 1;
                 busy += self.timing.read_ns(self.geo.page_in_block(ppn));
-                self.dies[die].occupy(id, Phase::Array, now);
-                sink.push(now + cmd + busy, self.die_event(die));
+                self.occupy(die, id, Phase::Array, now);
+                self.arm(die, cmd + busy, now, sink);
             }
             (TxKind::Program, Origin::User) => {
-                let ppn = self.ftl.alloc(tx.plane, Stream::User).ok_or_else(|| {
+                let pref = self.sched.alloc_pref(id, &tx);
+                let ppn = self.ftl.alloc_pref(tx.plane, pref).ok_or_else(|| {
                     SimError::Invalid("scheduler started a program with no free page".into())
                 })?;
                 let entry = self.inflight.entry(tx.lpn).or_default();
@@ -481,6 +801,11 @@ impl Ssd {
                     entry.issued_seq = tx.seq;
                     self.ftl.map_user_write(tx.lpn, ppn, now);
                 }
+                self.log(OpRecord::Program {
+                    ppn,
+                    lpn: tx.lpn,
+                    seq: tx.seq,
+                });
                 self.txs.get_mut(id).ppn = ppn;
                 self.stats.flash_programs += 1;
                 self.begin_program(id, die, now, sink);
@@ -495,8 +820,9 @@ impl Ssd {
                 self.begin_program(id, die, now, sink);
             }
             (TxKind::Erase, _) => {
-                self.dies[die].occupy(id, Phase::Array, now);
-                sink.push(now + cmd + self.timing.erase, self.die_event(die));
+                self.log(OpRecord::EraseStart { block: tx.ppn });
+                self.occupy(die, id, Phase::Array, now);
+                self.arm(die, cmd + self.timing.erase, now, sink);
             }
         }
         Ok(())
@@ -514,13 +840,10 @@ impl Ssd {
         let cmd = self.timing.command;
         if self.timing.xfer_page == 0 {
             let ppn = self.txs.get(id).ppn;
-            self.dies[die].occupy(id, Phase::Array, now);
-            sink.push(
-                now + cmd + self.timing.program_ns(self.geo.page_in_block(ppn)),
-                self.die_event(die),
-            );
+            self.occupy(die, id, Phase::Array, now);
+            self.arm(die, cmd + self.program_ns(ppn), now, sink);
         } else {
-            self.dies[die].occupy(id, Phase::WaitBus, now);
+            self.occupy(die, id, Phase::WaitBus, now);
             self.request_bus(die as u32, now, sink);
         }
     }
@@ -554,18 +877,27 @@ impl Ssd {
             return Ok(Some(tx.ppn));
         }
         let block = self.geo.block_of(tx.ppn);
-        if self.ftl.erase_count(block) == tx.epoch {
+        // With P/E suspension a read can run while its own block's erase is
+        // suspended (EAR): its data was moved, so it must look again.
+        let erasing = matches!(self.dies[tx.die as usize].suspended,
+            Some((sid, _)) if { let s = self.txs.get(sid); s.kind == TxKind::Erase && s.ppn == block });
+        if self.ftl.erase_count(block) == tx.epoch && !erasing {
             return Ok(Some(tx.ppn));
         }
         // The block was erased after translation: the data lives elsewhere now.
         self.stats.reads_relocated += 1;
-        if self.inflight.contains_key(&tx.lpn) {
+        if self.in_dram(tx.lpn) {
             self.stats.dram_read_hits += 1;
+            self.log(OpRecord::DramHit {
+                id: tx.seq,
+                lpn: tx.lpn,
+            });
             self.complete(id, now)?;
             return Ok(None);
         }
         match self.ftl.lookup(tx.lpn) {
             None => {
+                self.log(OpRecord::Unmapped { id: tx.seq });
                 self.complete(id, now)?;
                 Ok(None)
             }
@@ -601,6 +933,10 @@ impl Ssd {
             SimError::Invalid(format!("GC in plane {} ran out of free pages", tx.plane))
         })?;
         self.ftl.gc_move(tx.lpn, tx.ppn, dst, now);
+        self.log(OpRecord::GcCopy {
+            from: tx.ppn,
+            to: dst,
+        });
         Ok(Some(dst))
     }
 
@@ -720,9 +1056,8 @@ impl Ssd {
                 let id = self.dies[die as usize].tx;
                 let tx = *self.txs.get(id);
                 if tx.kind == TxKind::Program {
-                    let t_prog = self.timing.program_ns(self.geo.page_in_block(tx.ppn));
-                    self.dies[die as usize].phase = Phase::Array;
-                    sink.push(now + t_prog, self.die_event(die as usize));
+                    let t_prog = self.program_ns(tx.ppn);
+                    self.arm(die as usize, t_prog, now, sink);
                 } else {
                     self.complete(id, now)?;
                 }
@@ -739,7 +1074,10 @@ impl Ssd {
         let tx = self.txs.remove(id);
         let die = tx.die as usize;
         if self.dies[die].tx == id && !self.dies[die].is_idle() {
-            self.dies[die].release(now);
+            self.release_die(die, now);
+            if tx.kind != TxKind::Read {
+                self.dies[die].pe_release = now;
+            }
         }
         self.die_load[die] -= 1;
         self.mark(tx.die);
@@ -748,10 +1086,15 @@ impl Ssd {
             (TxKind::Program, Origin::User) => {
                 if let Some(e) = self.inflight.get_mut(&tx.lpn) {
                     e.pending -= 1;
+                    e.newest_done |= e.newest == tx.seq;
                     if e.pending == 0 {
                         self.inflight.remove(&tx.lpn);
                     }
                 }
+                self.log(OpRecord::ProgramDone {
+                    lpn: tx.lpn,
+                    seq: tx.seq,
+                });
                 self.req_page_done(tx.owner);
                 self.release_buffer(now);
             }
@@ -770,6 +1113,14 @@ impl Ssd {
                 // Victims only hold moved or invalidated pages by now; an
                 // error here is an accounting bug and stops the run.
                 self.ftl.erase(tx.ppn, now)?;
+                self.log(OpRecord::Erase { block: tx.ppn });
+                if let Some(v) = &mut self.variation {
+                    // Write-speed detection after the erase (VIOS §3.1).
+                    v.detect(tx.ppn, self.ftl.erase_count(tx.ppn));
+                    let key = v.program_ns(tx.ppn, self.timing.program);
+                    self.ftl
+                        .set_block_speed(tx.ppn, key.min(u32::MAX as u64) as u32);
+                }
                 let chip = self.geo.chip_of_die(tx.die);
                 self.chip_gc[chip as usize] -= 1;
                 // Writes blocked on space in this plane (same die, already

@@ -27,6 +27,17 @@ pub struct Die {
     pub busy_ns: Ns,
     /// Queued in the scheduler's attention list already.
     pub dirty: bool,
+    /// Start and planned end of the current cell operation (suspension
+    /// computes phase boundaries from them).
+    pub op_start: Ns,
+    pub op_end: Ns,
+    /// A suspended program/erase: (transaction, time left when resumed).
+    pub suspended: Option<(u32, Ns)>,
+    /// When a program/erase last released this die (write-caused interference).
+    pub pe_release: Ns,
+    /// The next cell operation may not begin before this (a suspension waits
+    /// for the running operation's phase boundary).
+    pub not_before: Ns,
 }
 
 impl Default for Die {
@@ -38,6 +49,11 @@ impl Default for Die {
             since: 0,
             busy_ns: 0,
             dirty: false,
+            op_start: 0,
+            op_end: 0,
+            suspended: None,
+            pe_release: 0,
+            not_before: 0,
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod channel;
 pub mod die;
 pub mod geometry;
 pub mod timing;
+pub mod variation;
 
 pub use geometry::{Geometry, Ppn};
 pub use timing::Timing;

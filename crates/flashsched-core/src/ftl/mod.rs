@@ -9,11 +9,14 @@
 pub mod allocation;
 pub mod gc;
 pub mod precondition;
+pub mod speed;
 
 use std::collections::VecDeque;
 
 pub use allocation::Allocation;
 use gc::{Candidate, VictimPolicy};
+use speed::SpeedIndex;
+pub use speed::SpeedPref;
 
 use crate::config::DeviceConfig;
 use crate::engine::Ns;
@@ -92,6 +95,8 @@ pub struct Ftl {
     /// Static plane of `lpn` is `plane_of_lpn[lpn % planes]`.
     plane_of_lpn: Vec<u32>,
     pub stats: FtlStats,
+    /// Speed-ordered free blocks (process variation enabled), else `None`.
+    speed: Option<SpeedIndex>,
 }
 
 impl Ftl {
@@ -146,6 +151,7 @@ impl Ftl {
                 .map(|l| alloc.static_plane(&geo, l))
                 .collect(),
             stats: FtlStats::default(),
+            speed: None,
         })
     }
 
@@ -188,6 +194,16 @@ impl Ftl {
         if a != NONE && (self.wp[a as usize] as u32) < self.geo.pages_per_block {
             return true;
         }
+        if stream == Stream::User {
+            if let Some(sp) = &self.speed {
+                if sp.frontier[plane as usize]
+                    .iter()
+                    .any(|&b| self.has_room(b))
+                {
+                    return true;
+                }
+            }
+        }
         match stream {
             Stream::User => ps.free.len() > 1,
             Stream::Gc => !ps.free.is_empty(),
@@ -200,23 +216,123 @@ impl Ftl {
         if !self.can_alloc(plane, stream) {
             return None;
         }
-        let ppb = self.geo.pages_per_block;
-        let ps = &mut self.planes[plane as usize];
-        let mut blk = ps.active[stream as usize];
-        if blk == NONE || self.wp[blk as usize] as u32 >= ppb {
+        let mut blk = self.planes[plane as usize].active[stream as usize];
+        if !self.has_room(blk) {
+            // With speed frontiers open, a user write may find room only there.
+            if stream == Stream::User && self.planes[plane as usize].free.len() <= 1 {
+                let open = self.speed.as_ref().and_then(|sp| {
+                    sp.frontier[plane as usize]
+                        .iter()
+                        .copied()
+                        .find(|&b| self.has_room(b))
+                });
+                if let Some(b) = open {
+                    return Some(self.take_page(plane, b, None));
+                }
+            }
+            let ps = &mut self.planes[plane as usize];
             blk = ps.free.pop_front()?;
             ps.active[stream as usize] = blk;
             self.state[blk as usize] = BlockState::Active;
+            if let Some(sp) = &mut self.speed {
+                sp.remove_free(plane, blk);
+            }
         }
+        Some(self.take_page(plane, blk, Some(stream)))
+    }
+
+    #[inline]
+    fn has_room(&self, b: u32) -> bool {
+        b != NONE && (self.wp[b as usize] as u32) < self.geo.pages_per_block
+    }
+
+    /// Next page of open block `blk`; seals it when full and closes the
+    /// frontier holding it (`stream`, or a speed frontier when `None`).
+    fn take_page(&mut self, plane: u32, blk: u32, stream: Option<Stream>) -> Ppn {
+        let ppb = self.geo.pages_per_block;
         let page = self.wp[blk as usize] as u32;
         self.wp[blk as usize] += 1;
         if page + 1 == ppb {
             self.state[blk as usize] = BlockState::Full;
             self.seal_seq += 1;
             self.sealed[blk as usize] = self.seal_seq;
-            self.planes[plane as usize].active[stream as usize] = NONE;
+            let ps = &mut self.planes[plane as usize];
+            if let Some(s) = stream {
+                if ps.active[s as usize] == blk {
+                    ps.active[s as usize] = NONE;
+                }
+            }
+            if let Some(sp) = &mut self.speed {
+                for f in sp.frontier[plane as usize].iter_mut() {
+                    if *f == blk {
+                        *f = NONE;
+                    }
+                }
+            }
         }
-        Some(self.geo.first_ppn(blk) + page)
+        self.geo.first_ppn(blk) + page
+    }
+
+    /// Order free blocks by program latency `key_ns` (one entry per block) so
+    /// user writes can ask for a fast or slow block (`alloc_pref`).
+    pub fn enable_speed_order(&mut self, key_ns: Vec<u32>) {
+        let mut sp = SpeedIndex::new(key_ns, self.planes.len());
+        for (p, ps) in self.planes.iter().enumerate() {
+            for &b in &ps.free {
+                sp.insert_free(p as u32, b);
+            }
+        }
+        self.speed = Some(sp);
+    }
+
+    /// Whether free blocks are ordered by speed.
+    pub fn speed_ordered(&self) -> bool {
+        self.speed.is_some()
+    }
+
+    /// New program latency of `block` (after write-speed detection).
+    pub fn set_block_speed(&mut self, block: u32, key_ns: u32) {
+        let plane = self.geo.plane_of_block(block);
+        if let Some(sp) = &mut self.speed {
+            sp.rekey(plane, block, key_ns);
+        }
+    }
+
+    /// A user page in `plane` from the block `pref` asks for (VIOS §3.3):
+    /// the fast or slow frontier, opening the fastest/slowest free block when
+    /// it is full. Falls back to any open user block when only the reserved
+    /// free block is left. `InOrder` (or no speed index) is `alloc`.
+    pub fn alloc_pref(&mut self, plane: u32, pref: SpeedPref) -> Option<Ppn> {
+        let fast = match (pref, &self.speed) {
+            (SpeedPref::Fast, Some(_)) => true,
+            (SpeedPref::Slow, Some(_)) => false,
+            _ => return self.alloc(plane, Stream::User),
+        };
+        let slot = if fast { 0 } else { 1 };
+        let sp = self.speed.as_ref()?;
+        let cur = sp.frontier[plane as usize][slot];
+        if self.has_room(cur) {
+            return Some(self.take_page(plane, cur, None));
+        }
+        if self.planes[plane as usize].free.len() > 1 {
+            let blk = sp.pick(plane, fast)?;
+            let ps = &mut self.planes[plane as usize];
+            if let Some(pos) = ps.free.iter().position(|&b| b == blk) {
+                ps.free.remove(pos);
+            }
+            self.state[blk as usize] = BlockState::Active;
+            if let Some(sp) = &mut self.speed {
+                sp.remove_free(plane, blk);
+                sp.frontier[plane as usize][slot] = blk;
+            }
+            return Some(self.take_page(plane, blk, None));
+        }
+        // Only the reserved block is free: use whatever user block is open.
+        let other = sp.frontier[plane as usize][1 - slot];
+        if self.has_room(other) {
+            return Some(self.take_page(plane, other, None));
+        }
+        self.alloc(plane, Stream::User)
     }
 
     #[inline]
@@ -355,6 +471,9 @@ impl Ftl {
         let plane = self.geo.plane_of_block(block) as usize;
         self.planes[plane].free.push_back(block);
         self.planes[plane].gc_active = false;
+        if let Some(sp) = &mut self.speed {
+            sp.insert_free(plane as u32, block);
+        }
         self.stats.erases += 1;
         Ok(())
     }
@@ -462,10 +581,23 @@ impl Ftl {
                 return Err(format!("ppn {p} owned by lpn {lpn} which maps elsewhere"));
             }
         }
-        for ps in &self.planes {
+        for (p, ps) in self.planes.iter().enumerate() {
             for &b in &ps.free {
                 if self.state[b as usize] != BlockState::Free || self.wp[b as usize] != 0 {
                     return Err(format!("free list holds non-erased block {b}"));
+                }
+            }
+            if let Some(sp) = &self.speed {
+                let tree = &sp.free[p];
+                if tree.len() != ps.free.len()
+                    || ps
+                        .free
+                        .iter()
+                        .any(|&b| !tree.contains(&(sp.key[b as usize], b)))
+                {
+                    return Err(format!(
+                        "plane {p}: speed tree disagrees with the free list"
+                    ));
                 }
             }
         }

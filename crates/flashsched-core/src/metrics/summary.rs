@@ -64,6 +64,23 @@ pub struct FlashSummary {
     /// Mean busy fraction of each chip's dies over the simulated time.
     pub chip_utilization: Vec<f64>,
     pub mean_chip_utilization: f64,
+    /// Program/erase suspensions (P/E suspension) and resumptions.
+    pub suspensions: u64,
+    pub resumes: u64,
+    /// Write-caused interference (AOS §IV-B.2): user page reads that waited
+    /// while a program/erase held their die, and their mean wait (µs).
+    pub interfered_reads: u64,
+    pub mean_interference_wait_us: f64,
+    /// Flash-level parallelism: mean busy dies per busy chip.
+    pub flp: f64,
+    /// System-level parallelism: mean busy chips / channels while any is busy.
+    pub slp_chips: f64,
+    pub slp_channels: f64,
+    /// Requests that found a needed chip already holding work (VIOS Table 1).
+    pub read_conflicts: u64,
+    pub write_conflicts: u64,
+    /// (read + write conflicts) / requests that reached flash, in percent.
+    pub conflict_ratio_pct: f64,
 }
 
 /// Everything a run reports.

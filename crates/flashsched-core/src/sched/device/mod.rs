@@ -1,13 +1,39 @@
 //! Device-level transaction schedulers (below the FTL).
+//!
+//! The device offers work to a scheduler die by die (`pick`, when a die is
+//! idle). Schedulers that hold transactions back (batching, re-ordering sets)
+//! or that preempt running operations use the optional hooks below; their
+//! defaults leave a plain per-die scheduler such as `fifo` unchanged:
+//! - `prepare` runs once at the start of every decide phase (batch forming,
+//!   dispatching into a re-ordering set);
+//! - `wakes` names dies that now have releasable work (they are offered work
+//!   in the order given, which is how a scheduler orders issue to the dies of
+//!   a channel and hence bus grants);
+//! - `preempt` lets a scheduler run a queued transaction on a die that is
+//!   busy with (or has suspended) a program/erase — P/E suspension;
+//! - `alloc_pref` asks which block speed a starting user program should get
+//!   (variation-aware allocation, VIOS §3.3).
 
+mod aos;
+mod batch;
 mod fifo;
+mod pe_suspend;
+mod piq;
+mod vios;
 
+use crate::config::ControllerConfig;
 use crate::device::tx::{Tx, TxArena, TxId};
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::Geometry;
+use crate::ftl::SpeedPref;
 
+pub use aos::Aos;
+pub use batch::{BatchQueue, ChipSet};
 pub use fifo::Fifo;
+pub use pe_suspend::PeSuspend;
+pub use piq::Piq;
+pub use vios::Vios;
 
 /// What a scheduler may consult when choosing work for a die.
 pub struct PickCtx<'a> {
@@ -28,12 +54,43 @@ pub trait TxScheduler: Send {
     fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId>;
     /// Transactions queued (not yet started).
     fn pending(&self) -> usize;
+    /// Called once per decide phase before any die is offered work.
+    fn prepare(&mut self, _ctx: &PickCtx) {}
+    /// Append dies that should be offered work (and clear the list).
+    fn wakes(&mut self, _out: &mut Vec<u32>) {}
+    /// Whether `preempt` may ever return work (lets the device skip the
+    /// suspension path entirely otherwise).
+    fn suspends(&self) -> bool {
+        false
+    }
+    /// `die` runs (or has suspended) `running`, a program or erase with
+    /// `remaining` ns left after its next phase boundary: return a queued
+    /// transaction to run in a suspension, removing it from the queues.
+    fn preempt(
+        &mut self,
+        _die: u32,
+        _running: &Tx,
+        _remaining: Ns,
+        _ctx: &PickCtx,
+    ) -> Option<TxId> {
+        None
+    }
+    /// Block speed for user program `id`, which `pick` just returned.
+    fn alloc_pref(&mut self, _id: TxId, _tx: &Tx) -> SpeedPref {
+        SpeedPref::InOrder
+    }
 }
 
-type Ctor = fn(&Geometry) -> Box<dyn TxScheduler>;
+type Ctor = fn(&Geometry, &ControllerConfig) -> Box<dyn TxScheduler>;
 
 /// The registry: name → constructor.
-const REGISTRY: &[(&str, Ctor)] = &[("fifo", |g| Box::new(Fifo::new(g)))];
+const REGISTRY: &[(&str, Ctor)] = &[
+    ("fifo", |g, _| Box::new(Fifo::new(g))),
+    ("piq", |g, c| Box::new(Piq::new(g, c))),
+    ("pe-suspend", |g, c| Box::new(PeSuspend::new(g, c))),
+    ("aos", |g, c| Box::new(Aos::new(g, c))),
+    ("vios", |g, c| Box::new(Vios::new(g, c))),
+];
 
 /// Names of all registered transaction schedulers.
 pub fn names() -> Vec<&'static str> {
@@ -50,10 +107,14 @@ pub fn check_name(name: &str) -> SimResult<()> {
 }
 
 /// Build the scheduler called `name`.
-pub fn build(name: &str, geo: &Geometry) -> SimResult<Box<dyn TxScheduler>> {
+pub fn build(
+    name: &str,
+    geo: &Geometry,
+    cfg: &ControllerConfig,
+) -> SimResult<Box<dyn TxScheduler>> {
     REGISTRY
         .iter()
         .find(|(n, _)| *n == name)
-        .map(|(_, ctor)| ctor(geo))
+        .map(|(_, ctor)| ctor(geo, cfg))
         .ok_or_else(|| SimError::unknown("device scheduler", name, &names()))
 }

@@ -1,0 +1,369 @@
+//! AOS — adaptive out-of-order scheduling (P. Li et al., IMECS'15, §III).
+//!
+//! - Pending queues (§III): read, program and erase queues in arrival order.
+//!   GC page reads wait in the read queue, GC programs (and copyback moves,
+//!   which program) in the program queue.
+//! - Conflict detection (§III-A, Eqs. 1–4): a re-ordering set (RS) of
+//!   2 × chips entries, one chip-level request set per chip classifier
+//!   (channel, chip). A candidate conflicts with an RS entry on its chip if
+//!   both are of the same type and hit the same (die, plane) (Eq. 4), or are
+//!   of different types on the same die; different dies interleave and
+//!   same-type requests on different planes share the die (multiplane).
+//! - Adaptive dispatching (§III-B, Algorithms 1–3): with the dispatching
+//!   region (user programs waiting, capacity `aos_dispatch_region_pages`)
+//!   full → program preference; else with no pending read → erase
+//!   preference; else read preference. Reads under read preference enter
+//!   the RS without a conflict check (Alg. 1 lines 2–5); everything else is
+//!   checked. Data hazards: a program is held back while an older read of the
+//!   same logical page is queued (PAR) and an erase while a queued read
+//!   targets its block (EAR).
+//! - Re-ordering (§III-C): when dies are offered RS work, channel-level sets
+//!   are visited round-robin and, within a channel, chip-level sets by
+//!   lowest priority level; a chip set's priority rises by one each time it
+//!   is served and reads are left behind, and resets when it empties.
+//!
+//! Assumptions (docs/devsched.md): "issued to the flash controller" means the
+//! die starts the request; the RS is refilled whenever an idle die finds no
+//! RS work and the RS has room (taken literally, "refill when empty" lets one
+//! die busy with a 1.5 ms erase stall every other die); each dispatch scans
+//! at most 8 × RS-capacity candidates per queue (bounded work per event).
+
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
+
+use super::{PickCtx, TxScheduler};
+use crate::config::ControllerConfig;
+use crate::device::tx::{Origin, Tx, TxId, TxKind};
+use crate::engine::Ns;
+use crate::flash::Geometry;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Read,
+    Program,
+    Erase,
+}
+
+fn class(t: &Tx) -> Class {
+    match t.kind {
+        TxKind::Read if t.copyback => Class::Program,
+        TxKind::Read => Class::Read,
+        TxKind::Program => Class::Program,
+        TxKind::Erase => Class::Erase,
+    }
+}
+
+/// Adaptive out-of-order scheduler.
+pub struct Aos {
+    geo: Geometry,
+    reads: VecDeque<TxId>,
+    programs: VecDeque<TxId>,
+    /// GC copies wait in their own part of the program queue and are
+    /// dispatched first: user programs may be waiting for the space they free.
+    gc_programs: VecDeque<TxId>,
+    erases: VecDeque<TxId>,
+    /// Chip-level request sets (RS entries per chip, in dispatch order).
+    rs: Vec<VecDeque<TxId>>,
+    rs_len: usize,
+    rs_cap: usize,
+    prio: Vec<u32>,
+    rr_channel: u32,
+    /// User programs waiting (dispatching-region occupancy) and its capacity.
+    region_used: usize,
+    region_cap: usize,
+    /// Queued (not started) reads per logical page / per block (hazards).
+    reads_by_lpn: FxHashMap<u32, u32>,
+    reads_by_block: FxHashMap<u32, u32>,
+    pending: usize,
+    wakes: Vec<u32>,
+    scratch: Vec<TxId>,
+    chip_order: Vec<u32>,
+    multiplane: bool,
+}
+
+impl Aos {
+    pub fn new(g: &Geometry, c: &ControllerConfig) -> Self {
+        let region_cap = if c.aos_dispatch_region_pages > 0 {
+            c.aos_dispatch_region_pages as usize
+        } else {
+            ((1usize << 20) / g.page_size as usize).max(1)
+        };
+        Aos {
+            geo: *g,
+            reads: VecDeque::new(),
+            programs: VecDeque::new(),
+            gc_programs: VecDeque::new(),
+            erases: VecDeque::new(),
+            rs: vec![VecDeque::new(); g.chips() as usize],
+            rs_len: 0,
+            rs_cap: c.aos_rs_per_chip as usize * g.chips() as usize,
+            prio: vec![0; g.chips() as usize],
+            rr_channel: 0,
+            region_used: 0,
+            region_cap,
+            reads_by_lpn: FxHashMap::default(),
+            reads_by_block: FxHashMap::default(),
+            pending: 0,
+            wakes: Vec::new(),
+            scratch: Vec::new(),
+            chip_order: Vec::new(),
+            multiplane: c.aos_multiplane,
+        }
+    }
+
+    fn chip(&self, t: &Tx) -> usize {
+        self.geo.chip_of_die(t.die) as usize
+    }
+
+    /// Eq. 4 plus die interleaving: requests on different dies of a chip
+    /// never conflict; same-type requests on different planes of a die share
+    /// it (multiplane) unless `controller.aos_multiplane = false`.
+    fn conflicts(&self, t: &Tx, ctx: &PickCtx) -> bool {
+        let c = class(t);
+        self.rs[self.chip(t)].iter().any(|&id| {
+            let e = ctx.txs.get(id);
+            e.die == t.die && (!self.multiplane || class(e) != c || e.plane == t.plane)
+        })
+    }
+
+    fn hazard(&self, t: &Tx) -> bool {
+        match class(t) {
+            // PAR: an older read of this logical page is still queued.
+            Class::Program => {
+                t.origin == Origin::User && self.reads_by_lpn.get(&t.lpn).is_some_and(|&n| n > 0)
+            }
+            // EAR: a queued read still targets the victim block.
+            Class::Erase => self.reads_by_block.get(&t.ppn).is_some_and(|&n| n > 0),
+            Class::Read => false,
+        }
+    }
+
+    fn add_rs(&mut self, id: TxId, t: &Tx) {
+        let chip = self.chip(t);
+        self.rs[chip].push_back(id);
+        self.rs_len += 1;
+        if class(t) == Class::Program && t.origin == Origin::User {
+            self.region_used -= 1;
+        }
+    }
+
+    fn queue(&mut self, which: Class, gc: bool) -> &mut VecDeque<TxId> {
+        match which {
+            Class::Read => &mut self.reads,
+            Class::Program if gc => &mut self.gc_programs,
+            Class::Program => &mut self.programs,
+            Class::Erase => &mut self.erases,
+        }
+    }
+
+    /// Move candidates of one queue into the RS (checked unless `unchecked`).
+    fn dispatch_queue(&mut self, which: Class, unchecked: bool, ctx: &PickCtx) {
+        if which == Class::Program {
+            self.dispatch_from(which, true, unchecked, ctx);
+        }
+        self.dispatch_from(which, false, unchecked, ctx);
+    }
+
+    fn dispatch_from(&mut self, which: Class, gc: bool, unchecked: bool, ctx: &PickCtx) {
+        let mut q = std::mem::take(self.queue(which, gc));
+        // Bounded look-ahead: at most this many startable candidates rejected
+        // for conflicts/hazards per dispatch (ones that cannot start yet, e.g.
+        // programs waiting for GC space, are skipped and not counted).
+        let limit = 8 * self.rs_cap;
+        let mut kept = std::mem::take(&mut self.scratch);
+        kept.clear();
+        let mut rejected = 0;
+        while self.rs_len < self.rs_cap && rejected < limit {
+            let Some(id) = q.pop_front() else { break };
+            let t = ctx.txs.get(id);
+            if !(ctx.issuable)(t) {
+                kept.push(id);
+            } else if unchecked || (!self.conflicts(t, ctx) && !self.hazard(t)) {
+                self.add_rs(id, t);
+            } else {
+                rejected += 1;
+                kept.push(id);
+            }
+        }
+        // Cancelled dispatches keep their queue position.
+        for &id in kept.iter().rev() {
+            q.push_front(id);
+        }
+        self.scratch = kept;
+        *self.queue(which, gc) = q;
+    }
+
+    /// Adaptive request dispatching (Algorithms 1–3), then wake the dies
+    /// holding RS work in re-ordering order.
+    fn dispatch(&mut self, ctx: &PickCtx) {
+        if self.rs_len >= self.rs_cap {
+            return;
+        }
+        let before = self.rs_len;
+        if self.region_used >= self.region_cap {
+            // Alg. 2: program preference.
+            self.dispatch_queue(Class::Program, false, ctx);
+            self.dispatch_queue(Class::Read, false, ctx);
+            self.dispatch_queue(Class::Erase, false, ctx);
+        } else if self.reads.is_empty() {
+            // Alg. 3: erase preference.
+            self.dispatch_queue(Class::Erase, false, ctx);
+            self.dispatch_queue(Class::Program, false, ctx);
+        } else {
+            // Alg. 1: read preference.
+            self.dispatch_queue(Class::Read, true, ctx);
+            self.dispatch_queue(Class::Program, false, ctx);
+            self.dispatch_queue(Class::Erase, false, ctx);
+        }
+        if self.rs_len > before {
+            self.reorder_wakes(ctx);
+        }
+    }
+
+    /// Channel-level sets round-robin; chip-level sets by lowest priority.
+    fn reorder_wakes(&mut self, ctx: &PickCtx) {
+        let g = self.geo;
+        let mut order = std::mem::take(&mut self.chip_order);
+        for k in 0..g.channels {
+            let ch = (self.rr_channel + k) % g.channels;
+            order.clear();
+            order.extend(
+                (ch * g.chips_per_channel..(ch + 1) * g.chips_per_channel)
+                    .filter(|&c| !self.rs[c as usize].is_empty()),
+            );
+            order.sort_by_key(|&c| (self.prio[c as usize], c));
+            for &c in &order {
+                // Duplicates are harmless: the device marks a die once.
+                for &id in &self.rs[c as usize] {
+                    self.wakes.push(ctx.txs.get(id).die);
+                }
+            }
+        }
+        self.rr_channel = (self.rr_channel + 1) % g.channels;
+        self.chip_order = order;
+    }
+
+    /// Return RS entries that can no longer start (their plane lost its
+    /// free pages) to the head of their queue, so the RS cannot deadlock.
+    fn cancel_unissuable(&mut self, ctx: &PickCtx) {
+        for chip in 0..self.rs.len() {
+            let mut i = 0;
+            while i < self.rs[chip].len() {
+                let id = self.rs[chip][i];
+                let t = ctx.txs.get(id);
+                if (ctx.issuable)(t) {
+                    i += 1;
+                    continue;
+                }
+                self.rs[chip].remove(i);
+                self.rs_len -= 1;
+                if class(t) == Class::Program && t.origin == Origin::User {
+                    self.region_used += 1;
+                }
+                self.queue(class(t), t.origin == Origin::Gc).push_front(id);
+            }
+        }
+    }
+
+    /// The RS entry `die` should run next: its oldest read, else its oldest
+    /// other entry (reads in a chip-level set are served first, §III-C).
+    fn rs_entry(&self, chip: usize, die: u32, ctx: &PickCtx) -> Option<usize> {
+        let set = &self.rs[chip];
+        let ok = |id: TxId| {
+            let t = ctx.txs.get(id);
+            t.die == die && (ctx.issuable)(t)
+        };
+        set.iter()
+            .position(|&id| ok(id) && class(ctx.txs.get(id)) == Class::Read)
+            .or_else(|| set.iter().position(|&id| ok(id)))
+    }
+
+    fn forget_read(&mut self, t: &Tx) {
+        if class(t) != Class::Read {
+            return;
+        }
+        let block = self.geo.block_of(t.ppn);
+        for (map, key) in [
+            (&mut self.reads_by_block, block),
+            (&mut self.reads_by_lpn, t.lpn),
+        ] {
+            if let Some(n) = map.get_mut(&key) {
+                *n -= 1;
+                if *n == 0 {
+                    map.remove(&key);
+                }
+            }
+        }
+    }
+}
+
+impl TxScheduler for Aos {
+    fn name(&self) -> &'static str {
+        "aos"
+    }
+
+    fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
+        self.pending += 1;
+        match class(tx) {
+            Class::Read => {
+                *self
+                    .reads_by_block
+                    .entry(self.geo.block_of(tx.ppn))
+                    .or_default() += 1;
+                *self.reads_by_lpn.entry(tx.lpn).or_default() += 1;
+                self.reads.push_back(id);
+            }
+            Class::Program => {
+                if tx.origin == Origin::User {
+                    self.region_used += 1;
+                }
+                self.queue(Class::Program, tx.origin == Origin::Gc)
+                    .push_back(id);
+            }
+            Class::Erase => self.erases.push_back(id),
+        }
+    }
+
+    fn prepare(&mut self, ctx: &PickCtx) {
+        if self.rs_len > 0 {
+            self.cancel_unissuable(ctx);
+        }
+        self.dispatch(ctx);
+    }
+
+    fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
+        let chip = self.geo.chip_of_die(die) as usize;
+        let mut pos = self.rs_entry(chip, die, ctx);
+        if pos.is_none() && self.rs_len < self.rs_cap {
+            self.dispatch(ctx);
+            pos = self.rs_entry(chip, die, ctx);
+        }
+        let id = self.rs[chip].remove(pos?)?;
+        self.rs_len -= 1;
+        self.pending -= 1;
+        let t = *ctx.txs.get(id);
+        self.forget_read(&t);
+        // §III-C step 3: reads left behind raise the set's priority level.
+        let reads_left = self.rs[chip]
+            .iter()
+            .any(|&e| class(ctx.txs.get(e)) == Class::Read);
+        if self.rs[chip].is_empty() {
+            self.prio[chip] = 0;
+        } else if reads_left {
+            self.prio[chip] += 1;
+        }
+        if self.rs_len == 0 {
+            self.dispatch(ctx);
+        }
+        Some(id)
+    }
+
+    fn pending(&self) -> usize {
+        self.pending
+    }
+
+    fn wakes(&mut self, out: &mut Vec<u32>) {
+        out.append(&mut self.wakes);
+    }
+}

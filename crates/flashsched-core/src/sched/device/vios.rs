@@ -1,0 +1,61 @@
+//! VIOS — variation-aware I/O scheduler (J. Cui et al., NPC'16, §3).
+//!
+//! - Hierarchical-batch structured queue (§3.3): requests grouped into chip
+//!   batches (no two requests of a batch share a chip), each split into
+//!   channel batches (no two share a channel), sets as bit masks; separate
+//!   read and write queues, reads preferred (§4.1: "read requests are always
+//!   preferentially scheduled in both PIQ and VIOS"), write starvation
+//!   bounded as for PIQ. See `batch.rs`.
+//! - Global chip-state vector (§3.2, Eq. 2): NR per chip = queued requests
+//!   touching it, +1 on arrival, −1 on issue.
+//! - Variation-aware block allocation (§3.3, Fig. 4): when a request is
+//!   issued, each of its sub-requests (its pages on one chip) gets a block
+//!   from the fast end of the chip's speed-ordered tree if NR > 1 (others
+//!   wait behind it), otherwise from the slow end. The speed-ordered free
+//!   blocks live in the FTL (`ftl/speed.rs`) and need `variation.enabled`;
+//!   without it every block is equally fast and the preference is moot.
+
+use super::batch::{BatchCore, Unit};
+use super::{PickCtx, TxScheduler};
+use crate::config::ControllerConfig;
+use crate::device::tx::{Tx, TxId};
+use crate::engine::Ns;
+use crate::flash::Geometry;
+use crate::ftl::SpeedPref;
+
+/// Hierarchical batches plus variation-aware allocation.
+pub struct Vios {
+    core: BatchCore,
+}
+
+impl Vios {
+    pub fn new(g: &Geometry, c: &ControllerConfig) -> Self {
+        Vios {
+            core: BatchCore::new(g, Unit::Chip, true, true, c.piq_max_read_batches),
+        }
+    }
+}
+
+impl TxScheduler for Vios {
+    fn name(&self) -> &'static str {
+        "vios"
+    }
+    fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
+        self.core.push(id, tx);
+    }
+    fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
+        self.core.pick(die, ctx)
+    }
+    fn pending(&self) -> usize {
+        self.core.pending()
+    }
+    fn prepare(&mut self, ctx: &PickCtx) {
+        self.core.prepare(ctx);
+    }
+    fn wakes(&mut self, out: &mut Vec<u32>) {
+        self.core.wakes(out);
+    }
+    fn alloc_pref(&mut self, id: TxId, _tx: &Tx) -> SpeedPref {
+        self.core.alloc_pref(id)
+    }
+}
