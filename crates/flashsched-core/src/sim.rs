@@ -263,13 +263,16 @@ impl Simulation {
         let wall_s = self.wall.as_secs_f64();
         let geo = self.ssd.geo;
         let busy = self.ssd.die_busy_ns();
+        // Busy time accrues until the device drains (GC may run past the
+        // last completion), so utilisation is over the whole simulated span.
+        let span_ns = sim_ns.max(self.now);
         let chip_utilization: Vec<f64> = busy
             .chunks(geo.dies_per_chip as usize)
             .map(|c| {
-                if sim_ns == 0 {
+                if span_ns == 0 {
                     0.0
                 } else {
-                    c.iter().sum::<u64>() as f64 / (c.len() as f64 * sim_ns as f64)
+                    c.iter().sum::<u64>() as f64 / (c.len() as f64 * span_ns as f64)
                 }
             })
             .collect();
