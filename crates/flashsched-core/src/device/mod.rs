@@ -168,6 +168,8 @@ pub struct Ssd {
     susp: SuspendTiming,
     /// Whether the scheduler may preempt (skips the suspension path if not).
     suspends: bool,
+    /// The scheduler plans across dies (`prepare`/`wakes` are called).
+    coordinates: bool,
     wake_buf: Vec<u32>,
     /// Chips touched by the request being split (conflict accounting).
     req_chips: Vec<u32>,
@@ -199,6 +201,7 @@ impl Ssd {
         let sched = device::build(&c.scheduler, &geo, c)?;
         Ok(Ssd {
             suspends: sched.suspends(),
+            coordinates: sched.coordinates(),
             sched,
             timing,
             par: Parallelism::new(&geo),
@@ -588,7 +591,7 @@ impl Ssd {
     pub fn schedule<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
         // Dies are served in the order they became ready (deterministic and
         // fair); dies marked while serving are handled in the next round.
-        {
+        if self.coordinates {
             let ftl = &self.ftl;
             let issuable = |t: &Tx| Self::issuable(ftl, t);
             let ctx = PickCtx {
@@ -597,14 +600,16 @@ impl Ssd {
                 issuable: &issuable,
             };
             self.sched.prepare(&ctx);
+            self.drain_wakes();
         }
-        self.drain_wakes();
         let mut batch = std::mem::take(&mut self.dirty_spare);
         while !self.dirty.is_empty() {
             std::mem::swap(&mut batch, &mut self.dirty);
             for die in batch.drain(..) {
                 self.schedule_die(die, now, sink)?;
-                self.drain_wakes();
+                if self.coordinates {
+                    self.drain_wakes();
+                }
             }
         }
         self.dirty_spare = batch;

@@ -325,6 +325,10 @@ impl TxScheduler for Aos {
         }
     }
 
+    fn coordinates(&self) -> bool {
+        true
+    }
+
     fn prepare(&mut self, ctx: &PickCtx) {
         if self.rs_len > 0 {
             self.cancel_unissuable(ctx);

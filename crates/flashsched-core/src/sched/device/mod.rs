@@ -54,6 +54,11 @@ pub trait TxScheduler: Send {
     fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId>;
     /// Transactions queued (not yet started).
     fn pending(&self) -> usize;
+    /// Whether this scheduler uses `prepare` and `wakes` (schedulers that
+    /// plan across dies); the device skips both calls otherwise.
+    fn coordinates(&self) -> bool {
+        false
+    }
     /// Called once per decide phase before any die is offered work.
     fn prepare(&mut self, _ctx: &PickCtx) {}
     /// Append dies that should be offered work (and clear the list).

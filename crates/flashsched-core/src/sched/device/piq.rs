@@ -47,6 +47,10 @@ impl TxScheduler for Piq {
     fn pending(&self) -> usize {
         self.core.pending()
     }
+    fn coordinates(&self) -> bool {
+        true
+    }
+
     fn prepare(&mut self, ctx: &PickCtx) {
         self.core.prepare(ctx);
     }

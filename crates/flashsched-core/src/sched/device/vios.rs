@@ -49,6 +49,10 @@ impl TxScheduler for Vios {
     fn pending(&self) -> usize {
         self.core.pending()
     }
+    fn coordinates(&self) -> bool {
+        true
+    }
+
     fn prepare(&mut self, ctx: &PickCtx) {
         self.core.prepare(ctx);
     }
