@@ -102,7 +102,8 @@ impl Deadline {
             held: 0,
             last_dir: WRITE,
             latest_pos: [0; 2],
-            batching: 0,
+            // No batch in progress at start (MQDL-old: next_rq[] empty).
+            batching: u32::MAX,
             starved: 0,
         }
     }
@@ -202,7 +203,7 @@ impl HostScheduler for Deadline {
                 (d, self.pick_in(d, now)?)
             }
         };
-        self.batching += 1;
+        self.batching = self.batching.saturating_add(1);
         self.last_dir = d;
         self.remove(d, id);
         let before = merged.len();
