@@ -22,6 +22,12 @@ const PRESETS: &[(&str, &str)] = &[
         include_str!("../../presets/ssdsim-default.toml"),
     ),
     ("vios-128g", include_str!("../../presets/vios-128g.toml")),
+    ("intel-x25e", include_str!("../../presets/intel-x25e.toml")),
+    (
+        "intel-dc-s3700",
+        include_str!("../../presets/intel-dc-s3700.toml"),
+    ),
+    ("intel-750", include_str!("../../presets/intel-750.toml")),
 ];
 
 /// Flash array shape.

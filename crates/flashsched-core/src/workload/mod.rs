@@ -2,6 +2,8 @@
 //! generators all produce the same [`IoRecord`] stream; the replayer turns it
 //! into timed host requests (intensity scaling, address folding, limits).
 
+pub mod postmark;
+pub mod profiles;
 pub mod replay;
 pub mod synthetic;
 pub mod trace;
