@@ -17,6 +17,7 @@ from flashsched._core import (
     presets,
 )
 from flashsched.api import run, simulation
+from flashsched.commands.compare import compare
 from flashsched.exceptions import ConfigError, FlashschedError, SimulationError, TraceError
 from flashsched.results import RunResult
 
@@ -30,6 +31,7 @@ __all__ = [
     "__version__",
     "run",
     "simulation",
+    "compare",
     "RunResult",
     "presets",
     "formats",

@@ -168,6 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--device", action="append", help="preset to bench (repeatable)")
     b.add_argument("--json", metavar="OUT")
     b.set_defaults(func=cmd_bench)
+    from flashsched.commands import compare as _compare
+
+    _compare.register(sub)
     return p
 
 
