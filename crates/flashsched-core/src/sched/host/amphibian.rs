@@ -11,7 +11,8 @@
 //!    (the read-priority rule). A request tagged high-priority bypasses all
 //!    ordering. Off: FIFO inside each queue (the timeouts still apply).
 //! 3. **GC-aware dispatching** (§III-E, Fig. 7): the host watches response
-//!    times per *zone*. A completed request that touched one zone and took
+//!    times per *zone*. A completed read (and write, with `detect_writes`)
+//!    that touched one zone and took
 //!    longer than `detect_factor` × the running mean for its direction (and
 //!    at least `detect_min_us`) makes the zone suspect: nothing more is sent
 //!    to it and `probes` page reads are injected there. If the slowest probe
@@ -28,7 +29,7 @@
 //! else equal contiguous LBA ranges (`zones = "range"`, the paper's "space
 //! zones"); a held request is still released when its starvation timeout
 //! expires, so GC holding is bounded; a request is held if any zone it
-//! touches is in GC; running means are EWMAs (weight 1/16) of normal samples.
+//! touches is in GC; running means are EWMAs (weight 1/16) of all samples.
 
 use std::collections::BTreeMap;
 
@@ -61,6 +62,9 @@ pub struct AmphibianParams {
     pub zone_count: u32,
     pub detect_factor: f64,
     pub detect_min_us: f64,
+    /// Also use write response times (off: with a DRAM write buffer a
+    /// write's latency reflects the buffer, not a chip).
+    pub detect_writes: bool,
     pub probes: u32,
     pub probe_factor: f64,
     pub retry_ms: f64,
@@ -79,6 +83,7 @@ impl Default for AmphibianParams {
             zone_count: 0,
             detect_factor: 8.0,
             detect_min_us: 5000.0,
+            detect_writes: false,
             probes: 3,
             probe_factor: 4.0,
             retry_ms: 1000.0,
@@ -378,11 +383,16 @@ impl Amphibian {
     fn on_user_complete(&mut self, done: &Done, ctx: &HostCtx) {
         let lat = ctx.now.saturating_sub(done.dispatched) as f64;
         let d = dir(done.req.op);
+        if d == 1 && !self.p.detect_writes {
+            return;
+        }
         let m = self.mean[d];
         let min = self.p.detect_min_us * NS_PER_US as f64;
         let abnormal = m > 0.0 && lat > self.p.detect_factor * m && lat > min;
+        // Every sample feeds the mean, so a generally loaded device raises
+        // the baseline instead of looking like GC everywhere.
+        self.mean[d] = if m == 0.0 { lat } else { m + (lat - m) / 16.0 };
         if !abnormal {
-            self.mean[d] = if m == 0.0 { lat } else { m + (lat - m) / 16.0 };
             return;
         }
         // Attribute only requests that touched a single zone.
