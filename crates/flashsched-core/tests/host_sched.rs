@@ -2,7 +2,7 @@
 //! bounds, mq-deadline batching and expiry, GC-aware dispatch (oracle and
 //! detected), and no lost or duplicated request on the real traces.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::ftl::Ftl;
@@ -128,7 +128,7 @@ fn amphibian_write_starvation_is_bounded() {
     let mut recs: Vec<_> = (0..1500u64)
         .map(|i| rec(i * 40 * US, Op::Read, (i % 997) * 8192 + (1 << 30), 4 * KIB))
         .collect();
-    let w_at = 1 * MS;
+    let w_at = MS;
     recs.push(rec(w_at, Op::Write, 0, 64 * KIB));
     recs.sort_by_key(|r| r.as_ref().unwrap().time_ns);
     let sim = run(
@@ -144,7 +144,11 @@ fn amphibian_write_starvation_is_bounded() {
     );
     let w = rows(&sim).into_iter().find(|r| r.3 == 1).unwrap();
     let timeout = 10 * MS;
-    assert!(w.1 >= w_at + timeout, "write dispatched early at {} ns", w.1);
+    assert!(
+        w.1 >= w_at + timeout,
+        "write dispatched early at {} ns",
+        w.1
+    );
     let bound = w_at + timeout + 50 * US + 16 * 200 * US;
     assert!(w.2 <= bound, "write completed at {} ns > {bound}", w.2);
     assert_eq!(sim.summary().requests, 1501);
@@ -263,7 +267,9 @@ fn gc_workload() -> Vec<SimResult<IoRecord>> {
     let mut v = Vec::new();
     let mut x: u64 = 12345;
     for i in 0..3000u64 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let lpn = ((x >> 33) % 1536) * 2; // even: chip 0
         v.push(rec(i * 300 * US, Op::Write, lpn * 4096, 4 * KIB));
         let rl = ((x >> 13) % 1536) * 2 + 1; // odd: chip 1
@@ -302,17 +308,20 @@ fn gc_aware_dispatch_avoids_the_gc_chip() {
     assert!(off.ssd.ftl.stats.gc_invocations > 0, "no GC happened");
     let base = chip1_read_mean(&off);
 
-    let oracle = run(
-        with(&["host.amphibian.gc_detect=oracle"]),
-        gc_workload(),
-    );
+    let oracle = run(with(&["host.amphibian.gc_detect=oracle"]), gc_workload());
     let o = chip1_read_mean(&oracle);
-    assert!(o < 0.5 * base, "oracle: chip-1 reads {o:.0} us vs {base:.0} us without");
+    assert!(
+        o < 0.5 * base,
+        "oracle: chip-1 reads {o:.0} us vs {base:.0} us without"
+    );
     assert!(oracle.host.sched.gc_log().iter().all(|f| f.zone == 0));
 
     // Detected mode: step the run to find when chip 0 first enters GC.
     let mut sim = sim_of(
-        with(&["host.amphibian.retry_ms=5", "host.amphibian.detect_min_us=500"]),
+        with(&[
+            "host.amphibian.retry_ms=5",
+            "host.amphibian.detect_min_us=500",
+        ]),
         gc_workload(),
     );
     let mut gc_start = None;
@@ -332,7 +341,10 @@ fn gc_aware_dispatch_avoids_the_gc_chip() {
         log[0].at
     );
     let d = chip1_read_mean(&sim);
-    assert!(d < 0.7 * base, "detected: chip-1 reads {d:.0} us vs {base:.0} us without");
+    assert!(
+        d < 0.7 * base,
+        "detected: chip-1 reads {d:.0} us vs {base:.0} us without"
+    );
     assert_eq!(sim.summary().requests, 6000);
 }
 
@@ -347,14 +359,17 @@ fn traces_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("note: traces not found at {} (set FLASHSCHED_TRACES); skipping", dir.display());
+        eprintln!(
+            "note: traces not found at {} (set FLASHSCHED_TRACES); skipping",
+            dir.display()
+        );
         None
     }
 }
 
-fn trace_files(dir: &PathBuf) -> Vec<PathBuf> {
+fn trace_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut stack = vec![dir.clone()];
+    let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();

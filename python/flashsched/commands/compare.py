@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -49,7 +50,10 @@ def workloads(
     postmark: str | None = None,
 ) -> list[Workload]:
     """Expand the workload options into a list of workloads."""
-    out = [Workload(Path(t).name, trace=str(t)) for t in ([trace] if isinstance(trace, str) else trace or [])]
+    out = [
+        Workload(Path(t).name, trace=str(t))
+        for t in ([trace] if isinstance(trace, str) else trace or [])
+    ]
     if synthetic:
         out.append(Workload(synthetic, synthetic=synthetic))
     names = _split(profile)
@@ -72,12 +76,12 @@ def _variant(hs: str) -> tuple[str, list[str]]:
     return name, [f"host.{name}.{kv}" for kv in kvs if kv]
 
 
-def _transactions(summary: dict) -> float | None:
+def _transactions(summary: dict[str, Any]) -> float | None:
     m = re.search(r"transactions=(\d+)", str(summary.get("workload", "")))
     return float(m.group(1)) if m else None
 
 
-def _row(wl: Workload, device: str, hs: str, ds: str, s: dict) -> dict:
+def _row(wl: Workload, device: str, hs: str, ds: str, s: dict[str, Any]) -> dict[str, Any]:
     sim_s = s["simulated_s"]
     tx = _transactions(s)
     return {
@@ -111,10 +115,11 @@ def run_compare(
     devices: Sequence[str],
     *,
     keep_latencies: bool = False,
-    **run_kwargs,
+    **run_kwargs: Any,
 ) -> tuple[pd.DataFrame, dict[tuple[str, str, str, str], np.ndarray]]:
     """Run the cross product; returns the table and (optionally) latencies."""
-    rows, lats = [], {}
+    rows: list[dict[str, Any]] = []
+    lats: dict[tuple[str, str, str, str], np.ndarray] = {}
     for wl in wls:
         for dev in devices:
             for ds in device_scheds:
@@ -135,7 +140,9 @@ def run_compare(
                     rows.append(_row(wl, dev, hs, dsn, res.summary))
                     if keep_latencies:
                         req = res.requests
-                        lats[(wl.label, dev, hs, dsn)] = req.loc[req["op"] != "trim", "latency_us"].to_numpy()
+                        lats[(wl.label, dev, hs, dsn)] = req.loc[
+                            req["op"] != "trim", "latency_us"
+                        ].to_numpy()
     return _normalise(pd.DataFrame(rows)), lats
 
 
@@ -149,7 +156,7 @@ def compare(
     host_sched: str | Sequence[str] = "noop",
     device_sched: str | Sequence[str] | None = None,
     device: str | Sequence[str] = "default",
-    **run_kwargs,
+    **run_kwargs: Any,
 ) -> pd.DataFrame:
     """Compare schedulers; one row per (workload, device, device_sched,
     host_sched) with latency (us), throughput and values normalised to the
@@ -168,7 +175,10 @@ def plot_cdf(lats: dict[tuple[str, str, str, str], np.ndarray], out: str | Path)
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    groups = sorted({(k[0], k[1]) for k in lats}, key=lambda g: list(lats).index(next(k for k in lats if k[:2] == g)))
+    groups = sorted(
+        {(k[0], k[1]) for k in lats},
+        key=lambda g: list(lats).index(next(k for k in lats if k[:2] == g)),
+    )
     cols = min(4, len(groups))
     rows = (len(groups) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
@@ -193,11 +203,26 @@ def plot_cdf(lats: dict[tuple[str, str, str, str], np.ndarray], out: str | Path)
 
 
 def _fmt(df: pd.DataFrame) -> str:
-    cols = ["workload", "device", "host_sched", "device_sched", "requests", "mean_us", "p99_us",
-            "iops", "mb_s", "tx_s", "norm_mean", "norm_p99", "norm_tput"]
+    cols = [
+        "workload",
+        "device",
+        "host_sched",
+        "device_sched",
+        "requests",
+        "mean_us",
+        "p99_us",
+        "iops",
+        "mb_s",
+        "tx_s",
+        "norm_mean",
+        "norm_p99",
+        "norm_tput",
+    ]
     if df["tx_s"].isna().all():
         cols.remove("tx_s")
-    return df[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}")
+    return df[cols].to_string(
+        index=False, float_format=lambda v: f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
+    )
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -229,18 +254,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="compare host/device schedulers on a workload")
     p.add_argument("--trace", action="append", help="trace file (repeatable)")
     p.add_argument("--synthetic", metavar="SPEC", help="synthetic workload spec")
-    p.add_argument("--profile", metavar="NAMES", help="Table III profiles: comma list or 'all' (synthetic)")
-    p.add_argument("--profile-args", default="", metavar="K=V,...", help="e.g. scale=10,burst=4,n=50000")
-    p.add_argument("--postmark", metavar="SPEC", help="Postmark-like closed loop, e.g. tx=2000,qd=16")
+    p.add_argument(
+        "--profile", metavar="NAMES", help="Table III profiles: comma list or 'all' (synthetic)"
+    )
+    p.add_argument(
+        "--profile-args", default="", metavar="K=V,...", help="e.g. scale=10,burst=4,n=50000"
+    )
+    p.add_argument(
+        "--postmark", metavar="SPEC", help="Postmark-like closed loop, e.g. tx=2000,qd=16"
+    )
     p.add_argument("--format", default="auto", help="trace format")
-    p.add_argument("--intensity", type=float, default=1.0, help="arrival-rate multiplier for traces")
+    p.add_argument(
+        "--intensity", type=float, default=1.0, help="arrival-rate multiplier for traces"
+    )
     p.add_argument("--limit", type=int, help="stop each run after N requests")
     p.add_argument("--device", default="default", help="preset(s) or TOML file(s), comma list")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument(
         "--host-sched",
         default="noop",
-        help="comma list, the first is the baseline; NAME:key=value:... sets [host.NAME] keys (ablations)",
+        help="comma list, the first is the baseline; "
+        "NAME:key=value:... sets [host.NAME] keys (ablations)",
     )
     p.add_argument("--device-sched", help="comma list of flash transaction schedulers")
     p.add_argument("--queue-depth", type=int, help="device queue depth")

@@ -349,15 +349,30 @@ fn schema_tree() -> SimResult<toml::Value> {
     };
     let sections = [
         ("host.max_merge_kib", Ok(toml::Value::Integer(512))),
-        ("host.deadline", ser(toml::Value::try_from(h::DeadlineParams::default()))),
-        ("host.cfq", ser(toml::Value::try_from(h::CfqParams::default()))),
+        (
+            "host.deadline",
+            ser(toml::Value::try_from(h::DeadlineParams::default())),
+        ),
+        (
+            "host.cfq",
+            ser(toml::Value::try_from(h::CfqParams::default())),
+        ),
         (
             "host.pardispatcher",
             ser(toml::Value::try_from(h::ParDispatcherParams::default())),
         ),
-        ("host.kyber", ser(toml::Value::try_from(h::KyberParams::default()))),
-        ("host.bfq", ser(toml::Value::try_from(h::BfqParams::default()))),
-        ("host.amphibian", ser(toml::Value::try_from(h::AmphibianParams::default()))),
+        (
+            "host.kyber",
+            ser(toml::Value::try_from(h::KyberParams::default())),
+        ),
+        (
+            "host.bfq",
+            ser(toml::Value::try_from(h::BfqParams::default())),
+        ),
+        (
+            "host.amphibian",
+            ser(toml::Value::try_from(h::AmphibianParams::default())),
+        ),
     ];
     for (k, v) in sections {
         set_path(&mut t, k, v?)?;

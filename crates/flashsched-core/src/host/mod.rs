@@ -42,8 +42,6 @@ pub struct Issue {
     pub size: u32,
 }
 
-
-
 /// Host queue + scheduler + outstanding-request limit.
 pub struct Host {
     pub queue_depth: u32,

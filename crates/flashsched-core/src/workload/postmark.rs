@@ -125,7 +125,10 @@ impl PostmarkSpec {
             self.span.min(capacity)
         };
         if span < self.max * 4 {
-            return Err(bad("span", format!("{span} bytes is too small for max={}", self.max)));
+            return Err(bad(
+                "span",
+                format!("{span} bytes is too small for max={}", self.max),
+            ));
         }
         let mut g = Postmark {
             spec: self.clone(),
@@ -224,7 +227,8 @@ impl Postmark {
             let ext = self.files.swap_remove(g);
             if self.spec.trim {
                 for (off, len) in ext {
-                    w.todo.push_back((Op::Trim, off, len.min(u32::MAX as u64) as u32));
+                    w.todo
+                        .push_back((Op::Trim, off, len.min(u32::MAX as u64) as u32));
                 }
             }
         }
@@ -271,7 +275,10 @@ impl Workload for Postmark {
     }
 
     fn describe(&self) -> String {
-        format!("postmark({}) transactions={}", self.spec.text, self.spec.transactions)
+        format!(
+            "postmark({}) transactions={}",
+            self.spec.text, self.spec.transactions
+        )
     }
 }
 
@@ -282,8 +289,14 @@ mod tests {
     #[test]
     fn parses_and_rejects() {
         let s = PostmarkSpec::parse("files=10,tx=5,qd=4,min=1k,max=64k").unwrap();
-        assert_eq!((s.files, s.transactions, s.workers, s.max), (10, 5, 4, 65536));
-        assert!(PostmarkSpec::parse("bogus=1").unwrap_err().to_string().contains("bogus"));
+        assert_eq!(
+            (s.files, s.transactions, s.workers, s.max),
+            (10, 5, 4, 65536)
+        );
+        assert!(PostmarkSpec::parse("bogus=1")
+            .unwrap_err()
+            .to_string()
+            .contains("bogus"));
         assert!(PostmarkSpec::parse("read=2").is_err());
     }
 
@@ -298,7 +311,7 @@ mod tests {
         // Complete everything as it is issued until done.
         let mut t = 0;
         loop {
-            let batch: Vec<_> = out.drain(..).collect();
+            let batch = std::mem::take(&mut out);
             for r in &batch {
                 t += 1;
                 let c = Completion {

@@ -36,23 +36,75 @@ const KB: f64 = 1000.0;
 
 /// Amphibian Table III (sizes in the table's KB, taken as 10^3 bytes).
 pub const PROFILES: &[Profile] = &[
-    Profile { name: "fin1", read_ratio: 0.328, iops: 52.0, mean_bytes: 11.9 * KB, source: "Amphibian Table III (UMass Financial1)" },
-    Profile { name: "fin2", read_ratio: 0.824, iops: 127.0, mean_bytes: 6.2 * KB, source: "Amphibian Table III (UMass Financial2)" },
-    Profile { name: "web1", read_ratio: 0.999, iops: 335.0, mean_bytes: 8.0 * KB, source: "Amphibian Table III (UMass WebSearch1)" },
-    Profile { name: "web2", read_ratio: 0.999, iops: 331.0, mean_bytes: 15.1 * KB, source: "Amphibian Table III (UMass WebSearch2)" },
-    Profile { name: "web3", read_ratio: 0.999, iops: 218.0, mean_bytes: 11.8 * KB, source: "Amphibian Table III (UMass WebSearch3)" },
-    Profile { name: "proj_2", read_ratio: 0.775, iops: 81.0, mean_bytes: 40.2 * KB, source: "Amphibian Table III (MSR proj_2)" },
-    Profile { name: "prxy_1", read_ratio: 0.653, iops: 266.0, mean_bytes: 12.5 * KB, source: "Amphibian Table III (MSR prxy_1)" },
-    Profile { name: "usr_1", read_ratio: 0.855, iops: 64.0, mean_bytes: 45.4 * KB, source: "Amphibian Table III (MSR usr_1)" },
+    Profile {
+        name: "fin1",
+        read_ratio: 0.328,
+        iops: 52.0,
+        mean_bytes: 11.9 * KB,
+        source: "Amphibian Table III (UMass Financial1)",
+    },
+    Profile {
+        name: "fin2",
+        read_ratio: 0.824,
+        iops: 127.0,
+        mean_bytes: 6.2 * KB,
+        source: "Amphibian Table III (UMass Financial2)",
+    },
+    Profile {
+        name: "web1",
+        read_ratio: 0.999,
+        iops: 335.0,
+        mean_bytes: 8.0 * KB,
+        source: "Amphibian Table III (UMass WebSearch1)",
+    },
+    Profile {
+        name: "web2",
+        read_ratio: 0.999,
+        iops: 331.0,
+        mean_bytes: 15.1 * KB,
+        source: "Amphibian Table III (UMass WebSearch2)",
+    },
+    Profile {
+        name: "web3",
+        read_ratio: 0.999,
+        iops: 218.0,
+        mean_bytes: 11.8 * KB,
+        source: "Amphibian Table III (UMass WebSearch3)",
+    },
+    Profile {
+        name: "proj_2",
+        read_ratio: 0.775,
+        iops: 81.0,
+        mean_bytes: 40.2 * KB,
+        source: "Amphibian Table III (MSR proj_2)",
+    },
+    Profile {
+        name: "prxy_1",
+        read_ratio: 0.653,
+        iops: 266.0,
+        mean_bytes: 12.5 * KB,
+        source: "Amphibian Table III (MSR prxy_1)",
+    },
+    Profile {
+        name: "usr_1",
+        read_ratio: 0.855,
+        iops: 64.0,
+        mean_bytes: 45.4 * KB,
+        source: "Amphibian Table III (MSR usr_1)",
+    },
 ];
 
 /// Look a profile up by name (case-insensitive).
 pub fn profile(name: &str) -> SimResult<Profile> {
     let n = name.trim().to_ascii_lowercase();
-    PROFILES.iter().copied().find(|p| p.name == n).ok_or_else(|| {
-        let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
-        SimError::unknown("workload profile", name, &names)
-    })
+    PROFILES
+        .iter()
+        .copied()
+        .find(|p| p.name == n)
+        .ok_or_else(|| {
+            let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
+            SimError::unknown("workload profile", name, &names)
+        })
 }
 
 /// A parsed `profile:` spec.
@@ -232,11 +284,8 @@ mod tests {
         let mut w = s.build(64 << 30, 3).unwrap();
         let mut out = Vec::new();
         let mut t = 0;
-        loop {
-            match w.poll(t, &mut out).unwrap() {
-                Poll::At(n) => t = n,
-                _ => break,
-            }
+        while let Poll::At(n) = w.poll(t, &mut out).unwrap() {
+            t = n;
         }
         assert_eq!(out.len(), 40_000);
         let reads = out.iter().filter(|r| r.op == Op::Read).count() as f64 / 40_000.0;
@@ -255,6 +304,9 @@ mod tests {
         }
         let iops = out.len() as f64 / (out.last().unwrap().time_ns as f64 / 1e9);
         assert!((iops - 3350.0).abs() / 3350.0 < 0.05, "{iops}");
-        assert!(ProfileSpec::parse("fin9").unwrap_err().to_string().contains("fin1"));
+        assert!(ProfileSpec::parse("fin9")
+            .unwrap_err()
+            .to_string()
+            .contains("fin1"));
     }
 }

@@ -94,9 +94,24 @@ impl Default for AmphibianParams {
 impl AmphibianParams {
     pub fn validate(&self) -> SimResult<()> {
         let k = "host.amphibian.";
-        check_range(&format!("{k}read_timeout_ms"), self.read_timeout_ms, 0.0, 1e7)?;
-        check_range(&format!("{k}write_timeout_ms"), self.write_timeout_ms, 0.0, 1e7)?;
-        check_range(&format!("{k}zone_count"), self.zone_count as f64, 0.0, 65536.0)?;
+        check_range(
+            &format!("{k}read_timeout_ms"),
+            self.read_timeout_ms,
+            0.0,
+            1e7,
+        )?;
+        check_range(
+            &format!("{k}write_timeout_ms"),
+            self.write_timeout_ms,
+            0.0,
+            1e7,
+        )?;
+        check_range(
+            &format!("{k}zone_count"),
+            self.zone_count as f64,
+            0.0,
+            65536.0,
+        )?;
         check_range(&format!("{k}detect_factor"), self.detect_factor, 1.0, 1e6)?;
         check_range(&format!("{k}detect_min_us"), self.detect_min_us, 0.0, 1e9)?;
         check_range(&format!("{k}probes"), self.probes as f64, 1.0, 64.0)?;
@@ -143,10 +158,15 @@ const EMPTY: Entry = Entry {
 enum Zone {
     Normal,
     /// Probes in flight (`to_send` not issued yet); `slowest` so far.
-    Probing { to_send: u32, left: u32, slowest: Ns },
-    Gc { retry_at: Ns },
+    Probing {
+        to_send: u32,
+        left: u32,
+        slowest: Ns,
+    },
+    Gc {
+        retry_at: Ns,
+    },
 }
-
 
 /// The Amphibian host scheduler.
 pub struct Amphibian {
@@ -274,7 +294,10 @@ impl Amphibian {
             let gc = ctx.device.chip_in_gc(z);
             let now_gc = self.zones[z as usize] != Zone::Normal;
             if gc && !now_gc {
-                self.log.push(GcFlag { at: ctx.now, zone: z });
+                self.log.push(GcFlag {
+                    at: ctx.now,
+                    zone: z,
+                });
                 self.set_zone(z, Zone::Gc { retry_at: Ns::MAX });
             } else if !gc && now_gc {
                 self.set_zone(z, Zone::Normal);
@@ -299,7 +322,9 @@ impl Amphibian {
                 _ => {}
             }
             if let Zone::Probing {
-                to_send, left, slowest,
+                to_send,
+                left,
+                slowest,
             } = self.zones[z]
             {
                 if to_send > 0 {
@@ -366,12 +391,15 @@ impl Amphibian {
             return Some(id);
         }
         // Read priority also among expired requests.
-        if let Some(id) = self.expired(0, ctx.now).or_else(|| self.expired(1, ctx.now)) {
+        if let Some(id) = self
+            .expired(0, ctx.now)
+            .or_else(|| self.expired(1, ctx.now))
+        {
             return Some(id);
         }
         let queues = if self.p.type_queueing { 2 } else { 1 };
         for q in 0..queues {
-            for (_, &id) in &self.sorted[q] {
+            for &id in self.sorted[q].values() {
                 if !self.blocked(ctx.device, id) {
                     return Some(id);
                 }
@@ -428,7 +456,9 @@ impl Amphibian {
         }
         let lat = ctx.now.saturating_sub(done.dispatched);
         let Zone::Probing {
-            to_send, left, slowest,
+            to_send,
+            left,
+            slowest,
         } = self.zones[z as usize]
         else {
             return;
@@ -443,10 +473,17 @@ impl Amphibian {
             return;
         }
         let min = self.p.detect_min_us * NS_PER_US as f64;
-        let base = if self.mean[0] > 0.0 { self.mean[0] } else { min };
+        let base = if self.mean[0] > 0.0 {
+            self.mean[0]
+        } else {
+            min
+        };
         let gc = slowest as f64 > self.p.probe_factor * base && slowest as f64 > min;
         if gc {
-            self.log.push(GcFlag { at: ctx.now, zone: z });
+            self.log.push(GcFlag {
+                at: ctx.now,
+                zone: z,
+            });
             self.set_zone(
                 z,
                 Zone::Gc {

@@ -59,9 +59,24 @@ impl BfqParams {
         let k = "host.bfq.";
         check_range(&format!("{k}max_budget"), self.max_budget as f64, 32.0, 1e9)?;
         check_range(&format!("{k}timeout_ms"), self.timeout_ms, 0.001, 1e7)?;
-        check_range(&format!("{k}fifo_expire_sync_ms"), self.fifo_expire_sync_ms, 0.0, 1e7)?;
-        check_range(&format!("{k}fifo_expire_async_ms"), self.fifo_expire_async_ms, 0.0, 1e7)?;
-        check_range(&format!("{k}async_charge"), self.async_charge as f64, 1.0, 100.0)
+        check_range(
+            &format!("{k}fifo_expire_sync_ms"),
+            self.fifo_expire_sync_ms,
+            0.0,
+            1e7,
+        )?;
+        check_range(
+            &format!("{k}fifo_expire_async_ms"),
+            self.fifo_expire_async_ms,
+            0.0,
+            1e7,
+        )?;
+        check_range(
+            &format!("{k}async_charge"),
+            self.async_charge as f64,
+            1.0,
+            100.0,
+        )
     }
 }
 
@@ -204,9 +219,7 @@ impl Bfq {
                 continue;
             }
             min_start = Some(min_start.map_or(q.start, |m| m.min(q.start)));
-            if q.start <= self.vtime
-                && best.is_none_or(|b| q.finish < self.queues[b].finish)
-            {
+            if q.start <= self.vtime && best.is_none_or(|b| q.finish < self.queues[b].finish) {
                 best = Some(i);
             }
         }
@@ -244,7 +257,8 @@ impl HostScheduler for Bfq {
         });
         let cq = &mut self.queues[q];
         cq.sorted.insert((req.offset, req.seq), (req.id, sectors));
-        cq.fifo.insert(req.seq, (req.id, req.offset, sectors, now + exp));
+        cq.fifo
+            .insert(req.seq, (req.id, req.offset, sectors, now + exp));
         if !cq.active {
             self.activate(q);
         }

@@ -69,10 +69,30 @@ impl CfqParams {
         let k = "host.cfq.";
         check_range(&format!("{k}quantum"), self.quantum as f64, 1.0, 1e6)?;
         check_range(&format!("{k}slice_sync_ms"), self.slice_sync_ms, 0.001, 1e6)?;
-        check_range(&format!("{k}slice_async_ms"), self.slice_async_ms, 0.001, 1e6)?;
-        check_range(&format!("{k}slice_async_rq"), self.slice_async_rq as f64, 1.0, 1e6)?;
-        check_range(&format!("{k}fifo_expire_sync_ms"), self.fifo_expire_sync_ms, 0.0, 1e7)?;
-        check_range(&format!("{k}fifo_expire_async_ms"), self.fifo_expire_async_ms, 0.0, 1e7)?;
+        check_range(
+            &format!("{k}slice_async_ms"),
+            self.slice_async_ms,
+            0.001,
+            1e6,
+        )?;
+        check_range(
+            &format!("{k}slice_async_rq"),
+            self.slice_async_rq as f64,
+            1.0,
+            1e6,
+        )?;
+        check_range(
+            &format!("{k}fifo_expire_sync_ms"),
+            self.fifo_expire_sync_ms,
+            0.0,
+            1e7,
+        )?;
+        check_range(
+            &format!("{k}fifo_expire_async_ms"),
+            self.fifo_expire_async_ms,
+            0.0,
+            1e7,
+        )?;
         check_range(&format!("{k}slice_idle_ms"), self.slice_idle_ms, 0.0, 1e6)
     }
 }

@@ -44,9 +44,24 @@ impl Default for DeadlineParams {
 
 impl DeadlineParams {
     pub fn validate(&self) -> SimResult<()> {
-        check_range("host.deadline.read_expire_ms", self.read_expire_ms, 0.0, 1e7)?;
-        check_range("host.deadline.write_expire_ms", self.write_expire_ms, 0.0, 1e7)?;
-        check_range("host.deadline.writes_starved", self.writes_starved as f64, 0.0, 1e6)?;
+        check_range(
+            "host.deadline.read_expire_ms",
+            self.read_expire_ms,
+            0.0,
+            1e7,
+        )?;
+        check_range(
+            "host.deadline.write_expire_ms",
+            self.write_expire_ms,
+            0.0,
+            1e7,
+        )?;
+        check_range(
+            "host.deadline.writes_starved",
+            self.writes_starved as f64,
+            0.0,
+            1e6,
+        )?;
         check_range("host.deadline.fifo_batch", self.fifo_batch as f64, 1.0, 1e6)
     }
 }

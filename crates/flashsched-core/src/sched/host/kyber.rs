@@ -155,6 +155,7 @@ impl Kyber {
                 bad = true;
             }
         }
+        #[allow(clippy::needless_range_loop)] // d indexes five parallel arrays
         for d in 0..3 {
             if let Some(b) = self.total[d].percentile(99, now) {
                 self.p99[d] = Some(b);

@@ -168,6 +168,9 @@ pub(crate) fn check_range(key: &str, v: f64, lo: f64, hi: f64) -> SimResult<()> 
     if v.is_finite() && v >= lo && v <= hi {
         Ok(())
     } else {
-        Err(SimError::config(key, format!("{v} is outside [{lo}, {hi}]")))
+        Err(SimError::config(
+            key,
+            format!("{v} is outside [{lo}, {hi}]"),
+        ))
     }
 }

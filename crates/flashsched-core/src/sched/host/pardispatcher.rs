@@ -52,9 +52,19 @@ impl ParDispatcherParams {
         let k = "host.pardispatcher.";
         check_range(&format!("{k}regions"), self.regions as f64, 0.0, 1e6)?;
         check_range(&format!("{k}batch"), self.batch as f64, 1.0, 1e6)?;
-        check_range(&format!("{k}writes_starved"), self.writes_starved as f64, 0.0, 1e6)?;
+        check_range(
+            &format!("{k}writes_starved"),
+            self.writes_starved as f64,
+            0.0,
+            1e6,
+        )?;
         check_range(&format!("{k}read_expire_ms"), self.read_expire_ms, 0.0, 1e7)?;
-        check_range(&format!("{k}write_expire_ms"), self.write_expire_ms, 0.0, 1e7)
+        check_range(
+            &format!("{k}write_expire_ms"),
+            self.write_expire_ms,
+            0.0,
+            1e7,
+        )
     }
 }
 
