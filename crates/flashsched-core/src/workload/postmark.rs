@@ -10,8 +10,12 @@
 //! Postmark's pair: read a random file whole (probability `read`) or append
 //! to one (size uniform in [`min`, `max`]), then create a file (probability
 //! `create`; size uniform in [`min`, `max`], written whole) or delete one.
-//! Each worker issues its transaction's requests one at a time (synchronous
-//! I/O), split into requests of at most `io` bytes, 512-byte aligned.
+//! A transaction's I/O is split into requests of at most `io` bytes
+//! (512-byte aligned). By default a worker submits all of them at once and
+//! starts its next transaction when they have all completed (the page cache
+//! writes a file back and reads ahead in parallel), so more requests than
+//! the queue depth can be pending and the host scheduler has a queue to
+//! order; `sync=1` issues them one at a time instead.
 //! New data is placed by a log-like bump allocator over the footprint
 //! (`span`, default the whole device, wrapping), so files become extent
 //! lists; a delete frees nothing on the device unless `trim=1` (then its
@@ -40,6 +44,8 @@ pub struct PostmarkSpec {
     pub read_bias: f64,
     pub create_bias: f64,
     pub trim: bool,
+    /// Issue a transaction's requests one at a time.
+    pub sync: bool,
     pub span: u64,
     pub seed: Option<u64>,
     text: String,
@@ -68,6 +74,7 @@ impl PostmarkSpec {
             read_bias: 0.5,
             create_bias: 0.5,
             trim: false,
+            sync: false,
             span: 0,
             seed: None,
             text: text.to_string(),
@@ -86,12 +93,13 @@ impl PostmarkSpec {
                 "read" => s.read_bias = num(k, v)?,
                 "create" => s.create_bias = num(k, v)?,
                 "trim" => s.trim = num::<u8>(k, v)? != 0,
+                "sync" => s.sync = num::<u8>(k, v)? != 0,
                 "span" => s.span = parse_bytes("postmark.span", v)?,
                 "seed" => s.seed = Some(num(k, v)?),
                 other => {
                     return Err(bad(
                         other,
-                        "unknown key (known: files, tx, qd, min, max, io, read, create, trim, span, seed)"
+                        "unknown key (known: files, tx, qd, min, max, io, read, create, trim, sync, span, seed)"
                             .into(),
                     ))
                 }
@@ -152,7 +160,8 @@ impl PostmarkSpec {
 #[derive(Debug, Clone, Default)]
 struct Worker {
     todo: VecDeque<(Op, u64, u32)>,
-    busy: bool,
+    /// Requests in flight.
+    busy: u32,
 }
 
 /// The running generator.
@@ -241,36 +250,38 @@ impl Workload for Postmark {
     fn poll(&mut self, now: Ns, out: &mut Vec<IoRecord>) -> SimResult<Poll> {
         let mut busy = false;
         for i in 0..self.workers.len() {
-            if !self.workers[i].busy
+            if self.workers[i].busy == 0
                 && self.workers[i].todo.is_empty()
                 && self.started < self.spec.transactions
             {
                 self.transaction(i);
             }
+            let sync = self.spec.sync;
             let w = &mut self.workers[i];
-            if !w.busy {
-                if let Some((op, offset, size)) = w.todo.pop_front() {
-                    w.busy = true;
-                    if op != Op::Trim {
-                        self.bytes += size as u64;
-                    }
-                    out.push(IoRecord {
-                        time_ns: now,
-                        offset,
-                        size,
-                        op,
-                        stream: i as u32,
-                    });
+            while !(sync && w.busy > 0) {
+                let Some((op, offset, size)) = w.todo.pop_front() else {
+                    break;
+                };
+                w.busy += 1;
+                if op != Op::Trim {
+                    self.bytes += size as u64;
                 }
+                out.push(IoRecord {
+                    time_ns: now,
+                    offset,
+                    size,
+                    op,
+                    stream: i as u32,
+                });
             }
-            busy |= w.busy;
+            busy |= w.busy > 0;
         }
         Ok(if busy { Poll::Blocked } else { Poll::Done })
     }
 
     fn on_complete(&mut self, c: &Completion, _now: Ns) {
         if let Some(w) = self.workers.get_mut(c.stream as usize) {
-            w.busy = false;
+            w.busy = w.busy.saturating_sub(1);
         }
     }
 
@@ -302,7 +313,7 @@ mod tests {
 
     #[test]
     fn closed_loop_keeps_one_request_per_worker() {
-        let s = PostmarkSpec::parse("files=20,tx=50,qd=3,min=1k,max=64k,io=16k").unwrap();
+        let s = PostmarkSpec::parse("files=20,tx=50,qd=3,min=1k,max=64k,io=16k,sync=1").unwrap();
         let mut w = s.build(1 << 30, 1).unwrap();
         let mut out = Vec::new();
         assert_eq!(w.poll(0, &mut out).unwrap(), Poll::Blocked);

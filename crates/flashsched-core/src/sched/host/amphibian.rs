@@ -29,12 +29,14 @@
 //! else equal contiguous LBA ranges (`zones = "range"`, the paper's "space
 //! zones"); a held request is still released when its starvation timeout
 //! expires, so GC holding is bounded; a request is held if any zone it
-//! touches is in GC; running means are EWMAs (weight 1/16) of all samples.
+//! touches is in GC; running means are EWMAs, weight 1/16 for normal samples
+//! and 1/256 for abnormal ones (so sustained load lifts the baseline).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::merge::Merger;
 use super::{check_range, ms, Done, GcFlag, HostCtx, HostScheduler, Pick};
 use crate::config::DeviceConfig;
 use crate::engine::{Ns, NS_PER_US};
@@ -192,6 +194,8 @@ pub struct Amphibian {
     next_probe_k: u32,
     pub log: Vec<GcFlag>,
     pub probes_sent: u64,
+    merger: Merger,
+    held: usize,
 }
 
 fn dir(op: Op) -> usize {
@@ -218,6 +222,8 @@ impl Amphibian {
             next_probe_k: 0,
             log: Vec::new(),
             probes_sent: 0,
+            merger: Merger::new(cfg.host.max_merge_kib as u64 * 1024),
+            held: 0,
         }
     }
 
@@ -417,9 +423,11 @@ impl Amphibian {
         let m = self.mean[d];
         let min = self.p.detect_min_us * NS_PER_US as f64;
         let abnormal = m > 0.0 && lat > self.p.detect_factor * m && lat > min;
-        // Every sample feeds the mean, so a generally loaded device raises
-        // the baseline instead of looking like GC everywhere.
-        self.mean[d] = if m == 0.0 { lat } else { m + (lat - m) / 16.0 };
+        // Normal samples move the mean fast; abnormal ones slowly, so a
+        // generally loaded device raises the baseline (instead of looking
+        // like GC everywhere) while short GC spikes stand out.
+        let w = if abnormal { 256.0 } else { 16.0 };
+        self.mean[d] = if m == 0.0 { lat } else { m + (lat - m) / w };
         if !abnormal {
             return;
         }
@@ -502,6 +510,23 @@ impl HostScheduler for Amphibian {
     }
 
     fn enqueue(&mut self, req: &HostRequest, _now: Ns) {
+        self.held += 1;
+        // Elevator-core back merge (Linux merges under every scheduler); the
+        // grown request is re-sorted by its new size.
+        if let Some(lead) = self.merger.try_back(req) {
+            let e = self.entries[lead as usize];
+            let (_, len) = self.merger.range(lead);
+            let size = len.min(u32::MAX as u64) as u32;
+            let key = if self.p.size_ordering { size as u64 } else { 0 };
+            let q = &mut self.sorted[e.queue as usize];
+            q.remove(&(e.key, e.seq));
+            q.insert((key, e.seq), lead);
+            let e = &mut self.entries[lead as usize];
+            e.size = size;
+            e.key = key;
+            return;
+        }
+        self.merger.insert(req);
         let queue = if self.p.type_queueing {
             dir(req.op) as u8
         } else {
@@ -533,7 +558,7 @@ impl HostScheduler for Amphibian {
         }
     }
 
-    fn dispatch(&mut self, ctx: &HostCtx, _merged: &mut Vec<u32>) -> Option<Pick> {
+    fn dispatch(&mut self, ctx: &HostCtx, merged: &mut Vec<u32>) -> Option<Pick> {
         if self.p.gc_aware {
             self.init_zones(ctx.device);
             if self.oracle {
@@ -546,6 +571,9 @@ impl HostScheduler for Amphibian {
         }
         let id = self.choose(ctx)?;
         self.remove(id);
+        let before = merged.len();
+        self.merger.take(id, merged);
+        self.held -= 1 + merged.len() - before;
         Some(Pick::Req(id))
     }
 
@@ -592,6 +620,6 @@ impl HostScheduler for Amphibian {
     }
 
     fn len(&self) -> usize {
-        self.fifo[0].len() + self.fifo[1].len()
+        self.held
     }
 }

@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use super::merge::Merger;
 use super::{check_range, ms, HostCtx, HostScheduler, Pick};
 use crate::config::DeviceConfig;
 use crate::engine::Ns;
@@ -120,6 +121,9 @@ pub struct Bfq {
     in_service: Option<usize>,
     budget_timeout: Ns,
     held: usize,
+    merger: Merger,
+    /// Queue, offset and seq of each queued lead request (by id).
+    info: Vec<(usize, u64, u64)>,
 }
 
 impl Bfq {
@@ -134,6 +138,8 @@ impl Bfq {
             in_service: None,
             budget_timeout: 0,
             held: 0,
+            merger: Merger::new(cfg.host.max_merge_kib as u64 * 1024),
+            info: Vec::new(),
         };
         b.new_queue(false);
         b
@@ -237,6 +243,21 @@ impl HostScheduler for Bfq {
     }
 
     fn enqueue(&mut self, req: &HostRequest, now: Ns) {
+        self.held += 1;
+        // Elevator-core back merge: the lead grows (and is charged more).
+        if let Some(lead) = self.merger.try_back(req) {
+            let (q, off, seq) = self.info[lead as usize];
+            let sectors = self.merger.range(lead).1.div_ceil(512) as u32;
+            let cq = &mut self.queues[q];
+            if let Some(v) = cq.sorted.get_mut(&(off, seq)) {
+                v.1 = sectors;
+            }
+            if let Some(v) = cq.fifo.get_mut(&seq) {
+                v.2 = sectors;
+            }
+            return;
+        }
+        self.merger.insert(req);
         let q = if req.op == Op::Read {
             match self.by_stream.get(&req.stream) {
                 Some(&q) => q,
@@ -262,10 +283,14 @@ impl HostScheduler for Bfq {
         if !cq.active {
             self.activate(q);
         }
-        self.held += 1;
+        let i = req.id as usize;
+        if i >= self.info.len() {
+            self.info.resize(i + 1, (0, 0, 0));
+        }
+        self.info[i] = (q, req.offset, req.seq);
     }
 
-    fn dispatch(&mut self, ctx: &HostCtx, _merged: &mut Vec<u32>) -> Option<Pick> {
+    fn dispatch(&mut self, ctx: &HostCtx, merged: &mut Vec<u32>) -> Option<Pick> {
         let now = ctx.now;
         if let Some(q) = self.in_service {
             let cq = &self.queues[q];
@@ -297,7 +322,9 @@ impl HostScheduler for Bfq {
         cq.pos = off + 1;
         cq.service += served;
         self.vtime += ((served as u128) << SHIFT) / self.wsum.max(1);
-        self.held -= 1;
+        let before = merged.len();
+        self.merger.take(id, merged);
+        self.held -= 1 + merged.len() - before;
         Some(Pick::Req(id))
     }
 

@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, VecDeque};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use super::merge::Merger;
 use super::{check_range, ms, Done, HostCtx, HostScheduler, Pick};
 use crate::config::DeviceConfig;
 use crate::engine::Ns;
@@ -126,6 +127,7 @@ pub struct Cfq {
     /// Last sync completion slower than the sync FIFO expiry.
     last_delayed_sync: Option<Ns>,
     held: usize,
+    merger: Merger,
 }
 
 const ASYNC: usize = 0;
@@ -148,6 +150,7 @@ impl Cfq {
             busy_sync: 0,
             last_delayed_sync: None,
             held: 0,
+            merger: Merger::new(cfg.host.max_merge_kib as u64 * 1024),
         }
     }
 
@@ -246,6 +249,12 @@ impl HostScheduler for Cfq {
     }
 
     fn enqueue(&mut self, req: &HostRequest, now: Ns) {
+        self.held += 1;
+        // Elevator-core back merge (the lead keeps its queue and place).
+        if self.merger.try_back(req).is_some() {
+            return;
+        }
+        self.merger.insert(req);
         let q = if req.op == Op::Read {
             let next = self.queues.len();
             let q = *self.by_stream.entry(req.stream).or_insert(next);
@@ -279,10 +288,9 @@ impl HostScheduler for Cfq {
             self.owner.resize(i + 1, 0);
         }
         self.owner[i] = q as u32;
-        self.held += 1;
     }
 
-    fn dispatch(&mut self, ctx: &HostCtx, _merged: &mut Vec<u32>) -> Option<Pick> {
+    fn dispatch(&mut self, ctx: &HostCtx, merged: &mut Vec<u32>) -> Option<Pick> {
         let now = ctx.now;
         if let Some(q) = self.active {
             let empty = self.queues[q].fifo.is_empty();
@@ -317,7 +325,9 @@ impl HostScheduler for Cfq {
             self.slice_end = now + self.slice_of(q);
         }
         self.slice_dispatched += 1;
-        self.held -= 1;
+        let before = merged.len();
+        self.merger.take(id, merged);
+        self.held -= 1 + merged.len() - before;
         Some(Pick::Req(id))
     }
 

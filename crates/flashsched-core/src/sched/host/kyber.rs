@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use super::merge::Merger;
 use super::{check_range, ms, Done, HostCtx, HostScheduler, Pick};
 use crate::config::DeviceConfig;
 use crate::engine::Ns;
@@ -107,6 +108,7 @@ pub struct Kyber {
     p99: [Option<usize>; DOMAINS],
     last_adjust: Ns,
     held: usize,
+    merger: Merger,
 }
 
 fn domain(op: Op) -> usize {
@@ -135,6 +137,7 @@ impl Kyber {
             p99: [None; DOMAINS],
             last_adjust: 0,
             held: 0,
+            merger: Merger::new(cfg.host.max_merge_kib as u64 * 1024),
         }
     }
 
@@ -144,8 +147,14 @@ impl Kyber {
         }
         let id = self.queues[d].pop_front()?;
         self.in_flight[d] += 1;
-        self.held -= 1;
         Some(id)
+    }
+
+    fn issue(&mut self, id: u32, merged: &mut Vec<u32>) -> Pick {
+        let before = merged.len();
+        self.merger.take(id, merged);
+        self.held -= 1 + merged.len() - before;
+        Pick::Req(id)
     }
 
     fn adjust(&mut self, now: Ns) {
@@ -176,6 +185,12 @@ impl HostScheduler for Kyber {
     }
 
     fn enqueue(&mut self, req: &HostRequest, _now: Ns) {
+        self.held += 1;
+        // blk-mq software-queue back merge.
+        if self.merger.try_back(req).is_some() {
+            return;
+        }
+        self.merger.insert(req);
         let d = domain(req.op);
         self.queues[d].push_back(req.id);
         let i = req.id as usize;
@@ -183,14 +198,13 @@ impl HostScheduler for Kyber {
             self.domain_of.resize(i + 1, 0);
         }
         self.domain_of[i] = d as u8;
-        self.held += 1;
     }
 
-    fn dispatch(&mut self, _ctx: &HostCtx, _merged: &mut Vec<u32>) -> Option<Pick> {
+    fn dispatch(&mut self, _ctx: &HostCtx, merged: &mut Vec<u32>) -> Option<Pick> {
         if self.batching < BATCH[self.cur] {
             if let Some(id) = self.take(self.cur) {
                 self.batching += 1;
-                return Some(Pick::Req(id));
+                return Some(self.issue(id, merged));
             }
         }
         self.batching = 0;
@@ -199,7 +213,7 @@ impl HostScheduler for Kyber {
             if let Some(id) = self.take(d) {
                 self.cur = d;
                 self.batching = 1;
-                return Some(Pick::Req(id));
+                return Some(self.issue(id, merged));
             }
         }
         None

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::merge::Merger;
 use super::{check_range, ms, HostCtx, HostScheduler, Pick};
 use crate::config::DeviceConfig;
 use crate::engine::Ns;
@@ -93,6 +94,7 @@ pub struct ParDispatcher {
     /// Direction and requests left in the current turn.
     turn: Option<(usize, u32)>,
     held: usize,
+    merger: Merger,
 }
 
 impl ParDispatcher {
@@ -109,6 +111,7 @@ impl ParDispatcher {
             cur: 0,
             turn: None,
             held: 0,
+            merger: Merger::new(cfg.host.max_merge_kib as u64 * 1024),
         }
     }
 
@@ -130,6 +133,13 @@ impl ParDispatcher {
         reg.fifo[d].remove(&seq);
         reg.pos = off + 1;
         Some(id)
+    }
+
+    fn issue(&mut self, id: u32, merged: &mut Vec<u32>) -> Pick {
+        let before = merged.len();
+        self.merger.take(id, merged);
+        self.held -= 1 + merged.len() - before;
+        Pick::Req(id)
     }
 
     fn choose_dir(&mut self, r: usize, now: Ns) -> usize {
@@ -162,16 +172,21 @@ impl HostScheduler for ParDispatcher {
     }
 
     fn enqueue(&mut self, req: &HostRequest, now: Ns) {
+        self.held += 1;
+        // Elevator-core back merge (the lead keeps its offset and place).
+        if self.merger.try_back(req).is_some() {
+            return;
+        }
+        self.merger.insert(req);
         let n = self.regions.len();
         let r = ((req.offset / self.region_bytes) as usize).min(n - 1);
         let d = usize::from(req.op != Op::Read);
         let reg = &mut self.regions[r];
         reg.sorted[d].insert((req.offset, req.seq), req.id);
         reg.fifo[d].insert(req.seq, (req.id, req.offset, now + self.expire[d]));
-        self.held += 1;
     }
 
-    fn dispatch(&mut self, ctx: &HostCtx, _merged: &mut Vec<u32>) -> Option<Pick> {
+    fn dispatch(&mut self, ctx: &HostCtx, merged: &mut Vec<u32>) -> Option<Pick> {
         if self.held == 0 {
             return None;
         }
@@ -179,8 +194,7 @@ impl HostScheduler for ParDispatcher {
             if left > 0 {
                 if let Some(id) = self.take(self.cur, d, ctx.now) {
                     self.turn = Some((d, left - 1));
-                    self.held -= 1;
-                    return Some(Pick::Req(id));
+                    return Some(self.issue(id, merged));
                 }
             }
             self.turn = None;
@@ -195,8 +209,7 @@ impl HostScheduler for ParDispatcher {
         let d = self.choose_dir(r, ctx.now);
         let id = self.take(r, d, ctx.now)?;
         self.turn = Some((d, self.p.batch - 1));
-        self.held -= 1;
-        Some(Pick::Req(id))
+        Some(self.issue(id, merged))
     }
 
     fn len(&self) -> usize {
