@@ -409,7 +409,7 @@ fn every_scheduler_completes_every_request_once() {
         "geometry.page_size=4096",
         // Fresh device: preconditioned small devices hit a core stall on
         // ycsb-btrfs's large writes (reported; not a host-scheduler issue).
-        "ftl.precondition_fill=0.8",
+        "ftl.precondition_fill=0",
         "ftl.overprovisioning=0.2",
         "host.queue_depth=16",
     ];
