@@ -30,3 +30,13 @@ for qd in 1 2 4 8 16 32 64; do
   flashsched compare --postmark files=500,tx=1000,qd=$qd --device $DEVS --queue-depth $qd \
     --host-sched noop,pardispatcher,amphibian --csv "$OUT/postmark-qd$qd.csv" > "$OUT/postmark-qd$qd.txt"
 done
+# 4. The GC-aware module under blocking GC (a victim's moves queued at once).
+B=()
+for f in msr/msr.cut.per_10k.rw_20_80.105.trace msr/msr.cut.per_10k.rw_40_60.1370.trace \
+         ascii/tpcc-small.mqsim-ns.trace ascii/disksim-valid.ms.trace; do
+  B+=(--trace "$T/$f")
+done
+flashsched compare "${B[@]}" --intensity 10 --device intel-x25e,intel-dc-s3700 --queue-depth 16 \
+  --set ftl.gc_move_window=0 \
+  --host-sched noop,amphibian:gc_aware=false,amphibian,amphibian:retry_ms=10,amphibian:gc_detect=oracle \
+  --csv "$OUT/blocking-gc.csv" > "$OUT/blocking-gc.txt"
