@@ -325,11 +325,14 @@ fn gc_aware_dispatch_avoids_the_gc_chip() {
     assert!(oracle.host.sched.gc_log().iter().all(|f| f.zone == 0));
 
     // Detected mode: step the run to find when chip 0 first enters GC.
-    // Only chip-0 writes can reveal chip 0's GC (no write buffer here).
+    // Only chip-0 writes can reveal chip 0's GC (no write buffer here); a
+    // 2 ms erase is ~10x a 200 us program, so the thresholds are 4x here.
     let mut sim = sim_of(
         with(&[
             "host.amphibian.detect_min_us=500",
             "host.amphibian.detect_writes=true",
+            "host.amphibian.detect_factor=4",
+            "host.amphibian.probe_factor=4",
         ]),
         gc_workload(),
     );

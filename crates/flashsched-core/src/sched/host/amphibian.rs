@@ -83,11 +83,11 @@ impl Default for AmphibianParams {
             gc_detect: "latency".into(),
             zones: "chip".into(),
             zone_count: 0,
-            detect_factor: 8.0,
+            detect_factor: 10.0,
             detect_min_us: 5000.0,
             detect_writes: false,
             probes: 3,
-            probe_factor: 4.0,
+            probe_factor: 10.0,
             retry_ms: 1000.0,
         }
     }
