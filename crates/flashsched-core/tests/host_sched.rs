@@ -430,9 +430,17 @@ fn every_scheduler_completes_every_request_once() {
             })
             .collect();
         want.sort();
-        for name in host::names() {
+        let mut variants: Vec<(String, Vec<&str>)> = host::names()
+            .into_iter()
+            .map(|n| (n.to_string(), vec![]))
+            .collect();
+        variants.push(("amphibian".into(), vec!["host.amphibian.zones=range"]));
+        variants.push(("amphibian".into(), vec!["host.amphibian.gc_detect=oracle"]));
+        for (name, extra) in &variants {
             let s = format!("host.scheduler={name}");
-            let c = cfg(&base, &[&s]);
+            let mut ov = vec![s.as_str()];
+            ov.extend(extra.iter().copied());
+            let c = cfg(&base, &ov);
             let reader = open_trace(&path, None).unwrap();
             let wl = Replay::new(Box::new(reader), 10.0, cap, Some(LIMIT), "t".into());
             let opts = RunOptions {
@@ -447,7 +455,7 @@ fn every_scheduler_completes_every_request_once() {
                 .map(|i| (r.op[i], r.offset[i], r.size[i]))
                 .collect();
             got.sort();
-            assert_eq!(got, want, "{name} on {}", path.display());
+            assert_eq!(got, want, "{name} {extra:?} on {}", path.display());
             assert_eq!(sim.host.queued(), 0);
         }
     }
@@ -612,4 +620,66 @@ fn host_scheduler_parameters_are_validated() {
     assert!(e.contains("gc_detect") && e.contains("oracle"), "{e}");
     let c = DeviceConfig::load("default", &["host.amphibian.read_timeout_ms=20".into()]).unwrap();
     assert_eq!(c.host.amphibian.read_timeout_ms, 20.0);
+}
+
+/// Contiguous queued requests merge (noop: back merge; deadline: also front
+/// merge): one device request, each original completes with it and keeps
+/// its own row. R0 occupies the device (qd 1) while the pair queues.
+#[test]
+fn queued_contiguous_requests_merge() {
+    let pair = |first: u64, second: u64| {
+        vec![
+            rec(0, Op::Read, 8 << 20, 4 * KIB),
+            rec(10 * US, Op::Read, first, 4 * KIB),
+            rec(20 * US, Op::Read, second, 4 * KIB),
+        ]
+    };
+    let done = |sim: &Simulation| {
+        let mut v: Vec<(u64, u64)> = rows(sim).iter().map(|r| (r.0, r.2 / 1000)).collect();
+        v.sort();
+        v
+    };
+    // Back merge: 0..4K then 4K..8K. R0 ends at 50 us, the merged 8 KiB
+    // read (two pages on one die) at 150 us.
+    for s in [
+        "noop",
+        "deadline",
+        "amphibian",
+        "cfq",
+        "kyber",
+        "bfq",
+        "pardispatcher",
+    ] {
+        let o = format!("host.scheduler={s}");
+        let sim = run(cfg(ONE_DIE, &["host.queue_depth=1", &o]), pair(0, 4096));
+        assert_eq!(
+            done(&sim),
+            vec![(0, 150), (4096, 150), (8 << 20, 50)],
+            "{s}"
+        );
+    }
+    // Front merge (4K..8K first, then 0..4K): deadline only.
+    let sim = run(
+        cfg(ONE_DIE, &["host.queue_depth=1", "host.scheduler=deadline"]),
+        pair(4096, 0),
+    );
+    assert_eq!(done(&sim), vec![(0, 150), (4096, 150), (8 << 20, 50)]);
+    let sim = run(
+        cfg(ONE_DIE, &["host.queue_depth=1", "host.scheduler=noop"]),
+        pair(4096, 0),
+    );
+    assert_eq!(done(&sim), vec![(0, 150), (4096, 100), (8 << 20, 50)]);
+    // Merging off.
+    let sim = run(
+        cfg(
+            ONE_DIE,
+            &[
+                "host.queue_depth=1",
+                "host.scheduler=noop",
+                "host.max_merge_kib=0",
+            ],
+        ),
+        pair(0, 4096),
+    );
+    assert_eq!(done(&sim), vec![(0, 100), (4096, 150), (8 << 20, 50)]);
 }
