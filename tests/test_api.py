@@ -216,9 +216,13 @@ def _max_in_flight(df: pd.DataFrame) -> int:
 
 @pytest.mark.parametrize("qd", [1, 4])
 def test_queue_depth_bounds_outstanding_requests(qd):
-    # 20k IOPS of 4-16 KiB saturates ssdsim-default's two 40 MB/s buses
+    # 20k IOPS of 4-16 KiB saturates ssdsim-default's two 40 MB/s buses.
+    # Back merges would let one device slot carry several user requests.
     res = flashsched.run(
-        synthetic="read=0.7,bs=4k-16k,iops=20000,n=1500", device=DEVICE, queue_depth=qd
+        synthetic="read=0.7,bs=4k-16k,iops=20000,n=1500",
+        device=DEVICE,
+        queue_depth=qd,
+        overrides=["host.max_merge_kib=0"],
     )
     df = res.requests
     assert _max_in_flight(df) == qd

@@ -18,6 +18,7 @@ from flashsched._core import (
 )
 from flashsched.api import run, simulation
 from flashsched.array import ArrayResult, run_array
+from flashsched.commands.compare import compare
 from flashsched.exceptions import ConfigError, FlashschedError, SimulationError, TraceError
 from flashsched.report import report
 from flashsched.reproduce import reproduce
@@ -39,6 +40,7 @@ __all__ = [
     "sweep",
     "reproduce",
     "report",
+    "compare",
     "RunResult",
     "presets",
     "formats",

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use crate::config::DeviceConfig;
 use crate::error::SimResult;
 use crate::sim::{RunOptions, Simulation};
+use crate::workload::postmark::PostmarkSpec;
+use crate::workload::profiles::ProfileSpec;
 use crate::workload::replay::Replay;
 use crate::workload::synthetic::SyntheticSpec;
 use crate::workload::trace::{open_trace, TraceFormat};
@@ -69,7 +71,19 @@ pub fn build_workload(
                 desc,
             )))
         }
-        WorkloadSpec::Synthetic(text) => SyntheticSpec::parse(text)?.build(capacity, seed),
+        WorkloadSpec::Synthetic(text) => {
+            // `postmark:...` and `profile:NAME,...` select the closed-loop
+            // Postmark-like generator and the published-profile generators.
+            if let Some(rest) = text.strip_prefix("postmark:") {
+                PostmarkSpec::parse(rest)?.build(capacity, seed)
+            } else if text == "postmark" {
+                PostmarkSpec::parse("")?.build(capacity, seed)
+            } else if let Some(rest) = text.strip_prefix("profile:") {
+                ProfileSpec::parse(rest)?.build(capacity, seed)
+            } else {
+                SyntheticSpec::parse(text)?.build(capacity, seed)
+            }
+        }
     }
 }
 

@@ -65,6 +65,7 @@ pub struct Simulation {
     pub metrics: Metrics,
     arrivals: Vec<IoRecord>,
     done: Vec<u32>,
+    finished_slots: Vec<crate::host::Slot>,
     host_timer: Option<Ns>,
     started: bool,
     finished: bool,
@@ -92,6 +93,7 @@ impl Simulation {
             metrics: Metrics::new(opts.keep_records),
             arrivals: Vec::new(),
             done: Vec::new(),
+            finished_slots: Vec::new(),
             host_timer: None,
             started: false,
             finished: false,
@@ -207,18 +209,21 @@ impl Simulation {
                     queue_depth: self.host.queue_depth,
                     device: &self.ssd,
                 };
-                let slot = self.host.complete(id, &ctx);
-                let c = Completion {
-                    arrival: slot.req.arrival,
-                    dispatch: slot.dispatched,
-                    complete: now,
-                    op: slot.req.op,
-                    offset: slot.req.offset,
-                    size: slot.req.size,
-                    stream: slot.req.stream,
-                };
-                self.metrics.record(&c);
-                self.workload.on_complete(&c, now);
+                self.finished_slots.clear();
+                self.host.complete(id, &ctx, &mut self.finished_slots);
+                for slot in &self.finished_slots {
+                    let c = Completion {
+                        arrival: slot.req.arrival,
+                        dispatch: slot.dispatched,
+                        complete: now,
+                        op: slot.req.op,
+                        offset: slot.req.offset,
+                        size: slot.req.size,
+                        stream: slot.req.stream,
+                    };
+                    self.metrics.record(&c);
+                    self.workload.on_complete(&c, now);
+                }
             }
             self.done.clear();
             if completed && self.wl_blocked {
@@ -231,10 +236,10 @@ impl Simulation {
                     queue_depth: self.host.queue_depth,
                     device: &self.ssd,
                 };
-                let Some(req) = self.host.next_dispatch(&ctx) else {
+                let Some(io) = self.host.next_dispatch(&ctx) else {
                     break;
                 };
-                self.ssd.submit(req.id, req.op, req.offset, req.size, now);
+                self.ssd.submit(io.id, io.op, io.offset, io.size, now);
             }
             self.ssd.schedule(now, &mut QSink(&mut self.q))?;
             if !self.ssd.has_done() {

@@ -109,6 +109,8 @@ fn vios_fig4_variation_aware_allocation() {
         let cfg = tiny_die(&[
             &format!("controller.scheduler={sched}"),
             "variation.enabled=true",
+            // Three separate sub-requests, as in the figure: no back merge.
+            "host.max_merge_kib=0",
         ]);
         let mut sim = sim_for(cfg, writes());
         for (b, &us) in speeds.iter().enumerate() {

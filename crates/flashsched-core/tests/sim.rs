@@ -236,6 +236,8 @@ fn channel_bus_is_shared() {
             "timing.channel_mb_s=40.96".into(),
             "ftl.overprovisioning=0.25".into(),
             "host.queue_depth=8".into(),
+            // The two reads are contiguous: keep noop from merging them.
+            "host.max_merge_kib=0".into(),
         ],
     )
     .unwrap();

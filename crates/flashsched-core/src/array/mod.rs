@@ -28,7 +28,7 @@ use crate::config::DeviceConfig;
 use crate::device::{DevEvent, EventSink, Ssd};
 use crate::engine::{EventQueue, Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
-use crate::host::{Host, HostRequest};
+use crate::host::{Host, Issue, Slot};
 use crate::metrics::{Completion, LatencySummary, Metrics};
 use crate::sched::host::{DeviceView, HostCtx};
 use crate::workload::compose::{Concurrent, Phases};
@@ -385,6 +385,8 @@ impl ArraySummary {
 
 /// A configured array simulation.
 pub struct ArraySim {
+    /// Host slots finished by the last completion (reused buffer).
+    finished_slots: Vec<Slot>,
     pub cfg: ArrayConfig,
     pub dev_cfg: DeviceConfig,
     pub ssds: Vec<Ssd>,
@@ -536,9 +538,13 @@ impl ArraySim {
         };
         let mut hcfg = dev.clone();
         hcfg.host.queue_depth = cfg.queue_depth;
+        // Requests are striped per client request; the array's host queue
+        // does not merge them (each dispatch is exactly one client request).
+        hcfg.host.max_merge_kib = 0;
         let host = Host::new(&hcfg)?;
         let chips = ssds.iter().map(|s| s.geo.chips()).sum();
         let mut sim = ArraySim {
+            finished_slots: Vec::new(),
             link: cfg.link.map(|l| Link::new(l, cfg.bin_ns)),
             series: ArraySeries::new(n as usize, cfg.bin_ns),
             metrics: Metrics::new(cfg.keep_records),
@@ -806,12 +812,14 @@ impl ArraySim {
                     queue_depth: self.host.queue_depth,
                     device: &self.view,
                 };
-                let Some(req) = self.host.next_dispatch(&ctx) else {
+                let Some(io) = self.host.next_dispatch(&ctx) else {
                     break;
                 };
-                let c = self.host_client[req.id as usize];
-                self.creqs[c as usize].dispatch = now;
-                self.start_request(req)?;
+                if !self.host.is_probe(io.id) {
+                    let c = self.host_client[io.id as usize];
+                    self.creqs[c as usize].dispatch = now;
+                }
+                self.start_request(io)?;
             }
             for i in 0..self.ssds.len() {
                 self.ssds[i].schedule(
@@ -857,7 +865,7 @@ impl ArraySim {
         self.ssds[ssd as usize].submit(id, op, offset, len, self.now);
     }
 
-    fn start_request(&mut self, req: HostRequest) -> SimResult<()> {
+    fn start_request(&mut self, req: Issue) -> SimResult<()> {
         let id = req.id;
         self.remaining[id as usize] = 0;
         let mut ext = std::mem::take(&mut self.ext);
@@ -949,7 +957,7 @@ impl ArraySim {
         (first, end.min(log.volume_units))
     }
 
-    fn start_serial(&mut self, req: HostRequest) -> SimResult<()> {
+    fn start_serial(&mut self, req: Issue) -> SimResult<()> {
         let id = req.id;
         let Engine::Serial(log) = &mut self.engine else {
             return Ok(());
@@ -1224,20 +1232,26 @@ impl ArraySim {
             queue_depth: self.host.queue_depth,
             device: &self.view,
         };
-        let slot = self.host.complete(id, &ctx);
-        let c = self.host_client[id as usize];
-        match &mut self.link {
-            Some(l) => {
-                let data = if slot.req.op == Op::Read {
-                    slot.req.size as u64
-                } else {
-                    0
-                };
-                let t = l.send_out(self.now, data);
-                self.q.push(t, Ev::LinkOut(c));
+        let mut finished = std::mem::take(&mut self.finished_slots);
+        finished.clear();
+        // Probes (injected by the host scheduler) finish with no slot.
+        self.host.complete(id, &ctx, &mut finished);
+        for slot in &finished {
+            let c = self.host_client[slot.req.id as usize];
+            match &mut self.link {
+                Some(l) => {
+                    let data = if slot.req.op == Op::Read {
+                        slot.req.size as u64
+                    } else {
+                        0
+                    };
+                    let t = l.send_out(self.now, data);
+                    self.q.push(t, Ev::LinkOut(c));
+                }
+                None => self.client_complete(c),
             }
-            None => self.client_complete(c),
         }
+        self.finished_slots = finished;
     }
 
     fn client_complete(&mut self, idx: u32) {

@@ -22,6 +22,12 @@ const PRESETS: &[(&str, &str)] = &[
         include_str!("../../presets/ssdsim-default.toml"),
     ),
     ("vios-128g", include_str!("../../presets/vios-128g.toml")),
+    ("intel-x25e", include_str!("../../presets/intel-x25e.toml")),
+    (
+        "intel-dc-s3700",
+        include_str!("../../presets/intel-dc-s3700.toml"),
+    ),
+    ("intel-750", include_str!("../../presets/intel-750.toml")),
 ];
 
 /// Flash array shape.
@@ -103,6 +109,26 @@ pub struct HostConfig {
     pub queue_depth: u32,
     /// Host I/O scheduler name.
     pub scheduler: String,
+    /// Largest request the merging schedulers build (noop, deadline), KiB;
+    /// 0 disables merging (Linux `max_sectors_kb`, 512 KiB).
+    #[serde(default = "default_max_merge_kib")]
+    pub max_merge_kib: u32,
+    #[serde(default)]
+    pub deadline: crate::sched::host::DeadlineParams,
+    #[serde(default)]
+    pub cfq: crate::sched::host::CfqParams,
+    #[serde(default)]
+    pub pardispatcher: crate::sched::host::ParDispatcherParams,
+    #[serde(default)]
+    pub kyber: crate::sched::host::KyberParams,
+    #[serde(default)]
+    pub bfq: crate::sched::host::BfqParams,
+    #[serde(default)]
+    pub amphibian: crate::sched::host::AmphibianParams,
+}
+
+fn default_max_merge_kib() -> u32 {
+    512
 }
 
 /// Device controller (below the FTL).
@@ -334,7 +360,7 @@ impl DeviceConfig {
     }
 
     fn from_tree(mut tree: toml::Value) -> SimResult<DeviceConfig> {
-        let schema = preset_tree("default")?;
+        let schema = schema_tree()?;
         check_keys(&tree, &schema, "")?;
         normalize_types(&mut tree, &schema, "")?;
         let cfg: DeviceConfig = tree
@@ -439,6 +465,14 @@ impl DeviceConfig {
         }
         crate::sched::host::check_name(&self.host.scheduler)
             .map_err(|e| SimError::config("host.scheduler", e.to_string()))?;
+        let h = &self.host;
+        range_f("host.max_merge_kib", h.max_merge_kib as f64, 0.0, 1048576.0)?;
+        h.deadline.validate()?;
+        h.cfq.validate()?;
+        h.pardispatcher.validate()?;
+        h.kyber.validate()?;
+        h.bfq.validate()?;
+        h.amphibian.validate()?;
         crate::sched::device::check_name(&self.controller.scheduler)
             .map_err(|e| SimError::config("controller.scheduler", e.to_string()))?;
         self.validate_controller()?;
@@ -517,6 +551,47 @@ fn range_f(key: &str, v: f64, lo: f64, hi: f64) -> SimResult<()> {
         ));
     }
     Ok(())
+}
+
+/// The key schema: the full default preset plus the host scheduler sections
+/// (with their defaults), so unknown keys there are named like elsewhere.
+fn schema_tree() -> SimResult<toml::Value> {
+    use crate::sched::host as h;
+    let mut t = preset_tree("default")?;
+    let ser = |r: Result<toml::Value, toml::ser::Error>| {
+        r.map_err(|e| SimError::config("host", format!("schema: {e}")))
+    };
+    let sections = [
+        ("host.max_merge_kib", Ok(toml::Value::Integer(512))),
+        (
+            "host.deadline",
+            ser(toml::Value::try_from(h::DeadlineParams::default())),
+        ),
+        (
+            "host.cfq",
+            ser(toml::Value::try_from(h::CfqParams::default())),
+        ),
+        (
+            "host.pardispatcher",
+            ser(toml::Value::try_from(h::ParDispatcherParams::default())),
+        ),
+        (
+            "host.kyber",
+            ser(toml::Value::try_from(h::KyberParams::default())),
+        ),
+        (
+            "host.bfq",
+            ser(toml::Value::try_from(h::BfqParams::default())),
+        ),
+        (
+            "host.amphibian",
+            ser(toml::Value::try_from(h::AmphibianParams::default())),
+        ),
+    ];
+    for (k, v) in sections {
+        set_path(&mut t, k, v?)?;
+    }
+    Ok(t)
 }
 
 fn preset_tree(name: &str) -> SimResult<toml::Value> {
@@ -717,7 +792,7 @@ pub fn apply_override(tree: &mut toml::Value, ov: &str) -> SimResult<()> {
         .and_then(|t| t.get("v").cloned())
         .unwrap_or_else(|| toml::Value::String(raw.to_string()));
     // Integers given where the schema has floats (read_us=50) are widened.
-    let schema = preset_tree("default")?;
+    let schema = schema_tree()?;
     let optional_float = OPTIONAL_FLOATS.contains(&key);
     let value = match (lookup(&schema, key), value) {
         (Some(toml::Value::Float(_)), toml::Value::Integer(i)) => toml::Value::Float(i as f64),

@@ -1209,4 +1209,16 @@ impl DeviceView for Ssd {
     fn chip_in_gc(&self, chip: u32) -> bool {
         self.chip_gc.get(chip as usize).is_some_and(|&n| n > 0)
     }
+    fn chip_of_lpn(&self, lpn: u64) -> Option<u32> {
+        match self.ftl.alloc {
+            Allocation::Static { .. } => {
+                let plane = self.ftl.static_plane(self.fold(lpn));
+                Some(self.geo.chip_of_die(self.geo.die_of_plane(plane)))
+            }
+            Allocation::Dynamic => None,
+        }
+    }
+    fn planes(&self) -> u32 {
+        self.geo.planes()
+    }
 }

@@ -4,7 +4,7 @@
 use crate::config::DeviceConfig;
 use crate::engine::Ns;
 use crate::error::SimResult;
-use crate::sched::host::{self, HostCtx, HostScheduler};
+use crate::sched::host::{self, Done, HostCtx, HostScheduler, Pick};
 use crate::workload::Op;
 
 /// A block request as the host sees it.
@@ -28,6 +28,18 @@ pub struct HostRequest {
 pub struct Slot {
     pub req: HostRequest,
     pub dispatched: Ns,
+    /// A probe read injected by the scheduler, not a user request.
+    pub probe: bool,
+}
+
+/// One device request the host sends (a user request, a merged group led by
+/// `id`, or a probe).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Issue {
+    pub id: u32,
+    pub op: Op,
+    pub offset: u64,
+    pub size: u32,
 }
 
 /// Host queue + scheduler + outstanding-request limit.
@@ -35,7 +47,10 @@ pub struct Host {
     pub queue_depth: u32,
     pub sched: Box<dyn HostScheduler>,
     slots: Vec<Slot>,
+    /// Requests merged into each lead slot (reused buffers).
+    members: Vec<Vec<u32>>,
     free: Vec<u32>,
+    scratch: Vec<u32>,
     pub outstanding: u32,
     next_seq: u64,
 }
@@ -46,7 +61,9 @@ impl Host {
             queue_depth: cfg.host.queue_depth,
             sched: host::build(&cfg.host.scheduler, cfg)?,
             slots: Vec::new(),
+            members: Vec::new(),
             free: Vec::new(),
+            scratch: Vec::new(),
             outstanding: 0,
             next_seq: 0,
         })
@@ -62,7 +79,29 @@ impl Host {
         stream: u32,
         priority: bool,
     ) -> HostRequest {
-        let id = self.free.pop().unwrap_or_else(|| {
+        let id = self.alloc_slot(op);
+        let req = HostRequest {
+            id,
+            seq: self.next_seq,
+            arrival: now,
+            op,
+            offset,
+            size,
+            stream,
+            priority,
+        };
+        self.next_seq += 1;
+        self.slots[id as usize] = Slot {
+            req,
+            dispatched: 0,
+            probe: false,
+        };
+        self.sched.enqueue(&req, now);
+        req
+    }
+
+    fn alloc_slot(&mut self, op: Op) -> u32 {
+        self.free.pop().unwrap_or_else(|| {
             self.slots.push(Slot {
                 req: HostRequest {
                     id: 0,
@@ -75,47 +114,116 @@ impl Host {
                     priority: false,
                 },
                 dispatched: 0,
+                probe: false,
             });
+            self.members.push(Vec::new());
             (self.slots.len() - 1) as u32
-        });
-        let req = HostRequest {
-            id,
-            seq: self.next_seq,
-            arrival: now,
-            op,
-            offset,
-            size,
-            stream,
-            priority,
-        };
-        self.next_seq += 1;
-        self.slots[id as usize] = Slot { req, dispatched: 0 };
-        self.sched.enqueue(&req, now);
-        req
+        })
     }
 
-    /// Next request to send to the device, if the queue depth allows.
-    pub fn next_dispatch(&mut self, ctx: &HostCtx) -> Option<HostRequest> {
+    /// Next device request to send, if the queue depth allows.
+    pub fn next_dispatch(&mut self, ctx: &HostCtx) -> Option<Issue> {
         if self.outstanding >= self.queue_depth {
             return None;
         }
-        let id = self.sched.dispatch(ctx)?;
+        self.scratch.clear();
+        let pick = self.sched.dispatch(ctx, &mut self.scratch)?;
         self.outstanding += 1;
+        let id = match pick {
+            Pick::Req(id) => id,
+            Pick::Probe { offset, size, tag } => {
+                let id = self.alloc_slot(Op::Read);
+                self.slots[id as usize] = Slot {
+                    req: HostRequest {
+                        id,
+                        seq: u64::MAX,
+                        arrival: ctx.now,
+                        op: Op::Read,
+                        offset,
+                        size,
+                        stream: tag,
+                        priority: false,
+                    },
+                    dispatched: ctx.now,
+                    probe: true,
+                };
+                self.members[id as usize].clear();
+                let r = self.slots[id as usize].req;
+                return Some(Issue {
+                    id,
+                    op: r.op,
+                    offset,
+                    size,
+                });
+            }
+        };
         let slot = &mut self.slots[id as usize];
         slot.dispatched = ctx.now;
-        Some(slot.req)
+        let (op, mut start, mut end) = (
+            slot.req.op,
+            slot.req.offset,
+            slot.req.offset + slot.req.size as u64,
+        );
+        let mut members = std::mem::take(&mut self.members[id as usize]);
+        members.clear();
+        for &m in &self.scratch {
+            let s = &mut self.slots[m as usize];
+            s.dispatched = ctx.now;
+            start = start.min(s.req.offset);
+            end = end.max(s.req.offset + s.req.size as u64);
+            members.push(m);
+        }
+        self.members[id as usize] = members;
+        Some(Issue {
+            id,
+            op,
+            offset: start,
+            size: (end - start).min(u32::MAX as u64) as u32,
+        })
     }
 
-    /// The device finished request `id`; frees its slot.
-    pub fn complete(&mut self, id: u32, ctx: &HostCtx) -> Slot {
+    /// The device finished request `id`: frees its slot (and those of the
+    /// requests merged into it) and pushes the finished user requests into
+    /// `out` (nothing for a probe).
+    pub fn complete(&mut self, id: u32, ctx: &HostCtx, out: &mut Vec<Slot>) {
         let slot = self.slots[id as usize];
         self.outstanding -= 1;
+        let members = std::mem::take(&mut self.members[id as usize]);
+        let mut req = slot.req;
+        if !members.is_empty() {
+            let (mut s, mut e) = (req.offset, req.offset + req.size as u64);
+            for &m in &members {
+                let r = &self.slots[m as usize].req;
+                s = s.min(r.offset);
+                e = e.max(r.offset + r.size as u64);
+            }
+            req.offset = s;
+            req.size = (e - s).min(u32::MAX as u64) as u32;
+        }
+        self.sched.on_complete(
+            &Done {
+                req,
+                dispatched: slot.dispatched,
+                probe: slot.probe,
+                merged: &members,
+            },
+            ctx,
+        );
+        if !slot.probe {
+            out.push(slot);
+            out.extend(members.iter().map(|&m| self.slots[m as usize]));
+        }
         self.free.push(id);
-        self.sched.on_complete(&slot.req, ctx);
-        slot
+        self.free.extend_from_slice(&members);
+        self.members[id as usize] = members;
     }
 
     /// Requests waiting in the host queue.
+    /// Whether slot `id` holds a probe read injected by the scheduler.
+    pub fn is_probe(&self, id: u32) -> bool {
+        self.slots.get(id as usize).is_some_and(|s| s.probe)
+    }
+
     pub fn queued(&self) -> usize {
         self.sched.len()
     }

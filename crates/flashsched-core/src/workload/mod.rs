@@ -3,6 +3,8 @@
 //! into timed host requests (intensity scaling, address folding, limits).
 
 pub mod compose;
+pub mod postmark;
+pub mod profiles;
 pub mod replay;
 pub mod synthetic;
 pub mod trace;
