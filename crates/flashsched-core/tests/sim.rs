@@ -297,3 +297,40 @@ fn bad_inputs_are_named() {
     let e = run::build(&spec).err().unwrap().to_string();
     assert!(e.contains("nope") && e.contains("msr"), "{e}");
 }
+
+/// Reads of never-written pages place them (untimed) and may take free
+/// blocks; GC must notice, or later writes block forever (found replaying
+/// ycsb-btrfs on a preconditioned device).
+#[test]
+fn untimed_placements_trigger_gc() {
+    let cfg = one_die(&[
+        "geometry.blocks_per_plane=64",
+        "geometry.pages_per_block=32",
+        "ftl.gc_threshold=0.1",
+        // 30 % never written: placing it drains the plane to its reserve.
+        "ftl.precondition_fill=0.7",
+        "host.queue_depth=4",
+    ]);
+    let cap = Ftl::logical_bytes_for(&cfg);
+    // Read the whole logical space (the unwritten 10 % gets placed), then
+    // overwrite random pages.
+    let mut recs: Vec<SimResult<IoRecord>> = (0..cap / (64 * 1024))
+        .map(|i| rec(i * 1_000_000, Op::Read, i * 64 * 1024, 64 * KIB))
+        .collect();
+    let t0 = recs.len() as u64 * 1_000_000;
+    let mut x = 12345u64;
+    for i in 0..3000u64 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let page = (x >> 33) % (cap / 4096);
+        recs.push(rec(t0 + i * 1_000_000, Op::Write, page * 4096, 4 * KIB));
+    }
+    let n = recs.len() as u64;
+    let sim = run_records(cfg, recs);
+    let s = sim.summary();
+    assert_eq!(s.requests, n);
+    assert!(s.flash.untimed_placements > 0);
+    assert!(s.gc.erases > 0);
+    sim.ssd.ftl.check_invariants().unwrap();
+}

@@ -477,6 +477,9 @@ impl Ssd {
                             lpn,
                             seq: 0,
                         });
+                        // The placement may have taken a free block: GC must
+                        // see it, or writes to this plane can block forever.
+                        self.maybe_start_gc(self.geo.plane_of(p), now);
                         p
                     }
                     // Plane full: read some page of the right plane, unmapped.
