@@ -21,10 +21,11 @@ mod pe_suspend;
 mod piq;
 mod vios;
 
+use super::Registry;
 use crate::config::ControllerConfig;
 use crate::device::tx::{Tx, TxArena, TxId};
 use crate::engine::Ns;
-use crate::error::{SimError, SimResult};
+use crate::error::SimResult;
 use crate::flash::Geometry;
 use crate::ftl::SpeedPref;
 
@@ -89,26 +90,25 @@ pub trait TxScheduler: Send {
 type Ctor = fn(&Geometry, &ControllerConfig) -> Box<dyn TxScheduler>;
 
 /// The registry: name → constructor.
-const REGISTRY: &[(&str, Ctor)] = &[
-    ("fifo", |g, _| Box::new(Fifo::new(g))),
-    ("piq", |g, c| Box::new(Piq::new(g, c))),
-    ("pe-suspend", |g, c| Box::new(PeSuspend::new(g, c))),
-    ("aos", |g, c| Box::new(Aos::new(g, c))),
-    ("vios", |g, c| Box::new(Vios::new(g, c))),
-];
+const REGISTRY: Registry<Ctor> = Registry {
+    kind: "device scheduler",
+    entries: &[
+        ("fifo", |g, _| Box::new(Fifo::new(g))),
+        ("piq", |g, c| Box::new(Piq::new(g, c))),
+        ("pe-suspend", |g, c| Box::new(PeSuspend::new(g, c))),
+        ("aos", |g, c| Box::new(Aos::new(g, c))),
+        ("vios", |g, c| Box::new(Vios::new(g, c))),
+    ],
+};
 
 /// Names of all registered transaction schedulers.
 pub fn names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|(n, _)| *n).collect()
+    REGISTRY.names()
 }
 
 /// Error unless `name` is registered.
 pub fn check_name(name: &str) -> SimResult<()> {
-    if REGISTRY.iter().any(|(n, _)| *n == name) {
-        Ok(())
-    } else {
-        Err(SimError::unknown("device scheduler", name, &names()))
-    }
+    REGISTRY.get(name).map(|_| ())
 }
 
 /// Build the scheduler called `name`.
@@ -117,9 +117,5 @@ pub fn build(
     geo: &Geometry,
     cfg: &ControllerConfig,
 ) -> SimResult<Box<dyn TxScheduler>> {
-    REGISTRY
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, ctor)| ctor(geo, cfg))
-        .ok_or_else(|| SimError::unknown("device scheduler", name, &names()))
+    Ok(REGISTRY.get(name)?(geo, cfg))
 }

@@ -21,6 +21,7 @@ mod merge;
 mod noop;
 mod pardispatcher;
 
+use super::Registry;
 use crate::config::DeviceConfig;
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
@@ -125,37 +126,32 @@ pub trait HostScheduler: Send {
 type Ctor = fn(&DeviceConfig) -> Box<dyn HostScheduler>;
 
 /// The registry: name → constructor.
-const REGISTRY: &[(&str, Ctor)] = &[
-    ("noop", |c| Box::new(Noop::new(c))),
-    ("deadline", |c| Box::new(Deadline::new(c))),
-    ("cfq", |c| Box::new(Cfq::new(c))),
-    ("pardispatcher", |c| Box::new(ParDispatcher::new(c))),
-    ("kyber", |c| Box::new(Kyber::new(c))),
-    ("bfq", |c| Box::new(Bfq::new(c))),
-    ("amphibian", |c| Box::new(Amphibian::new(c))),
-];
+const REGISTRY: Registry<Ctor> = Registry {
+    kind: "host scheduler",
+    entries: &[
+        ("noop", |c| Box::new(Noop::new(c))),
+        ("deadline", |c| Box::new(Deadline::new(c))),
+        ("cfq", |c| Box::new(Cfq::new(c))),
+        ("pardispatcher", |c| Box::new(ParDispatcher::new(c))),
+        ("kyber", |c| Box::new(Kyber::new(c))),
+        ("bfq", |c| Box::new(Bfq::new(c))),
+        ("amphibian", |c| Box::new(Amphibian::new(c))),
+    ],
+};
 
 /// Names of all registered host schedulers.
 pub fn names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|(n, _)| *n).collect()
+    REGISTRY.names()
 }
 
 /// Error unless `name` is registered.
 pub fn check_name(name: &str) -> SimResult<()> {
-    if REGISTRY.iter().any(|(n, _)| *n == name) {
-        Ok(())
-    } else {
-        Err(SimError::unknown("host scheduler", name, &names()))
-    }
+    REGISTRY.get(name).map(|_| ())
 }
 
 /// Build the scheduler called `name`.
 pub fn build(name: &str, cfg: &DeviceConfig) -> SimResult<Box<dyn HostScheduler>> {
-    REGISTRY
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, ctor)| ctor(cfg))
-        .ok_or_else(|| SimError::unknown("host scheduler", name, &names()))
+    Ok(REGISTRY.get(name)?(cfg))
 }
 
 /// Milliseconds to ns.
