@@ -418,7 +418,8 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
                     exp,
                     d,
                     name=f"cdf_{exp}_{ssd}",
-                    title=f"Response-time CDF, {first}, {SSD_NAMES.get(ssd, ssd)} (cf. Figs. 13-15)",
+                    title=f"Response-time CDF, {first}, {SSD_NAMES.get(ssd, ssd)} "
+                    "(cf. Figs. 13-15)",
                     label=lambda r: r["label"],
                 )
             )
