@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -323,18 +324,21 @@ def _compares() -> dict[str, tuple[Compare, str]]:
                 Compare("samples", lat, "amphibian", base, "label", where=w),
                 "mean over the public real trace samples at ×10 (not the paper's traces)",
             )
-        pm = "Postmark-like closed loop (postmark:), transactions/s"
+        pm = (
+            "Postmark-like closed loop (postmark:{}), transactions/s; the loop keeps the "
+            "device saturated, so reordering cannot change the flash work"
+        )
         c[f"postmark_noop_{ssd}"] = (
             Compare("postmark", "tx_s", "amphibian", "noop", "label", "qd16", "gain", w),
-            pm,
+            pm.format("qd=16"),
         )
         c[f"postmark_pard_{ssd}"] = (
             Compare("postmark", "tx_s", "amphibian", "pardispatcher", "label", "qd16", "gain", w),
-            pm,
+            pm.format("qd=16"),
         )
         c[f"qd64_noop_{ssd}"] = (
             Compare("postmark_qd", "tx_s", "amphibian", "noop", "label", "qd64", "gain", w),
-            pm + ", 64 workers, device queue depth 64",
+            pm.format("qd=64, device queue depth 64"),
         )
     return c
 
@@ -362,8 +366,17 @@ def measure(res: Results, ctx: Context) -> dict[str, Measured]:
         if got is None:
             out[cid] = Measured(math.nan, "", _why_missing(c, ctx))
         else:
-            out[cid] = Measured(got[0], got[1], note)
+            out[cid] = Measured(got[0], got[1], note + _without_gc(df, c))
     return out
+
+
+def _without_gc(df: pd.DataFrame | None, c: Compare) -> str:
+    """The same comparison for Amphibian without its GC-aware module (the
+    ablation that separates the ordering modules from the GC detector)."""
+    if df is None or c.ours != "amphibian":
+        return ""
+    got = compare(df, replace(c, ours="A-noGC"))
+    return "" if got is None else f"; without the GC-aware module {got[0]:.1f} %"
 
 
 # ---- figures -----------------------------------------------------------------
@@ -454,5 +467,6 @@ REPRODUCTION = Reproduction(
     figures=make_figures,
     host_schedulers=tuple(SCHEDULERS),
     notes=__doc__ or "",
-    runtime="not yet measured",
+    runtime="full run: 2 min 50 s wall on 2 shared cores, 115 s CPU, 253 MB RSS, 578 runs "
+    "(quick: about 10 s)",
 )
