@@ -6,70 +6,78 @@ Published numbers: the Fig. 5 worked example, Postmark throughput (Fig. 8)
 and its queue-length sensitivity (Fig. 9), and the per-trace mean response
 time reductions on three Intel SSDs (Figs. 10-12, §IV-C).
 
-How we reproduce them (assumptions, since the paper measured real drives):
-- The eight traces (Table III) are not available offline; each is replaced by
-  a random-access synthetic workload with the trace's read ratio, mean request
-  size and IOPS × 10 (the paper replays traces 10× faster), plus the public
-  MSR samples (hm_0, rsrch_0) replayed at 10× intensity when present.
-- The three drives are modelled by cell type and channel count (X25-E: SLC,
-  10 channels; DC S3700: MLC, 8 channels; 750 PCIe: MLC, 18 channels) on a
-  reduced capacity, preconditioned 90 % full ("filled with data", §IV-A).
-- Postmark is replaced by a closed-loop mixed workload (file-sized requests
-  4 KiB–1 MiB, 50 % reads); Fig. 9's "queue length" is the number of
-  outstanding requests, with a device queue depth of 4 so the host
-  scheduler has the rest to order.
+How we reproduce them (the setup docs/amphibian.md found faithful):
+- Drives: the presets ``intel-x25e``, ``intel-dc-s3700`` and ``intel-750``
+  (parallelism, page size, timings, buffer and NCQ depth of each drive on a
+  reduced capacity), 90 % filled before every run (the paper fills its SSDs,
+  §IV-A); host queue length 16 (the paper's default).
+- Figs. 10-12 per trace: the eight traces are not available offline. Each is
+  replaced by the SYNTHETIC ``profile:NAME`` workload (Table III's read ratio,
+  mean size and IOPS × 10, since the paper replays 10× faster) with bursty
+  arrivals (``burst=16``): with Poisson arrivals at those rates the host queue
+  is empty and every scheduler equals noop, so there is nothing to measure.
+  Rows measured this way say "synthetic" in their workload.
+- Figs. 10-12 averages are also measured on the public real trace samples
+  (MSR, UMass, TPC-C, SSDsim/DiskSim, FIU) replayed at the paper's × 10
+  intensity (extra rows marked "real trace samples").
+- Fig. 8: the closed-loop ``postmark:`` workload (1 KiB-4 MiB files,
+  queue length 16), throughput in transactions per second. Fig. 9: the same
+  with queue lengths 1-64 (workers = device queue depth).
+- Ablation (not a published number): Amphibian without the GC-aware module,
+  type queueing only, size ordering only, and oracle GC detection, on every
+  workload above (figures ``ablation_*``).
 """
 
 from __future__ import annotations
 
+import math
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
-from flashsched.reproduce.common import (
-    Compare,
-    matched_synthetic,
-    measure_compares,
-    per_trace_claims,
-)
+from flashsched.reproduce.common import Compare, compare, per_trace_claims
 
 TRACES = ["Fin1", "Fin2", "Web1", "Web2", "Web3", "Proj_2", "Prxy_1", "Usr_1"]
-# Table III: read ratio, IOPS, average request size (KB).
-TABLE3 = {
-    "Fin1": (0.328, 52, 11.9),
-    "Fin2": (0.824, 127, 6.2),
-    "Web1": (0.999, 335, 8.0),
-    "Web2": (0.999, 331, 15.1),
-    "Web3": (0.999, 218, 11.8),
-    "Proj_2": (0.775, 81, 40.2),
-    "Prxy_1": (0.653, 266, 12.5),
-    "Usr_1": (0.855, 64, 45.4),
-}
-SSDS = {  # label: overrides (see the module doc)
-    "x25e": [
-        "timing.cell=slc",
-        "timing.read_us=25",
-        "timing.program_us=250",
-        "timing.erase_us=1500",
-        "geometry.channels=10",
-    ],
-    "s3700": [
-        "timing.cell=mlc",
-        "timing.read_us=50",
-        "timing.program_us=900",
-        "timing.erase_us=3500",
-        "geometry.channels=8",
-    ],
-    "750s": [
-        "timing.cell=mlc",
-        "timing.read_us=50",
-        "timing.program_us=900",
-        "timing.erase_us=3500",
-        "geometry.channels=18",
-    ],
-}
+PROFILE_ARGS = "scale=10,burst=16"  # Table III × 10, bursty arrivals (see the module doc)
+# label -> preset
+SSDS = {"x25e": "intel-x25e", "s3700": "intel-dc-s3700", "750s": "intel-750"}
 SSD_NAMES = {"x25e": "Intel X25-E", "s3700": "Intel DC S3700", "750s": "Intel 750 PCIe"}
+PRESET_LABEL = {v: k for k, v in SSDS.items()}
+# The public sample traces (relative to the traces directory), replayed × 10.
+SAMPLES = {
+    "hm_0": "msr/hm_0.first1000.csv",
+    "rsrch_0": "msr/rsrch_0.first1000.csv",
+    "most_thpt_rand_iops": "msr/msr.cut.per_10k.most_thpt_rand_iops.1006.trace",
+    "rw_20_80": "msr/msr.cut.per_10k.rw_20_80.105.trace",
+    "rw_40_60": "msr/msr.cut.per_10k.rw_40_60.1370.trace",
+    "websearch1": "ascii/websearch1.mqsim-ns.trace",
+    "tpcc-small": "ascii/tpcc-small.mqsim-ns.trace",
+    "ssdsim-example": "ascii/ssdsim-example.ns.ascii",
+    "disksim-valid": "ascii/disksim-valid.ms.trace",
+    "fiu-mail": "blkparse/fiu-mail-cheetah.first10000.blkparse",
+}
+QUICK_SAMPLES = ["hm_0", "tpcc-small"]
+# Scheduler variants: label -> (host scheduler, [host.amphibian] overrides).
+VARIANTS: dict[str, tuple[str, dict[str, str]]] = {
+    "noop": ("noop", {}),
+    "deadline": ("deadline", {}),
+    "cfq": ("cfq", {}),
+    "pardispatcher": ("pardispatcher", {}),
+    "amphibian": ("amphibian", {}),
+    "A-noGC": ("amphibian", {"gc_aware": "false"}),
+    "A-type": ("amphibian", {"gc_aware": "false", "size_ordering": "false"}),
+    "A-size": ("amphibian", {"gc_aware": "false", "type_queueing": "false"}),
+    "A-oracle": ("amphibian", {"gc_detect": "oracle"}),
+}
+MAIN = ["noop", "deadline", "cfq", "pardispatcher", "amphibian"]
+ABLATION = ["noop", "amphibian", "A-noGC", "A-type", "A-size", "A-oracle"]
+QUICK_VARIANTS = ["noop", "pardispatcher", "amphibian", "A-noGC"]
+SWEEP_VARIANTS = ["noop", "pardispatcher", "amphibian"]  # Fig. 9's three schemes
 SCHEDULERS = ["noop", "deadline", "cfq", "pardispatcher", "amphibian"]
 FIG5_TRACE = "0 0 0 32 1\n0 0 20000 8 1\n0 0 40000 8 1\n0 0 60000 8 1\n"
 FIG5_DEVICE = [
@@ -84,6 +92,11 @@ FIG5_DEVICE = [
     "timing.channel_mb_s=0",
     "ftl.overprovisioning=0.25",
 ]
+FIG5_NOTE = (
+    "noop 275 µs → Amphibian 162.5 µs (R2, R3, R4, R1 complete at 50/100/150/350 µs), "
+    "a 40.9 % reduction; the paper prints 45.5 % from its inconsistent 150 µs mean "
+    "(its text's 750 µs total does not match its own service times, which sum to 650 µs)"
+)
 
 _FIGS = {"x25e": "Fig. 10", "s3700": "Fig. 11", "750s": "Fig. 12"}
 _VS_NOOP = {
@@ -117,207 +130,329 @@ def _claims() -> list[Claim]:
     ]
     for ssd, name in SSD_NAMES.items():
         fig = _FIGS[ssd]
-        cl += per_trace_claims(
-            f"noop_{ssd}",
-            TRACES,
-            _VS_NOOP[ssd],
-            f"Amphibian vs Noop on {name}, {{trace}}",
-            red,
-            fig,
-        )
-        cl.append(
-            Claim(
-                f"noop_{ssd}_avg",
-                f"Amphibian vs Noop on {name}, average",
+        for tag, base, per, avg in (
+            ("noop", "Noop", _VS_NOOP, _AVG_NOOP),
+            ("pard", "ParDispatcher", _VS_PARD, _AVG_PARD),
+        ):
+            cl += per_trace_claims(
+                f"{tag}_{ssd}",
+                TRACES,
+                per[ssd],
+                f"Amphibian vs {base} on {name}, {{trace}}",
                 red,
-                _AVG_NOOP[ssd],
-                "mean of 8 traces",
                 fig,
             )
-        )
-        cl += per_trace_claims(
-            f"pard_{ssd}",
-            TRACES,
-            _VS_PARD[ssd],
-            f"Amphibian vs ParDispatcher on {name}, {{trace}}",
-            red,
-            fig,
-        )
-        cl.append(
-            Claim(
-                f"pard_{ssd}_avg",
-                f"Amphibian vs ParDispatcher on {name}, average",
-                red,
-                _AVG_PARD[ssd],
-                "mean of 8 traces",
-                fig,
+            cl.append(
+                Claim(
+                    f"{tag}_{ssd}_avg",
+                    f"Amphibian vs {base} on {name}, average",
+                    red,
+                    avg[ssd],
+                    "mean of 8 traces",
+                    fig,
+                )
             )
-        )
+            cl.append(
+                Claim(
+                    f"{tag}_{ssd}_avg_samples",
+                    f"Amphibian vs {base} on {name}, average (our real trace samples)",
+                    red,
+                    avg[ssd],
+                    "mean of 8 traces",
+                    fig,
+                )
+            )
     gain = "throughput improvement (%)"
     for ssd, name in SSD_NAMES.items():
-        cl.append(
-            Claim(
+        for cid, claim, pub, wl, src in (
+            (
                 f"postmark_noop_{ssd}",
                 f"Postmark: Amphibian vs Noop on {name}",
-                gain,
                 _POSTMARK_NOOP[ssd],
                 "Postmark, queue length 16",
                 "Fig. 8, §IV-B",
-            )
-        )
-        cl.append(
-            Claim(
+            ),
+            (
                 f"postmark_pard_{ssd}",
                 f"Postmark: Amphibian vs ParDispatcher on {name}",
-                gain,
                 _POSTMARK_PARD[ssd],
                 "Postmark, queue length 16",
                 "Fig. 8, §IV-B",
-            )
-        )
-        cl.append(
-            Claim(
+            ),
+            (
                 f"qd64_noop_{ssd}",
                 f"Postmark at queue length 64: vs Noop on {name}",
-                gain,
                 _QD64_NOOP[ssd],
                 "Postmark, queue length 64",
                 "Fig. 9, §IV-B",
-            )
-        )
+            ),
+        ):
+            cl.append(Claim(cid, claim, gain, pub, wl, src))
     return cl
 
 
 CLAIMS = _claims()
 
 
-def _device(ssd: str, blocks: int) -> dict[str, Any]:
+def _points(variants: list[str]) -> list[dict[str, Any]]:
+    """One sweep point per scheduler variant, labelled with its name."""
+    out = []
+    for v in variants:
+        sched, kv = VARIANTS[v]
+        out.append(
+            {"host_scheduler": sched, "label": v, **{f"host.{sched}.{k}": x for k, x in kv.items()}}
+        )
+    return out
+
+
+def _base(queue_depth: int = 16) -> dict[str, Any]:
+    return {"set": ["ftl.precondition_fill=0.9"], "queue_depth": queue_depth}
+
+
+def _fig5(ctx: Context) -> dict[str, Any]:
+    path = Path(ctx.out) / "fig5.trace"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(FIG5_TRACE)
     return {
-        "label": ssd,
-        **{o.split("=")[0]: o.split("=")[1] for o in SSDS[ssd]},
-        "geometry.blocks_per_plane": blocks,
+        "name": "fig5",
+        "base": {"device": "ssdsim-default", "set": FIG5_DEVICE, "queue_depth": 1},
+        "workloads": {"fig5": {"trace": str(path), "format": "ascii-ns"}},
+        "grid": {"host_scheduler": ["noop", "amphibian"]},
     }
 
 
 def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
-    n = 4000 if ctx.quick else 200_000
-    blocks = 64 if ctx.quick else 256
-    ssds = ["x25e"] if ctx.quick else list(SSDS)
-    names = ["Fin1", "Web1", "Usr_1"] if ctx.quick else TRACES
-    wl: dict[str, Any] = {
-        t: {"synthetic": matched_synthetic(TABLE3[t][0], TABLE3[t][1] * 10, TABLE3[t][2], n)}
-        for t in names
+    q = ctx.quick
+    devices = list(SSDS.values())
+    variants = QUICK_VARIANTS if q else list(VARIANTS)
+    n = 5000 if q else 50_000
+    profiles = ["Fin1", "Web1", "Usr_1"] if q else TRACES
+    out: dict[str, dict[str, Any]] = {"fig5": _fig5(ctx)}
+    out["profiles"] = {
+        "name": "profiles",
+        "description": "SYNTHETIC Table III profiles, ×10, bursty arrivals",
+        "base": _base(),
+        "workloads": {
+            t.lower(): {"synthetic": f"profile:{t.lower()},{PROFILE_ARGS},n={n}"} for t in profiles
+        },
+        "grid": {"device": devices},
+        "points": _points(variants),
     }
-    for t, rel in (("hm_0", "msr/hm_0.first1000.csv"), ("rsrch_0", "msr/rsrch_0.first1000.csv")):
-        if (p := ctx.trace(rel)) is not None:
-            wl[t] = {"trace": p, "format": "msr", "intensity": 10}
-    base = {"device": "default", "set": ["ftl.precondition_fill=0.9"], "queue_depth": 16}
-    fig5 = Path(ctx.out) / "fig5.trace"
-    fig5.parent.mkdir(parents=True, exist_ok=True)
-    fig5.write_text(FIG5_TRACE)
-    qds = [1, 2, 4, 16, 64] if ctx.quick else [1, 2, 4, 8, 16, 32, 64]
-    pm_n = 3000 if ctx.quick else 100_000
-    return {
-        "fig5": {
-            "name": "fig5",
-            "base": {"device": "ssdsim-default", "set": FIG5_DEVICE, "queue_depth": 1},
-            "workloads": {"fig5": {"trace": str(fig5), "format": "ascii-ns"}},
-            "grid": {"host_scheduler": ["noop", "amphibian"]},
-        },
-        "traces": {
-            "name": "traces",
-            "base": base,
-            "workloads": wl,
-            "grid": {"host_scheduler": SCHEDULERS, "seed": [1]},
-            "points": [_device(s, blocks) for s in ssds],
-        },
-        "postmark": {
-            "name": "postmark",
-            "base": {**base, "queue_depth": 4},
-            "workloads": {
-                f"qd{q}": {"synthetic": f"read=0.5,bs=4k-1m,qd={q},n={pm_n}"} for q in qds
-            },
-            "grid": {"host_scheduler": ["noop", "pardispatcher", "amphibian"], "seed": [1]},
-            "points": [_device(s, blocks) for s in ssds],
-        },
+    samples = {
+        name: {"trace": p, "intensity": 10}
+        for name, rel in SAMPLES.items()
+        if (not q or name in QUICK_SAMPLES) and (p := ctx.trace(rel)) is not None
     }
+    if samples:
+        out["samples"] = {
+            "name": "samples",
+            "description": "public real trace samples at ×10 intensity",
+            "base": _base(),
+            "workloads": samples,
+            "grid": {"device": devices},
+            "points": _points(variants),
+        }
+    tx = 300 if q else 2000
+    out["postmark"] = {
+        "name": "postmark",
+        "description": "Postmark-like closed loop, queue length 16 (Fig. 8)",
+        "base": _base(),
+        "workloads": {"qd16": {"synthetic": f"postmark:files=500,tx={tx},qd=16"}},
+        "grid": {"device": devices},
+        "points": _points(variants),
+    }
+    qds = [1, 16, 64] if q else [1, 2, 4, 8, 16, 32, 64]
+    out["postmark_qd"] = {
+        "name": "postmark_qd",
+        "description": "Postmark queue-length sensitivity (Fig. 9)",
+        "base": {"set": ["ftl.precondition_fill=0.9"]},
+        "workloads": {
+            f"qd{d}": {"synthetic": f"postmark:files=500,tx={tx // 2},qd={d}"} for d in qds
+        },
+        "grid": {"device": devices},
+        "points": [
+            {**p, "workload": f"qd{d}", "queue_depth": d}
+            for d in qds
+            for p in _points(SWEEP_VARIANTS)
+        ],
+    }
+    return out
 
 
-def _compares() -> dict[str, Compare]:
-    c: dict[str, Compare] = {
-        "fig5": Compare("fig5", "latency_us.mean", "amphibian", "noop", workload="fig5")
+# ---- measuring ---------------------------------------------------------------
+
+
+def _tx_s(df: pd.DataFrame) -> pd.DataFrame:
+    """Postmark transactions per second (the paper's throughput)."""
+    tx = df["workload_spec"].map(
+        lambda s: float(m.group(1)) if (m := re.search(r"transactions=(\d+)", str(s))) else math.nan
+    )
+    return df.assign(tx_s=tx / df["simulated_s"])
+
+
+def _table(res: Results, exp: str) -> pd.DataFrame | None:
+    if exp not in res.tables:
+        return None
+    df = res.table(exp)
+    if "device" in df:
+        df = df.assign(ssd=df["device"].map(lambda d: PRESET_LABEL.get(str(d), str(d))))
+    return _tx_s(df) if exp.startswith("postmark") else df
+
+
+_SYN = "synthetic profile:{w} ({a}), not the paper's trace"
+
+
+def _compares() -> dict[str, tuple[Compare, str]]:
+    """Claim id -> (how to compute it, the note that qualifies it)."""
+    lat = "latency_us.mean"
+    c: dict[str, tuple[Compare, str]] = {
+        "fig5": (Compare("fig5", lat, "amphibian", "noop", workload="fig5"), FIG5_NOTE)
     }
     for ssd in SSDS:
-        w = {"label": ssd}
-        for t in TRACES:
-            c[f"noop_{ssd}_{t.lower()}"] = Compare(
-                "traces", "latency_us.mean", "amphibian", "noop", workload=t, where=w
+        w = {"ssd": ssd}
+        for tag, base in (("noop", "noop"), ("pard", "pardispatcher")):
+            for t in TRACES:
+                c[f"{tag}_{ssd}_{t.lower()}"] = (
+                    Compare("profiles", lat, "amphibian", base, "label", t.lower(), where=w),
+                    _SYN.format(w=t.lower(), a=PROFILE_ARGS),
+                )
+            c[f"{tag}_{ssd}_avg"] = (
+                Compare("profiles", lat, "amphibian", base, "label", where=w),
+                f"mean over the synthetic Table III profiles ({PROFILE_ARGS})",
             )
-            c[f"pard_{ssd}_{t.lower()}"] = Compare(
-                "traces", "latency_us.mean", "amphibian", "pardispatcher", workload=t, where=w
+            c[f"{tag}_{ssd}_avg_samples"] = (
+                Compare("samples", lat, "amphibian", base, "label", where=w),
+                "mean over the public real trace samples at ×10 (not the paper's traces)",
             )
-        c[f"noop_{ssd}_avg"] = Compare("traces", "latency_us.mean", "amphibian", "noop", where=w)
-        c[f"pard_{ssd}_avg"] = Compare(
-            "traces", "latency_us.mean", "amphibian", "pardispatcher", where=w
+        pm = (
+            "Postmark-like closed loop (postmark:{}), transactions/s; the loop keeps the "
+            "device saturated, so reordering cannot change the flash work"
         )
-        c[f"postmark_noop_{ssd}"] = Compare(
-            "postmark", "iops", "amphibian", "noop", workload="qd16", kind="gain", where=w
+        c[f"postmark_noop_{ssd}"] = (
+            Compare("postmark", "tx_s", "amphibian", "noop", "label", "qd16", "gain", w),
+            pm.format("qd=16"),
         )
-        c[f"postmark_pard_{ssd}"] = Compare(
-            "postmark", "iops", "amphibian", "pardispatcher", workload="qd16", kind="gain", where=w
+        c[f"postmark_pard_{ssd}"] = (
+            Compare("postmark", "tx_s", "amphibian", "pardispatcher", "label", "qd16", "gain", w),
+            pm.format("qd=16"),
         )
-        c[f"qd64_noop_{ssd}"] = Compare(
-            "postmark", "iops", "amphibian", "noop", workload="qd64", kind="gain", where=w
+        c[f"qd64_noop_{ssd}"] = (
+            Compare("postmark_qd", "tx_s", "amphibian", "noop", "label", "qd64", "gain", w),
+            pm.format("qd=64, device queue depth 64"),
         )
     return c
 
 
-COMPARES = _compares()
+COMPARES = {k: v[0] for k, v in _compares().items()}
+
+
+def _why_missing(c: Compare, ctx: Context) -> str:
+    if c.experiment == "samples" and ctx.traces is None:
+        return "the public trace samples were not found (set FLASHSCHED_TRACES)"
+    if ctx.quick:
+        return "not run in --quick mode (the full run covers every drive and workload)"
+    return "its experiment produced no runs for this drive/workload"
 
 
 def measure(res: Results, ctx: Context) -> dict[str, Measured]:
-    return measure_compares(res, COMPARES)
+    """Our number for every claim; an explicit NaN with the reason otherwise."""
+    tables: dict[str, pd.DataFrame | None] = {}
+    out = {}
+    for cid, (c, note) in _compares().items():
+        if c.experiment not in tables:
+            tables[c.experiment] = _table(res, c.experiment)
+        df = tables[c.experiment]
+        got = None if df is None else compare(df, c)
+        if got is None:
+            out[cid] = Measured(math.nan, "", _why_missing(c, ctx))
+        else:
+            out[cid] = Measured(got[0], got[1], note + _without_gc(df, c))
+    return out
+
+
+def _without_gc(df: pd.DataFrame | None, c: Compare) -> str:
+    """The same comparison for Amphibian without its GC-aware module (the
+    ablation that separates the ordering modules from the GC detector)."""
+    if df is None or c.ours != "amphibian":
+        return ""
+    got = compare(df, replace(c, ours="A-noGC"))
+    return "" if got is None else f"; without the GC-aware module {got[0]:.1f} %"
+
+
+# ---- figures -----------------------------------------------------------------
+
+
+def _latency_bars(df: pd.DataFrame, exp: str, variants: list[str], tag: str) -> list[Figure]:
+    figs = []
+    what = {"profiles": "synthetic Table III profiles", "samples": "real trace samples ×10"}[exp]
+    for ssd, d in df[df["label"].isin(variants)].groupby("ssd", sort=False):
+        figs.append(
+            F.normalized_bars(
+                d,
+                name=f"{tag}_{exp}_{ssd}",
+                title=f"{SSD_NAMES.get(ssd, ssd)}: mean response time, {what} (cf. {_FIGS[ssd]})",
+                metric="latency_us.mean",
+                series="label",
+                baseline="noop",
+                ylabel="mean response time / noop",
+            )
+        )
+    return figs
+
+
+def _postmark_bars(df: pd.DataFrame) -> Figure:
+    wide = df.groupby(["ssd", "label"], sort=False)["tx_s"].mean().unstack("label")
+    norm = wide.div(wide["noop"], axis=0)
+    norm.index = [SSD_NAMES.get(i, i) for i in norm.index]
+    return F.grouped_bars(
+        norm[[c for c in VARIANTS if c in norm]],
+        name="postmark",
+        title="Postmark throughput, queue length 16 (cf. Fig. 8)",
+        ylabel="transactions/s / noop",
+        caption="noop's transactions/s: "
+        + ", ".join(f"{SSD_NAMES.get(k, k)} {v:.1f}" for k, v in wide["noop"].items()),
+        hlines=[("noop", 1.0)],
+    )
 
 
 def make_figures(res: Results, ctx: Context) -> list[Figure]:
-    figs = []
-    tr = res.table("traces")
-    for ssd in tr["label"].unique():
-        figs.append(
-            F.normalized_bars(
-                tr[tr["label"] == ssd],
-                name=f"latency_{ssd}",
-                title=f"Normalised mean response time, {SSD_NAMES[ssd]} (cf. {_FIGS[ssd]})",
-                metric="latency_us.mean",
-                series="host_scheduler",
-                baseline="noop",
+    figs: list[Figure] = []
+    for exp in ("profiles", "samples"):
+        df = _table(res, exp)
+        if df is None:
+            continue
+        figs += _latency_bars(df, exp, MAIN, "latency")
+        figs += _latency_bars(df, exp, ABLATION, "ablation")
+        first = df["workload"].iloc[0]
+        for ssd, d in df[(df["workload"] == first) & df["label"].isin(MAIN)].groupby("ssd"):
+            figs.append(
+                F.cdf_plot(
+                    res,
+                    exp,
+                    d,
+                    name=f"cdf_{exp}_{ssd}",
+                    title=f"Response-time CDF, {first}, {SSD_NAMES.get(ssd, ssd)} "
+                    "(cf. Figs. 13-15)",
+                    label=lambda r: r["label"],
+                )
             )
-        )
-        sel = tr[(tr["label"] == ssd) & (tr["workload"] == tr["workload"].iloc[0])]
-        figs.append(
-            F.cdf_plot(
-                res,
-                "traces",
-                sel,
-                name=f"cdf_{ssd}",
-                title=f"Response-time CDF, {SSD_NAMES[ssd]} (cf. Figs. 13-15)",
-                label=lambda r: r["host_scheduler"],
+    if (pm := _table(res, "postmark")) is not None:
+        figs.append(_postmark_bars(pm))
+    if (qd := _table(res, "postmark_qd")) is not None:
+        for ssd, d in qd.groupby("ssd", sort=False):
+            figs.append(
+                F.sensitivity(
+                    d,
+                    name=f"qd_{ssd}",
+                    title=f"Postmark throughput vs queue length, {SSD_NAMES.get(ssd, ssd)} "
+                    "(cf. Fig. 9)",
+                    x="queue_depth",
+                    y="tx_s",
+                    series="label",
+                    xlabel="queue length",
+                    ylabel="transactions/s",
+                )
             )
-        )
-    pm = res.table("postmark").assign(q=lambda d: d["workload"].str[2:].astype(int))
-    for ssd in pm["label"].unique():
-        figs.append(
-            F.sensitivity(
-                pm[pm["label"] == ssd],
-                name=f"qd_{ssd}",
-                title=f"Throughput vs queue length, {SSD_NAMES[ssd]} (cf. Fig. 9)",
-                x="q",
-                y="iops",
-                series="host_scheduler",
-                xlabel="queue length",
-                ylabel="IOPS",
-            )
-        )
     return figs
 
 
@@ -332,5 +467,6 @@ REPRODUCTION = Reproduction(
     figures=make_figures,
     host_schedulers=tuple(SCHEDULERS),
     notes=__doc__ or "",
-    runtime="not yet measured (needs the host-scheduler branch)",
+    runtime="full run: 2 min 50 s wall on 2 shared cores, 115 s CPU, 253 MB RSS, 578 runs "
+    "(quick: about 10 s)",
 )

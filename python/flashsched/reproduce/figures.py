@@ -27,6 +27,9 @@ def _pyplot() -> Any:
     pyplot.rcParams.update(
         {"figure.dpi": 100, "savefig.dpi": 110, "axes.grid": True, "grid.alpha": 0.3}
         | {"font.size": 9}
+        # a reproduction draws all its figures before saving them (one per drive
+        # and workload set: more than matplotlib's default warning threshold)
+        | {"figure.max_open_warning": 0}
     )
     return pyplot
 
