@@ -247,11 +247,13 @@ FIGS = [
 
 
 def _geomean_by_scheduler(t: pd.DataFrame) -> pd.DataFrame:
-    """Geometric mean over workloads of each metric normalised to FIFO."""
+    """Geometric mean over workloads of each metric normalised to FIFO, as
+    the claims compute it (workloads where FIFO's value is 0 left out)."""
     rows = {}
     for name, metric, _ in FIGS:
         wide = t.groupby(["workload", DS])[metric].mean().unstack(DS)
-        norm = wide.div(wide["fifo"], axis=0).replace(0, np.nan)
+        wide = wide[wide["fifo"] > 0]
+        norm = wide.div(wide["fifo"], axis=0).where(lambda x: x > 0)
         rows[name] = np.exp(np.log(norm).mean())
     return pd.DataFrame(rows).T.reindex(columns=[s for s in SCHEDULERS if s in t[DS].unique()])
 
