@@ -89,10 +89,13 @@ def compare(df: pd.DataFrame, c: Compare) -> tuple[float, str] | None:
     m = sel.groupby(["workload", c.series])[c.metric].mean().unstack(c.series)
     if c.ours not in m or c.baseline not in m:
         return None
-    pairs = [(o, b) for o, b in zip(m[c.ours], m[c.baseline]) if b and np.isfinite(b)]
-    if not pairs:
+    # a workload whose baseline is 0 (e.g. writes all absorbed by a DRAM
+    # buffer) has no relative value: it is left out and not named
+    used = [(w, o, b) for w, o, b in zip(m.index, m[c.ours], m[c.baseline]) if b and np.isfinite(b)]
+    if not used:
         return None
-    names = ", ".join(map(str, m.index))
+    pairs = [(o, b) for _, o, b in used]
+    names = ", ".join(str(w) for w, _, _ in used)
     if c.average == "geo":
         ratios = [o / b for o, b in pairs]
         if min(ratios) <= 0:  # a zero count: the geometric mean is undefined
