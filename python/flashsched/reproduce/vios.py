@@ -48,6 +48,7 @@ and the other Table 1 traces, which need those traces.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pandas as pd
@@ -62,7 +63,7 @@ from flashsched.reproduce.base import (
     Results,
     config_key_feature,
 )
-from flashsched.reproduce.common import Compare, measure_compares
+from flashsched.reproduce.common import Compare, compare, measure_compares
 
 # Device (flash transaction) schedulers; the paper's NOOP is plain FIFO order.
 SCHEDULERS = ["fifo", "piq", "vios"]
@@ -314,6 +315,19 @@ def measure(res: Results, ctx: Context) -> dict[str, Measured]:
             )
     for cid, why in UNMEASURABLE.items():
         out[cid] = Measured(float("nan"), "", why)
+    return _with_workload_means(res, out)
+
+
+def _with_workload_means(res: Results, out: dict[str, Measured]) -> dict[str, Measured]:
+    """The rsrch sensitivity claims also note the mean over all workloads
+    (rsrch_0 is only 1000 requests, so its trend is a weak witness)."""
+    for cid, c in COMPARES.items():
+        m = out.get(cid)
+        if c.workload is None or m is None:
+            continue
+        got = compare(res.table(c.experiment), dataclasses.replace(c, workload=None))
+        if got is not None:
+            out[cid] = dataclasses.replace(m, note=f"mean over all workloads: {got[0]:.2f} %")
     return out
 
 
@@ -364,7 +378,7 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
     chips = res.table("chips")
     v = chips[chips[DS] == "vios"].copy()
     v["chips"] = v[CPC] * 8
-    base32 = v[v[CPC] == 4].set_index("workload")["write_latency_us.mean"]
+    base32 = v[v[CPC] == 4].groupby("workload")["write_latency_us.mean"].mean()
     v["normalised"] = v["write_latency_us.mean"] / v["workload"].map(base32)
     figs.append(
         F.sensitivity(
@@ -403,7 +417,10 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
     return figs
 
 
-RUNTIME = "not yet measured"
+RUNTIME = (
+    "full run: 61 s wall on 2 shared cores, 77 s CPU, 183 MB RSS, "
+    "999 runs (9 workloads × 3 seeds); quick: 6 s, 36 runs"
+)
 
 REPRODUCTION = Reproduction(
     name="vios",
