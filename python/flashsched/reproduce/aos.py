@@ -8,7 +8,7 @@ channel-level conflicts (Fig. 4), flash- and system-level parallelism
 (Fig. 5), each "on average" over EX, FIN1, FIN2 and MSN.
 
 How we reproduce them — the settings of the device-scheduler evaluation
-(docs/devsched.md, ``examples/devsched_eval.rs aos``): the paper extends
+(docs/devsched.md, ``crates/flashsched-core/examples/devsched_eval.rs aos``): the paper extends
 SSDsim, so the device is the ``ssdsim-default`` preset, preconditioned to
 70 % full, and every scheduler gets the 2 MB DRAM write buffer of AOS's
 architecture (Fig. 2, §IV-B4; without it AOS holds writes in host queue
@@ -18,7 +18,9 @@ are not available offline; the workloads are the eight public samples of
 synthetic write-heavy mixes (``synth_r30``: 30 % reads, 2–16 KiB, 6000 IOPS;
 ``synth_r50``: 50 % reads, 2–8 KiB, 8000 IOPS; 30 000 requests each, 2 GiB
 span). Like the paper's "on average", a claim is the geometric mean over
-workloads of AOS/baseline (reduction = 1 − that ratio). Counters: read/write
+workloads of AOS/baseline (reduction = 1 − that ratio); a workload whose
+baseline value is 0 is left out and not named (write latency is 0 when the
+buffer absorbs every write: rsrch_0, ssdsim_example, synth_r50). Counters: read/write
 latency means, ``flash.interfered_reads`` (reads that waited behind a
 program/erase on their die), ``flash.channel_conflicts``, ``flash.flp``,
 ``flash.slp_chips`` (docs/devsched.md, Metrics).
