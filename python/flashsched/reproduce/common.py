@@ -53,6 +53,9 @@ class Compare:
     (ours/base − 1)·100 (throughput), ``ratio`` = ours/base. ``workload``
     None means the mean of the per-workload values (as the papers' "on
     average"). ``where`` filters other columns (e.g. a device or a wear stage).
+    ``average``: ``mean`` of the per-workload values, or ``geo``: the value
+    of the geometric mean of the per-workload ratios ours/base (robust when
+    ratios span orders of magnitude, as normalised bars do).
     """
 
     experiment: str
@@ -63,6 +66,7 @@ class Compare:
     workload: str | None = None
     kind: str = "reduction"
     where: Mapping[str, Any] = field(default_factory=dict)
+    average: str = "mean"
 
 
 def _value(ours: float, base: float, kind: str) -> float:
@@ -85,10 +89,22 @@ def compare(df: pd.DataFrame, c: Compare) -> tuple[float, str] | None:
     m = sel.groupby(["workload", c.series])[c.metric].mean().unstack(c.series)
     if c.ours not in m or c.baseline not in m:
         return None
-    per = [_value(o, b, c.kind) for o, b in zip(m[c.ours], m[c.baseline]) if b and np.isfinite(b)]
-    if not per:
+    # a workload whose baseline is 0 (e.g. writes all absorbed by a DRAM
+    # buffer) has no relative value: it is left out and not named
+    used = [(w, o, b) for w, o, b in zip(m.index, m[c.ours], m[c.baseline]) if b and np.isfinite(b)]
+    if not used:
         return None
-    return float(np.mean(per)), ", ".join(map(str, m.index))
+    pairs = [(o, b) for _, o, b in used]
+    names = ", ".join(str(w) for w, _, _ in used)
+    if c.average == "geo":
+        ratios = [o / b for o, b in pairs]
+        if min(ratios) <= 0:  # a zero count: the geometric mean is undefined
+            return None
+        g = float(np.exp(np.mean(np.log(ratios))))
+        return _value(g, 1.0, c.kind), names
+    if c.average != "mean":
+        raise ValueError(f"unknown average '{c.average}'")
+    return float(np.mean([_value(o, b, c.kind) for o, b in pairs])), names
 
 
 def measure_compares(res: Results, compares: Mapping[str, Compare]) -> dict[str, Measured]:

@@ -71,10 +71,18 @@ def normalized_bars(
     ylabel: str | None = None,
 ) -> Figure:
     """One group of bars per ``group`` value (trace), one bar per ``series``
-    value (scheduler), each normalised to the ``baseline`` series."""
+    value (scheduler), each normalised to the ``baseline`` series. Groups
+    whose baseline is zero (e.g. a counter FIFO never incremented) have no
+    normalised value and are left out; the caption names them."""
     m = _mean_over_seeds(df, [group, series], metric)
     wide = m.pivot(index=group, columns=series, values=metric)
     wide = wide.reindex(list(dict.fromkeys(m[group])))
+    zero = wide.index[wide[baseline] == 0]
+    if len(zero):
+        wide = wide.drop(zero)
+        caption = (caption + " " if caption else "") + (
+            f"Left out ({baseline} value 0): " + ", ".join(map(str, zero)) + "."
+        )
     norm = wide.div(wide[baseline], axis=0)
     fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(norm) + 2), 3.2))
     cols = [baseline, *[c for c in norm.columns if c != baseline]]
