@@ -147,37 +147,37 @@ def test_amphibian_missing_traces_are_unmeasured_not_invented(amph):
     assert m["fig5"].value == pytest.approx(40.909, abs=1e-3)
 
 
-def test_missing_schedulers_are_named_not_faked(tmp_path):
-    have = set(flashsched.host_schedulers())
+def _lacking(monkeypatch, paper: str, **extra) -> None:
+    """Make `paper` require something this build does not have."""
+    rep = rp.get(paper)
+    monkeypatch.setitem(rp.REGISTRY, paper, dataclasses.replace(rep, **extra))
+
+
+def test_missing_schedulers_are_named_not_faked(tmp_path, monkeypatch):
     rep = rp.get("amphibian")
-    lacking = [s for s in rep.host_schedulers if s not in have]
-    if not lacking:
-        pytest.skip("this build has every Amphibian scheduler")
+    _lacking(
+        monkeypatch,
+        "amphibian",
+        host_schedulers=(*rep.host_schedulers, "no-such-host-sched"),
+        device_schedulers=("no-such-dev-sched",),
+    )
     with pytest.raises(rp.MissingFeatures) as e:
         flashsched.reproduce("amphibian", quick=True, out=tmp_path)
-    for s in lacking:
-        assert s in str(e.value)
+    assert "no-such-host-sched" in str(e.value) and "no-such-dev-sched" in str(e.value)
+    # Schedulers the build has are not reported as missing.
+    assert "pardispatcher" not in str(e.value)
     assert not any(tmp_path.iterdir()), "nothing is written when the build lacks features"
 
 
-def test_cli_reports_missing_features_with_exit_code_3(tmp_path):
-    if not rp.get("serial_array").missing():
-        pytest.skip("arrays are available")
-    p = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "flashsched",
-            "reproduce",
-            "serial_array",
-            "--quick",
-            "--out",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert p.returncode == 3 and "SSD arrays" in p.stderr
+def test_cli_reports_missing_features_with_exit_code_3(tmp_path, monkeypatch, capsys):
+    from flashsched.cli import main
+
+    absent = rp.Feature("SSD arrays (test stand-in)", lambda: False)
+    _lacking(monkeypatch, "serial_array", features=(absent,))
+    code = main(["reproduce", "serial_array", "--quick", "--out", str(tmp_path)])
+    assert code == 3
+    assert "SSD arrays (test stand-in)" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
 
 
 def test_cli_list_and_published():
