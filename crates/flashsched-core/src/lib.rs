@@ -9,23 +9,21 @@
 //! [`sim::Simulation`].
 //!
 //! ```
-//! use flashsched_core::{config::DeviceConfig, sim::{RunOptions, Simulation}};
-//! use flashsched_core::workload::synthetic::SyntheticSpec;
+//! use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 //!
-//! let cfg = DeviceConfig::load("ssdsim-default", &[]).unwrap();
-//! let spec = SyntheticSpec::parse("read=0.5,bs=4k,iops=5000,n=2000").unwrap();
-//! let cap = cfg.geometry.page_size as u64; // any capacity check happens in build
-//! let _ = cap;
-//! let mut sim = Simulation::new(cfg, Box::new(NoWorkload), RunOptions::default()).unwrap();
-//! # struct NoWorkload;
-//! # impl flashsched_core::workload::Workload for NoWorkload {
-//! #   fn poll(&mut self, _: u64, _: &mut Vec<flashsched_core::workload::IoRecord>)
-//! #     -> flashsched_core::error::SimResult<flashsched_core::workload::Poll> { Ok(flashsched_core::workload::Poll::Done) }
-//! #   fn describe(&self) -> String { "none".into() }
-//! # }
-//! sim.run().unwrap();
-//! let _ = spec;
-//! assert_eq!(sim.summary().requests, 0);
+//! let spec = RunSpec {
+//!     device: "ssdsim-default".into(),
+//!     overrides: vec!["ftl.precondition_fill=0.5".into()],
+//!     workload: WorkloadSpec::Synthetic("read=0.7,bs=4k,iops=2000,n=2000".into()),
+//!     seed: 1,
+//!     keep_records: false,
+//! };
+//! let mut sim = run::build(&spec)?;
+//! sim.run()?;
+//! let summary = sim.summary();
+//! assert_eq!(summary.requests, 2000);
+//! assert!(summary.latency_us.mean > 0.0);
+//! # Ok::<(), flashsched_core::SimError>(())
 //! ```
 
 pub mod array;
