@@ -58,9 +58,13 @@ def simulation(
     )
 
 
-def drive(sim: _core.Simulation, progress: bool | None = None, desc: str = "simulating") -> None:
-    """Run ``sim`` to the end in chunks, with a tqdm bar when ``progress``
-    (``None`` = only when stderr is a terminal)."""
+def drive(
+    sim: _core.Simulation | _core.ArraySimulation,
+    progress: bool | None = None,
+    desc: str = "simulating",
+) -> None:
+    """Run a single-device or array simulation to the end in chunks, with a
+    tqdm bar when ``progress`` (``None`` = only when stderr is a terminal)."""
     show = sys.stderr.isatty() if progress is None else progress
     if not show:
         sim.run()

@@ -7,7 +7,6 @@ network link are simulated in the Rust core; see docs/arrays.md.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,8 +15,7 @@ from typing import Any
 import pandas as pd
 
 from flashsched import _core
-
-STEPS_PER_CHUNK = 20_000
+from flashsched.api import drive
 
 SCALED_SSD = [
     "geometry.channels=4",
@@ -94,23 +92,6 @@ class ArrayResult:
         return d
 
 
-def _drive(sim: _core.ArraySimulation, progress: bool | None, desc: str) -> None:
-    show = sys.stderr.isatty() if progress is None else progress
-    if not show:
-        sim.run()
-        return
-    from tqdm import tqdm
-
-    done, total, _ = sim.progress()
-    with tqdm(total=total, desc=desc, unit="req", unit_scale=True, mininterval=0.5) as bar:
-        while not sim.advance(STEPS_PER_CHUNK):
-            now_done, _, now_ns = sim.progress()
-            bar.update(now_done - done)
-            bar.set_postfix_str(f"t={now_ns / 1e9:.2f}s", refresh=False)
-            done = now_done
-        bar.update(sim.progress()[0] - done)
-
-
 def run_array(
     *,
     layout: str = "raid0",
@@ -144,5 +125,5 @@ def run_array(
         writers=writers,
         seed=seed,
     )
-    _drive(sim, progress, f"{layout.split(',')[0]} array")
+    drive(sim, progress, f"{layout.split(',')[0]} array")
     return ArrayResult.from_sim(sim)

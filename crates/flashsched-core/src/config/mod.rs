@@ -555,43 +555,21 @@ fn range_f(key: &str, v: f64, lo: f64, hi: f64) -> SimResult<()> {
 
 /// The key schema: the full default preset plus the host scheduler sections
 /// (with their defaults), so unknown keys there are named like elsewhere.
+/// The complete key schema: the default preset deserialized (so every
+/// optional key takes its serde default) and serialized back. Every key a
+/// config may hold, with its type, lives here and nowhere else.
 fn schema_tree() -> SimResult<toml::Value> {
-    use crate::sched::host as h;
-    let mut t = preset_tree("default")?;
-    let ser = |r: Result<toml::Value, toml::ser::Error>| {
-        r.map_err(|e| SimError::config("host", format!("schema: {e}")))
-    };
-    let sections = [
-        ("host.max_merge_kib", Ok(toml::Value::Integer(512))),
-        (
-            "host.deadline",
-            ser(toml::Value::try_from(h::DeadlineParams::default())),
-        ),
-        (
-            "host.cfq",
-            ser(toml::Value::try_from(h::CfqParams::default())),
-        ),
-        (
-            "host.pardispatcher",
-            ser(toml::Value::try_from(h::ParDispatcherParams::default())),
-        ),
-        (
-            "host.kyber",
-            ser(toml::Value::try_from(h::KyberParams::default())),
-        ),
-        (
-            "host.bfq",
-            ser(toml::Value::try_from(h::BfqParams::default())),
-        ),
-        (
-            "host.amphibian",
-            ser(toml::Value::try_from(h::AmphibianParams::default())),
-        ),
-    ];
-    for (k, v) in sections {
-        set_path(&mut t, k, v?)?;
-    }
-    Ok(t)
+    static SCHEMA: std::sync::OnceLock<Result<toml::Value, String>> = std::sync::OnceLock::new();
+    SCHEMA
+        .get_or_init(|| {
+            let cfg: DeviceConfig = preset_tree("default")
+                .map_err(|e| e.to_string())?
+                .try_into()
+                .map_err(|e: toml::de::Error| e.to_string())?;
+            toml::Value::try_from(cfg).map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|e| SimError::config("schema", e))
 }
 
 fn preset_tree(name: &str) -> SimResult<toml::Value> {
@@ -649,46 +627,8 @@ fn merge(base: &mut toml::Value, over: toml::Value) {
     }
 }
 
-/// Every key of `tree` must exist in `schema` (the full default preset plus
-/// the optional keys below).
+/// Every key of `tree` must exist in `schema`.
 fn check_keys(tree: &toml::Value, schema: &toml::Value, prefix: &str) -> SimResult<()> {
-    const OPTIONAL: &[&str] = &[
-        "preset",
-        "controller",
-        "timing.per_page_type",
-        "ftl.gc_d_choice",
-        "ftl.gc_move_window",
-        "ftl.copyback",
-        "ftl.precondition_fill",
-        "ftl.write_buffer_mib",
-        "controller.scheduler",
-        "controller.suspend_program",
-        "controller.suspend_erase",
-        "controller.write_suspend_erase",
-        "controller.suspend_min_remaining_program_us",
-        "controller.suspend_min_remaining_erase_us",
-        "controller.program_loops",
-        "controller.erase_loops",
-        "controller.suspend_us",
-        "controller.resume_us",
-        "controller.write_queue_limit",
-        "controller.piq_max_read_batches",
-        "controller.piq_granularity",
-        "controller.aos_dispatch_region_pages",
-        "controller.aos_rs_per_chip",
-        "controller.aos_multiplane",
-        "variation",
-        "variation.enabled",
-        "variation.wear_pe",
-        "variation.ber_growth_mean",
-        "variation.ber_growth_sd",
-        "variation.ber_bound_sd",
-        "variation.step_min",
-        "variation.step_max",
-        "variation.step_inc",
-        "variation.ecc_ber",
-        "variation.step_exponent",
-    ];
     let Some(table) = tree.as_table() else {
         return Ok(());
     };
@@ -700,22 +640,12 @@ fn check_keys(tree: &toml::Value, schema: &toml::Value, prefix: &str) -> SimResu
         };
         match schema.get(k) {
             Some(sub) => check_keys(v, sub, &path)?,
-            None if OPTIONAL.contains(&path.as_str()) => {}
             None => {
                 let mut known: Vec<String> = schema
                     .as_table()
                     .map(|t| t.keys().cloned().collect())
                     .unwrap_or_default();
-                known.extend(OPTIONAL.iter().filter_map(|o| {
-                    let rest = if prefix.is_empty() {
-                        Some(*o)
-                    } else {
-                        o.strip_prefix(prefix).and_then(|r| r.strip_prefix('.'))
-                    };
-                    rest.filter(|r| !r.contains('.')).map(String::from)
-                }));
                 known.sort();
-                known.dedup();
                 return Err(SimError::config(
                     path,
                     format!("unknown key (known here: {})", known.join(", ")),
@@ -724,18 +654,6 @@ fn check_keys(tree: &toml::Value, schema: &toml::Value, prefix: &str) -> SimResu
         }
     }
     Ok(())
-}
-
-/// Types of the optional keys (absent from the default preset).
-fn optional_type(path: &str) -> Option<toml::Value> {
-    use toml::Value::{Boolean, Float, Integer, String as Str};
-    Some(match path {
-        "preset" | "controller.scheduler" => Str(String::new()),
-        "timing.per_page_type" | "ftl.copyback" => Boolean(false),
-        "ftl.gc_d_choice" | "ftl.gc_move_window" => Integer(0),
-        "ftl.precondition_fill" | "ftl.write_buffer_mib" => Float(0.0),
-        _ => return None,
-    })
 }
 
 /// Check every leaf against the schema's type, naming the key on a mismatch;
@@ -750,16 +668,9 @@ fn normalize_types(tree: &mut toml::Value, schema: &toml::Value, prefix: &str) -
         } else {
             format!("{prefix}.{k}")
         };
-        let expected = match schema.get(k) {
-            Some(e) => e.clone(),
-            None => match optional_type(&path) {
-                Some(e) => e,
-                None if v.is_table() => {
-                    normalize_types(v, &toml::Value::Table(Default::default()), &path)?;
-                    continue;
-                }
-                None => continue,
-            },
+        // check_keys ran first, so every key is in the schema.
+        let Some(expected) = schema.get(k).cloned() else {
+            continue;
         };
         match (&expected, &*v) {
             (toml::Value::Table(_), toml::Value::Table(_)) => normalize_types(v, &expected, &path)?,
@@ -793,30 +704,12 @@ pub fn apply_override(tree: &mut toml::Value, ov: &str) -> SimResult<()> {
         .unwrap_or_else(|| toml::Value::String(raw.to_string()));
     // Integers given where the schema has floats (read_us=50) are widened.
     let schema = schema_tree()?;
-    let optional_float = OPTIONAL_FLOATS.contains(&key);
     let value = match (lookup(&schema, key), value) {
         (Some(toml::Value::Float(_)), toml::Value::Integer(i)) => toml::Value::Float(i as f64),
-        (None, toml::Value::Integer(i)) if optional_float => toml::Value::Float(i as f64),
         (_, v) => v,
     };
     set_path(tree, key, value)
 }
-
-/// Float keys absent from the default preset (integers given for them are widened).
-const OPTIONAL_FLOATS: &[&str] = &[
-    "controller.suspend_min_remaining_program_us",
-    "controller.suspend_min_remaining_erase_us",
-    "controller.suspend_us",
-    "controller.resume_us",
-    "variation.ber_growth_mean",
-    "variation.ber_growth_sd",
-    "variation.ber_bound_sd",
-    "variation.step_min",
-    "variation.step_max",
-    "variation.step_inc",
-    "variation.ecc_ber",
-    "variation.step_exponent",
-];
 
 fn lookup<'a>(tree: &'a toml::Value, key: &str) -> Option<&'a toml::Value> {
     key.split('.').try_fold(tree, |t, k| t.get(k))
