@@ -126,8 +126,8 @@ struct Inflight {
 struct WriteBuffer {
     capacity: u32,
     used: u32,
-    /// Writes waiting for space: (device request, offset, size).
-    waiting: std::collections::VecDeque<(u32, u64, u32)>,
+    /// Writes waiting for space: (device request, offset, size, pages).
+    waiting: std::collections::VecDeque<(u32, u64, u32, u32)>,
 }
 
 /// A simulated SSD.
@@ -418,7 +418,7 @@ impl Ssd {
                             self.submit_write(r, offset, size, now);
                             self.finish_req(r); // acknowledged from DRAM
                         } else {
-                            buf.waiting.push_back((r, offset, size));
+                            buf.waiting.push_back((r, offset, size, pages));
                         }
                     }
                 }
@@ -1180,18 +1180,18 @@ impl Ssd {
     fn release_buffer(&mut self, now: Ns) {
         let Some(buf) = &mut self.buffer else { return };
         buf.used -= 1;
-        loop {
-            let Some(buf) = &self.buffer else { return };
-            let Some(&(r, offset, size)) = buf.waiting.front() else {
-                return;
-            };
-            let pages = self.page_count(offset, size);
-            let Some(buf) = &mut self.buffer else { return };
+        // Admit waiting writes in order while they fit (the buffer is only
+        // touched here; the writes are issued after the borrow ends).
+        let mut admitted = Vec::new();
+        while let Some(&(r, offset, size, pages)) = buf.waiting.front() {
             if buf.used + pages > buf.capacity && buf.used > 0 {
                 break;
             }
             buf.used += pages;
             buf.waiting.pop_front();
+            admitted.push((r, offset, size));
+        }
+        for (r, offset, size) in admitted {
             debug_assert_eq!(self.reqs[r as usize].op, Op::Write);
             self.submit_write(r, offset, size, now);
             self.finish_req(r);
