@@ -91,8 +91,6 @@ struct SuspendTiming {
 struct DevReq {
     host: u32,
     remaining: u32,
-    /// Write waiting for buffer space: pages not yet admitted.
-    op: Op,
 }
 
 /// One GC job (one victim block in one plane).
@@ -364,12 +362,8 @@ impl Ssd {
         self.chip_loaded(chip)
     }
 
-    fn new_req(&mut self, host: u32, op: Op) -> u32 {
-        let r = DevReq {
-            host,
-            remaining: 0,
-            op,
-        };
+    fn new_req(&mut self, host: u32) -> u32 {
+        let r = DevReq { host, remaining: 0 };
         match self.free_reqs.pop() {
             Some(i) => {
                 self.reqs[i as usize] = r;
@@ -403,7 +397,7 @@ impl Ssd {
 
     /// Accept a request from the host (`host` is its id).
     pub fn submit(&mut self, host: u32, op: Op, offset: u64, size: u32, now: Ns) {
-        let r = self.new_req(host, op);
+        let r = self.new_req(host);
         match op {
             Op::Read => self.submit_read(r, offset, size, now),
             Op::Write => {
@@ -1192,7 +1186,6 @@ impl Ssd {
             admitted.push((r, offset, size));
         }
         for (r, offset, size) in admitted {
-            debug_assert_eq!(self.reqs[r as usize].op, Op::Write);
             self.submit_write(r, offset, size, now);
             self.finish_req(r);
         }
