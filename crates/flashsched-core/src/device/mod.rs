@@ -571,7 +571,11 @@ impl Ssd {
         let id = self.txs.insert(tx);
         self.die_load[die as usize] += 1;
         self.sched.push(id, &tx, now);
-        self.mark(die);
+        // A busy die is re-marked when it frees; only a suspending scheduler
+        // needs to see new work arrive at a busy die (to preempt it).
+        if self.suspends || self.dies[die as usize].is_idle() {
+            self.mark(die);
+        }
     }
 
     #[inline]
