@@ -471,9 +471,11 @@ impl Ssd {
                             lpn,
                             seq: 0,
                         });
-                        // The placement may have taken a free block: GC must
-                        // see it, or writes to this plane can block forever.
-                        self.maybe_start_gc(self.geo.plane_of(p), now);
+                        // A placement that opened a block took a free one: GC
+                        // must see it, or writes to this plane can block forever.
+                        if self.geo.page_in_block(p) == 0 {
+                            self.maybe_start_gc(self.geo.plane_of(p), now);
+                        }
                         p
                     }
                     // Plane full: read some page of the right plane, unmapped.
