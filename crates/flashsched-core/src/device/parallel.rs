@@ -9,54 +9,55 @@
 use crate::engine::Ns;
 use crate::flash::Geometry;
 
+/// Busy-unit integrals kept as integer nanosecond sums: each die, chip,
+/// channel and "any chip busy" period adds its length when it ends, so a
+/// take/free is a few counter updates (no floating point per operation).
+/// The result equals integrating the busy counts over time.
 #[derive(Debug, Clone, Default)]
 pub struct Parallelism {
+    die_since: Vec<Ns>,
     dies_busy_in_chip: Vec<u32>,
+    chip_since: Vec<Ns>,
     chips_busy_in_channel: Vec<u32>,
-    busy_dies: u64,
+    channel_since: Vec<Ns>,
     busy_chips: u64,
-    busy_channels: u64,
-    last: Ns,
-    die_ns: f64,
-    chip_ns: f64,
-    channel_ns: f64,
-    any_ns: f64,
+    any_since: Ns,
+    die_ns: u64,
+    chip_ns: u64,
+    channel_ns: u64,
+    any_ns: u64,
 }
 
 impl Parallelism {
     pub fn new(g: &Geometry) -> Self {
         Parallelism {
+            die_since: vec![0; g.dies() as usize],
             dies_busy_in_chip: vec![0; g.chips() as usize],
+            chip_since: vec![0; g.chips() as usize],
             chips_busy_in_channel: vec![0; g.channels as usize],
+            channel_since: vec![0; g.channels as usize],
             ..Default::default()
-        }
-    }
-
-    fn advance(&mut self, now: Ns) {
-        let dt = now.saturating_sub(self.last) as f64;
-        self.last = self.last.max(now);
-        if self.busy_chips > 0 {
-            self.die_ns += dt * self.busy_dies as f64;
-            self.chip_ns += dt * self.busy_chips as f64;
-            self.channel_ns += dt * self.busy_channels as f64;
-            self.any_ns += dt;
         }
     }
 
     /// Die `die` became busy.
     #[inline]
     pub fn take(&mut self, g: &Geometry, die: u32, now: Ns) {
-        self.advance(now);
+        self.die_since[die as usize] = now;
         let chip = g.chip_of_die(die);
-        self.busy_dies += 1;
         let c = &mut self.dies_busy_in_chip[chip as usize];
         *c += 1;
         if *c == 1 {
+            self.chip_since[chip as usize] = now;
+            if self.busy_chips == 0 {
+                self.any_since = now;
+            }
             self.busy_chips += 1;
-            let ch = &mut self.chips_busy_in_channel[g.channel_of_chip(chip) as usize];
+            let chan = g.channel_of_chip(chip) as usize;
+            let ch = &mut self.chips_busy_in_channel[chan];
             *ch += 1;
             if *ch == 1 {
-                self.busy_channels += 1;
+                self.channel_since[chan] = now;
             }
         }
     }
@@ -64,30 +65,34 @@ impl Parallelism {
     /// Die `die` became idle.
     #[inline]
     pub fn free(&mut self, g: &Geometry, die: u32, now: Ns) {
-        self.advance(now);
+        self.die_ns += now - self.die_since[die as usize];
         let chip = g.chip_of_die(die);
-        self.busy_dies -= 1;
         let c = &mut self.dies_busy_in_chip[chip as usize];
         *c -= 1;
         if *c == 0 {
+            self.chip_ns += now - self.chip_since[chip as usize];
             self.busy_chips -= 1;
-            let ch = &mut self.chips_busy_in_channel[g.channel_of_chip(chip) as usize];
+            if self.busy_chips == 0 {
+                self.any_ns += now - self.any_since;
+            }
+            let chan = g.channel_of_chip(chip) as usize;
+            let ch = &mut self.chips_busy_in_channel[chan];
             *ch -= 1;
             if *ch == 0 {
-                self.busy_channels -= 1;
+                self.channel_ns += now - self.channel_since[chan];
             }
         }
     }
 
-    /// (FLP, SLP in chips, SLP in channels).
+    /// (FLP, SLP in chips, SLP in channels), over completed busy periods.
     pub fn means(&self) -> (f64, f64, f64) {
-        if self.any_ns == 0.0 {
+        if self.any_ns == 0 {
             return (0.0, 0.0, 0.0);
         }
         (
-            self.die_ns / self.chip_ns,
-            self.chip_ns / self.any_ns,
-            self.channel_ns / self.any_ns,
+            self.die_ns as f64 / self.chip_ns as f64,
+            self.chip_ns as f64 / self.any_ns as f64,
+            self.channel_ns as f64 / self.any_ns as f64,
         )
     }
 }

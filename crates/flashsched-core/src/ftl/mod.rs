@@ -8,6 +8,7 @@
 
 pub mod allocation;
 pub mod gc;
+pub mod map;
 pub mod precondition;
 pub mod speed;
 
@@ -15,6 +16,7 @@ use std::collections::VecDeque;
 
 pub use allocation::Allocation;
 use gc::{Candidate, VictimPolicy};
+use map::PageMap;
 use speed::SpeedIndex;
 pub use speed::SpeedPref;
 
@@ -79,8 +81,8 @@ pub struct Ftl {
     policy: VictimPolicy,
     /// GC starts when a plane has fewer free blocks than this.
     pub gc_threshold_blocks: u32,
-    l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    l2p: PageMap,
+    p2l: PageMap,
     valid: Vec<u16>,
     wp: Vec<u16>,
     erases: Vec<u32>,
@@ -135,8 +137,8 @@ impl Ftl {
             alloc,
             policy: VictimPolicy::parse(&cfg.ftl.gc_policy, cfg.ftl.gc_d_choice)?,
             gc_threshold_blocks: thr.max(2),
-            l2p: vec![NONE; logical as usize],
-            p2l: vec![NONE; phys as usize],
+            l2p: PageMap::new(logical as usize),
+            p2l: PageMap::new(phys as usize),
             valid: vec![0; nblocks],
             wp: vec![0; nblocks],
             erases: vec![0; nblocks],
@@ -158,7 +160,7 @@ impl Ftl {
     /// Current location of `lpn`.
     #[inline]
     pub fn lookup(&self, lpn: u32) -> Option<Ppn> {
-        match self.l2p[lpn as usize] {
+        match self.l2p.get(lpn) {
             NONE => None,
             p => Some(p),
         }
@@ -167,7 +169,7 @@ impl Ftl {
     /// Logical page stored at `ppn` if that page is valid.
     #[inline]
     pub fn owner(&self, ppn: Ppn) -> Option<u32> {
-        match self.p2l[ppn as usize] {
+        match self.p2l.get(ppn) {
             NONE => None,
             l => Some(l),
         }
@@ -338,7 +340,7 @@ impl Ftl {
     #[inline]
     fn invalidate(&mut self, ppn: Ppn, now: Ns) {
         let b = self.geo.block_of(ppn) as usize;
-        self.p2l[ppn as usize] = NONE;
+        self.p2l.set(ppn, NONE);
         self.valid[b] -= 1;
         self.mtime[b] = now;
     }
@@ -346,8 +348,8 @@ impl Ftl {
     #[inline]
     fn set_valid(&mut self, lpn: u32, ppn: Ppn, now: Ns) {
         let b = self.geo.block_of(ppn) as usize;
-        self.l2p[lpn as usize] = ppn;
-        self.p2l[ppn as usize] = lpn;
+        self.l2p.set(lpn, ppn);
+        self.p2l.set(ppn, lpn);
         self.valid[b] += 1;
         self.mtime[b] = now;
     }
@@ -372,7 +374,7 @@ impl Ftl {
     /// GC relocation: remap only if `lpn` still lives at `old`.
     pub fn gc_move(&mut self, lpn: u32, old: Ppn, new: Ppn, now: Ns) -> bool {
         self.stats.gc_programs += 1;
-        if self.l2p[lpn as usize] != old {
+        if self.l2p.get(lpn) != old {
             self.program_stale(new, now);
             return false;
         }
@@ -386,7 +388,7 @@ impl Ftl {
     pub fn trim(&mut self, lpn: u32, now: Ns) {
         if let Some(old) = self.lookup(lpn) {
             self.invalidate(old, now);
-            self.l2p[lpn as usize] = NONE;
+            self.l2p.set(lpn, NONE);
             self.stats.trimmed_pages += 1;
         }
     }
@@ -463,7 +465,8 @@ impl Ftl {
             )));
         }
         let first = self.geo.first_ppn(block) as usize;
-        self.p2l[first..first + self.geo.pages_per_block as usize].fill(NONE);
+        self.p2l
+            .clear(first..first + self.geo.pages_per_block as usize);
         self.wp[b] = 0;
         self.erases[b] += 1;
         self.state[b] = BlockState::Free;
@@ -554,30 +557,32 @@ impl Ftl {
     pub fn check_invariants(&self) -> Result<(), String> {
         let ppb = self.geo.pages_per_block as usize;
         for (b, &v) in self.valid.iter().enumerate() {
-            let n = self.p2l[b * ppb..(b + 1) * ppb]
-                .iter()
-                .filter(|&&l| l != NONE)
+            let n = self
+                .p2l
+                .range(b * ppb..(b + 1) * ppb)
+                .filter(|&l| l != NONE)
                 .count();
             if n != v as usize {
                 return Err(format!("block {b}: valid count {v} but {n} mapped pages"));
             }
-            if self.p2l[b * ppb + self.wp[b] as usize..(b + 1) * ppb]
-                .iter()
-                .any(|&l| l != NONE)
+            if self
+                .p2l
+                .range(b * ppb + self.wp[b] as usize..(b + 1) * ppb)
+                .any(|l| l != NONE)
             {
                 return Err(format!("block {b}: mapped page above write pointer"));
             }
         }
-        for (lpn, &ppn) in self.l2p.iter().enumerate() {
-            if ppn != NONE && self.p2l[ppn as usize] != lpn as u32 {
+        for (lpn, ppn) in self.l2p.iter().enumerate() {
+            if ppn != NONE && self.p2l.get(ppn) != lpn as u32 {
                 return Err(format!(
                     "lpn {lpn} -> ppn {ppn} but p2l says {}",
-                    self.p2l[ppn as usize]
+                    self.p2l.get(ppn)
                 ));
             }
         }
-        for (p, &lpn) in self.p2l.iter().enumerate() {
-            if lpn != NONE && self.l2p[lpn as usize] != p as u32 {
+        for (p, lpn) in self.p2l.iter().enumerate() {
+            if lpn != NONE && self.l2p.get(lpn) != p as u32 {
                 return Err(format!("ppn {p} owned by lpn {lpn} which maps elsewhere"));
             }
         }

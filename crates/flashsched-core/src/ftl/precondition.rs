@@ -59,19 +59,29 @@ impl Ftl {
         let g = self.geo;
         let ppb = g.pages_per_block;
         let nplanes = g.planes() as usize;
-        // Live LPNs bucketed by plane.
-        let mut per_plane: Vec<Vec<u32>> = vec![Vec::new(); nplanes];
-        for lpn in 0..self.logical_pages {
-            if live(lpn, seed, threshold) {
-                per_plane[self.static_plane(lpn) as usize].push(lpn);
-            }
+        // A plane's LPNs are those whose residue mod `nplanes` maps to it
+        // (static striping), so each plane's live set is gathered in LPN
+        // order into one reused buffer instead of bucketing every LPN at once.
+        let mut residues: Vec<Vec<u32>> = vec![Vec::new(); nplanes];
+        for r in 0..(nplanes as u32).min(self.logical_pages) {
+            residues[self.static_plane(r) as usize].push(r);
         }
+        let mut lpns: Vec<u32> = Vec::new();
         let keep_free = (self.gc_threshold_blocks + 1).min(g.blocks_per_plane);
         report.free_blocks_per_plane = keep_free;
         let mut rng = Rng::derive(seed, 0x7072_6563);
         let mut slots: Vec<u32> = (0..ppb).collect();
-        for (plane, lpns) in per_plane.iter_mut().enumerate() {
-            rng.shuffle(lpns);
+        for (plane, plane_residues) in residues.iter().enumerate() {
+            lpns.clear();
+            for base in (0..self.logical_pages).step_by(nplanes) {
+                for &r in plane_residues {
+                    let lpn = base + r;
+                    if lpn < self.logical_pages && live(lpn, seed, threshold) {
+                        lpns.push(lpn);
+                    }
+                }
+            }
+            rng.shuffle(&mut lpns);
             let used = (g.blocks_per_plane - keep_free) as usize;
             let cap = used as u64 * ppb as u64;
             let n_live = (lpns.len() as u64).min(cap) as usize;
@@ -119,8 +129,8 @@ impl Ftl {
                     let ppn = g.first_ppn(blk) + slots[k];
                     let lpn = lpns[next];
                     next += 1;
-                    self.l2p[lpn as usize] = ppn;
-                    self.p2l[ppn as usize] = lpn;
+                    self.l2p.set(lpn, ppn);
+                    self.p2l.set(ppn, lpn);
                 }
                 self.valid[b] = count as u16;
             }
@@ -129,7 +139,7 @@ impl Ftl {
             report.live_pages += next as u64;
             report.used_blocks += used as u64;
         }
-        debug_assert!(self.l2p.iter().filter(|&&p| p != NONE).count() as u64 == report.live_pages);
+        debug_assert!(self.l2p.iter().filter(|&p| p != NONE).count() as u64 == report.live_pages);
         let programmed = report.used_blocks * ppb as u64;
         report.mean_block_validity = report.live_pages as f64 / programmed.max(1) as f64;
         report

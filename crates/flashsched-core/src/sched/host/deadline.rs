@@ -108,12 +108,18 @@ fn dir_of(op: Op) -> usize {
 impl Deadline {
     pub fn new(cfg: &DeviceConfig) -> Self {
         let p = cfg.host.deadline.clone();
+        let max = cfg.host.max_merge_kib as u64 * 1024;
+        let merger = if p.front_merges {
+            Merger::with_front_merges(max)
+        } else {
+            Merger::new(max)
+        };
         Deadline {
             expire: [ms(p.read_expire_ms), ms(p.write_expire_ms)],
             p,
             dirs: Default::default(),
             entries: Vec::new(),
-            merger: Merger::new(cfg.host.max_merge_kib as u64 * 1024),
+            merger,
             held: 0,
             last_dir: WRITE,
             latest_pos: [0; 2],

@@ -21,6 +21,8 @@ struct Group {
 pub struct Merger {
     /// Largest merged request in bytes.
     max_bytes: u64,
+    /// Keep the start-offset index (only schedulers that front-merge pay for it).
+    front: bool,
     groups: Vec<Group>,
     by_end: FxHashMap<(u8, u64), u32>,
     by_start: FxHashMap<(u8, u64), u32>,
@@ -35,9 +37,19 @@ fn op_key(op: Op) -> u8 {
 }
 
 impl Merger {
+    /// Back merges only.
     pub fn new(max_bytes: u64) -> Self {
         Merger {
             max_bytes,
+            ..Default::default()
+        }
+    }
+
+    /// Back and front merges.
+    pub fn with_front_merges(max_bytes: u64) -> Self {
+        Merger {
+            max_bytes,
+            front: true,
             ..Default::default()
         }
     }
@@ -60,7 +72,9 @@ impl Merger {
         g.op = op;
         g.members.clear();
         self.by_end.insert((op, end), r.id);
-        self.by_start.insert((op, r.offset), r.id);
+        if self.front {
+            self.by_start.insert((op, r.offset), r.id);
+        }
     }
 
     /// Append `r` to a queued group that ends where `r` starts; returns the lead.
@@ -86,7 +100,7 @@ impl Merger {
     /// Prepend `r` to a queued group that starts where `r` ends; returns the
     /// lead (whose start offset moved down to `r.offset`).
     pub fn try_front(&mut self, r: &HostRequest) -> Option<u32> {
-        if r.op == Op::Trim || self.max_bytes == 0 {
+        if r.op == Op::Trim || self.max_bytes == 0 || !self.front {
             return None;
         }
         let op = op_key(r.op);
@@ -119,7 +133,7 @@ impl Merger {
         if self.by_end.get(&(op, e)) == Some(&lead) {
             self.by_end.remove(&(op, e));
         }
-        if self.by_start.get(&(op, s)) == Some(&lead) {
+        if self.front && self.by_start.get(&(op, s)) == Some(&lead) {
             self.by_start.remove(&(op, s));
         }
     }
