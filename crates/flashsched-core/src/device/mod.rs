@@ -378,9 +378,8 @@ impl Ssd {
 
     #[inline]
     fn lpn_range(&self, offset: u64, size: u32) -> (u64, u64) {
-        let ps = self.geo.page_size as u64;
-        let first = offset / ps;
-        let last = (offset + size.max(1) as u64 - 1) / ps;
+        let first = self.geo.page_of_byte(offset);
+        let last = self.geo.page_of_byte(offset + size.max(1) as u64 - 1);
         (first, last)
     }
 
@@ -392,7 +391,8 @@ impl Ssd {
 
     #[inline]
     fn fold(&self, lpn: u64) -> u32 {
-        (lpn % self.ftl.logical_pages as u64) as u32
+        let n = self.ftl.logical_pages as u64;
+        (if lpn < n { lpn } else { lpn % n }) as u32
     }
 
     /// Accept a request from the host (`host` is its id).

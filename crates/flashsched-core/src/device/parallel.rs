@@ -103,15 +103,7 @@ mod tests {
 
     #[test]
     fn integrates_busy_units() {
-        let g = Geometry {
-            channels: 2,
-            chips_per_channel: 2,
-            dies_per_chip: 2,
-            planes_per_die: 1,
-            blocks_per_plane: 2,
-            pages_per_block: 2,
-            page_size: 4096,
-        };
+        let g = Geometry::with_dims(2, 2, 2, 1, 2, 2, 4096);
         let mut p = Parallelism::new(&g);
         // dies 0 and 1 (chip 0) busy 0..10; die 2 (chip 1) busy 0..10.
         p.take(&g, 0, 0);

@@ -17,18 +17,80 @@ pub struct Geometry {
     pub blocks_per_plane: u32,
     pub pages_per_block: u32,
     pub page_size: u32,
+    /// log2 of each divisor used on hot paths when it is a power of two
+    /// (`NOT_POW2` otherwise): address arithmetic becomes shifts and masks
+    /// for the usual geometries, division for the others.
+    sh: Shifts,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shifts {
+    planes_per_die: u32,
+    dies_per_chip: u32,
+    chips_per_channel: u32,
+    blocks_per_plane: u32,
+    pages_per_block: u32,
+    page_size: u32,
+}
+
+const NOT_POW2: u32 = u32::MAX;
+
+fn shift_of(d: u32) -> u32 {
+    if d.is_power_of_two() {
+        d.trailing_zeros()
+    } else {
+        NOT_POW2
+    }
+}
+
+#[inline(always)]
+fn div(x: u32, d: u32, sh: u32) -> u32 {
+    if sh != NOT_POW2 {
+        x >> sh
+    } else {
+        x / d
+    }
 }
 
 impl Geometry {
     pub fn new(c: &GeometryConfig) -> Self {
+        Self::with_dims(
+            c.channels,
+            c.chips_per_channel,
+            c.dies_per_chip,
+            c.planes_per_die,
+            c.blocks_per_plane,
+            c.pages_per_block,
+            c.page_size,
+        )
+    }
+
+    /// A geometry from its dimensions (channels outermost, pages innermost).
+    pub fn with_dims(
+        channels: u32,
+        chips_per_channel: u32,
+        dies_per_chip: u32,
+        planes_per_die: u32,
+        blocks_per_plane: u32,
+        pages_per_block: u32,
+        page_size: u32,
+    ) -> Self {
         Geometry {
-            channels: c.channels,
-            chips_per_channel: c.chips_per_channel,
-            dies_per_chip: c.dies_per_chip,
-            planes_per_die: c.planes_per_die,
-            blocks_per_plane: c.blocks_per_plane,
-            pages_per_block: c.pages_per_block,
-            page_size: c.page_size,
+            channels,
+            chips_per_channel,
+            dies_per_chip,
+            planes_per_die,
+            blocks_per_plane,
+            pages_per_block,
+            page_size,
+            sh: Shifts {
+                planes_per_die: shift_of(planes_per_die),
+                dies_per_chip: shift_of(dies_per_chip),
+                chips_per_channel: shift_of(chips_per_channel),
+                blocks_per_plane: shift_of(blocks_per_plane),
+                pages_per_block: shift_of(pages_per_block),
+                page_size: shift_of(page_size),
+            },
         }
     }
 
@@ -56,15 +118,15 @@ impl Geometry {
 
     #[inline]
     pub fn die_of_plane(&self, plane: u32) -> u32 {
-        plane / self.planes_per_die
+        div(plane, self.planes_per_die, self.sh.planes_per_die)
     }
     #[inline]
     pub fn chip_of_die(&self, die: u32) -> u32 {
-        die / self.dies_per_chip
+        div(die, self.dies_per_chip, self.sh.dies_per_chip)
     }
     #[inline]
     pub fn channel_of_chip(&self, chip: u32) -> u32 {
-        chip / self.chips_per_channel
+        div(chip, self.chips_per_channel, self.sh.chips_per_channel)
     }
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 {
@@ -81,20 +143,29 @@ impl Geometry {
     /// Global block index of a ppn.
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
-        ppn / self.pages_per_block
+        div(ppn, self.pages_per_block, self.sh.pages_per_block)
     }
     /// Page offset inside its block.
     #[inline]
     pub fn page_in_block(&self, ppn: Ppn) -> u32 {
-        ppn % self.pages_per_block
+        ppn - self.first_ppn(self.block_of(ppn))
     }
     #[inline]
     pub fn plane_of_block(&self, block: u32) -> u32 {
-        block / self.blocks_per_plane
+        div(block, self.blocks_per_plane, self.sh.blocks_per_plane)
     }
     #[inline]
     pub fn plane_of(&self, ppn: Ppn) -> u32 {
         self.plane_of_block(self.block_of(ppn))
+    }
+    /// Logical page holding byte `offset`.
+    #[inline]
+    pub fn page_of_byte(&self, offset: u64) -> u64 {
+        if self.sh.page_size != NOT_POW2 {
+            offset >> self.sh.page_size
+        } else {
+            offset / self.page_size as u64
+        }
     }
     #[inline]
     pub fn first_ppn(&self, block: u32) -> Ppn {
@@ -107,15 +178,7 @@ mod tests {
     use super::*;
 
     fn g() -> Geometry {
-        Geometry {
-            channels: 2,
-            chips_per_channel: 3,
-            dies_per_chip: 2,
-            planes_per_die: 2,
-            blocks_per_plane: 10,
-            pages_per_block: 8,
-            page_size: 4096,
-        }
+        Geometry::with_dims(2, 3, 2, 2, 10, 8, 4096)
     }
 
     #[test]
@@ -132,5 +195,24 @@ mod tests {
         assert_eq!(g.plane_of(ppn), p);
         assert_eq!(g.page_in_block(ppn), 5);
         assert_eq!(g.block_of(ppn) % g.blocks_per_plane, 7);
+    }
+
+    #[test]
+    fn shifts_agree_with_division() {
+        for dims in [(8, 4, 2, 2, 2048, 256), (2, 3, 2, 2, 10, 8), (3, 5, 3, 1, 7, 96)] {
+            let (ch, chips, dies, planes, blocks, pages) = dims;
+            let g = Geometry::with_dims(ch, chips, dies, planes, blocks, pages, 4096);
+            for ppn in (0..g.pages() as u32).step_by(997) {
+                assert_eq!(g.block_of(ppn), ppn / pages);
+                assert_eq!(g.page_in_block(ppn), ppn % pages);
+                assert_eq!(g.plane_of(ppn), ppn / pages / blocks);
+            }
+            for plane in 0..g.planes() {
+                let die = g.die_of_plane(plane);
+                assert_eq!(die, plane / planes);
+                assert_eq!(g.chip_of_die(die), die / dies);
+                assert_eq!(g.channel_of_die(die), die / dies / chips);
+            }
+        }
     }
 }

@@ -82,15 +82,7 @@ mod tests {
     use super::*;
 
     fn g() -> Geometry {
-        Geometry {
-            channels: 2,
-            chips_per_channel: 2,
-            dies_per_chip: 2,
-            planes_per_die: 2,
-            blocks_per_plane: 4,
-            pages_per_block: 4,
-            page_size: 4096,
-        }
+        Geometry::with_dims(2, 2, 2, 2, 4, 4, 4096)
     }
 
     #[test]

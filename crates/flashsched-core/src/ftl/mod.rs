@@ -179,7 +179,13 @@ impl Ftl {
     /// depends only on `lpn mod planes`, so it is a table lookup.
     #[inline]
     pub fn static_plane(&self, lpn: u32) -> u32 {
-        self.plane_of_lpn[(lpn % self.plane_of_lpn.len() as u32) as usize]
+        let n = self.plane_of_lpn.len() as u32;
+        let r = if n.is_power_of_two() {
+            lpn & (n - 1)
+        } else {
+            lpn % n
+        };
+        self.plane_of_lpn[r as usize]
     }
 
     pub fn free_blocks(&self, plane: u32) -> u32 {

@@ -36,13 +36,18 @@ impl TxScheduler for Fifo {
 
     fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
         let q = &mut self.queues[die as usize];
-        let pos = q.iter().position(|&id| (ctx.issuable)(ctx.txs.get(id)))?;
-        self.pending -= 1;
-        if pos == 0 {
-            q.pop_front()
-        } else {
-            q.remove(pos)
+        // The head is almost always issuable; scan past it only if not.
+        let head = *q.front()?;
+        if (ctx.issuable)(ctx.txs.get(head)) {
+            self.pending -= 1;
+            return q.pop_front();
         }
+        let pos = q
+            .iter()
+            .skip(1)
+            .position(|&id| (ctx.issuable)(ctx.txs.get(id)))?;
+        self.pending -= 1;
+        q.remove(pos + 1)
     }
 
     fn pending(&self) -> usize {
