@@ -131,9 +131,16 @@ def cmd_config(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from flashsched import bench
 
-    rows = bench.main(args.device or list(bench.CASES), args.requests)
+    out: dict[str, object] = {}
+    extras = args.scaling or args.overhead
+    if args.case or not extras:
+        out["cases"] = bench.main(args.case or list(bench.CASES), args.requests)
+    if args.scaling:
+        out["sweep_scaling"] = bench.sweep_scaling()
+    if args.overhead:
+        out["python_overhead"] = bench.python_overhead(args.requests)
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2))
+        Path(args.json).write_text(json.dumps(out, indent=2))
     return 0
 
 
@@ -165,7 +172,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="measure simulated requests per wall-second")
     b.add_argument("--requests", type=int, default=1_000_000)
-    b.add_argument("--device", action="append", help="preset to bench (repeatable)")
+    b.add_argument(
+        "--case",
+        "--device",
+        dest="case",
+        action="append",
+        help="bench case (repeatable; default all): mqsim-default, gc-heavy, "
+        "precondition-512g, ssdsim-default",
+    )
+    b.add_argument("--scaling", action="store_true", help="sweep on 1 vs 2 worker processes")
+    b.add_argument("--overhead", action="store_true", help="cost of the Python layer")
     b.add_argument("--json", metavar="OUT")
     b.set_defaults(func=cmd_bench)
 

@@ -1,0 +1,68 @@
+"""The benchmark command: every case runs and reports what BENCHMARKS.md
+records (no timing is asserted: timings belong in benchmarks)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from flashsched import bench, cli
+
+
+def test_bench_cases_report_rates_memory_and_verdicts(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    # Enough writes to use up the preconditioned free reserve of gc-heavy.
+    n = 100_000
+    rc = cli.main(
+        [
+            "bench",
+            "--case",
+            "ssdsim-default",
+            "--case",
+            "gc-heavy",
+            "--requests",
+            str(n),
+            "--json",
+            str(out),
+        ]
+    )
+    assert rc == 0
+    rows = json.loads(out.read_text())["cases"]
+    assert [r["case"] for r in rows] == ["ssdsim-default", "gc-heavy"]
+    for r in rows:
+        assert r["requests"] == n
+        assert r["requests_per_s"] > 0 and r["events_per_s"] > 0
+        assert r["peak_rss_mib"] >= r["python_baseline_mib"] > 0
+        assert bench.verdict(r) in ("met", "MISSED")
+    gc = rows[1]
+    # 90 % fill: every write past the free reserve forces GC page moves.
+    assert gc["gc_pages_moved"] > 0 and gc["waf"] > 1.0
+    # 4 bytes per logical + 4 per physical page, plus per-block metadata.
+    assert 7.5 <= gc["table_bytes_per_page"] < 9.0
+
+
+def test_verdict_checks_every_target() -> None:
+    r = {"requests_per_s": 3e6, "target_rps": 2e6, "peak_rss_mib": 600, "target_rss_mib": 512}
+    assert bench.verdict(r) == "MISSED"
+    r["peak_rss_mib"] = 100
+    assert bench.verdict(r) == "met"
+    assert bench.verdict({"build_s": 12.0, "target_build_s": 10.0}) == "MISSED"
+
+
+def test_unknown_case_is_named() -> None:
+    with pytest.raises(ValueError, match="nope"):
+        bench.main(["nope"], 10)
+
+
+def test_sweep_scaling_runs_both_worker_counts() -> None:
+    r = bench.sweep_scaling(2000)
+    assert r["runs"] == bench.SCALING_RUNS
+    assert r["one_worker_s"] > 0 and r["two_workers_s"] > 0 and r["speedup"] > 0
+
+
+def test_python_overhead_compares_with_core_wall() -> None:
+    rows = bench.python_overhead(5000)
+    assert [r["keep_records"] for r in rows] == [False, True]
+    assert rows[1]["dataframe_rows"] == 5000
+    assert all(r["python_s"] >= r["core_s"] > 0 for r in rows)
