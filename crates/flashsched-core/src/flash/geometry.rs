@@ -199,7 +199,11 @@ mod tests {
 
     #[test]
     fn shifts_agree_with_division() {
-        for dims in [(8, 4, 2, 2, 2048, 256), (2, 3, 2, 2, 10, 8), (3, 5, 3, 1, 7, 96)] {
+        for dims in [
+            (8, 4, 2, 2, 2048, 256),
+            (2, 3, 2, 2, 10, 8),
+            (3, 5, 3, 1, 7, 96),
+        ] {
             let (ch, chips, dies, planes, blocks, pages) = dims;
             let g = Geometry::with_dims(ch, chips, dies, planes, blocks, pages, 4096);
             for ppn in (0..g.pages() as u32).step_by(997) {

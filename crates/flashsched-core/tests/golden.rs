@@ -1,0 +1,169 @@
+//! Golden results: the full summary of a set of runs covering every host and
+//! device scheduler, GC policies, copyback, the write buffer, dynamic
+//! allocation and process variation must stay byte-identical across
+//! performance work. A change that alters results on purpose re-blesses the
+//! files: `FLASHSCHED_BLESS=1 cargo test --release --test golden` (and says
+//! why in its commit).
+
+use std::path::PathBuf;
+
+use flashsched_core::run::{self, RunSpec, WorkloadSpec};
+
+const CASES: &[(&str, &str, &str, &[&str])] = &[
+    (
+        "ssdsim_noop_fifo",
+        "ssdsim-default",
+        "read=0.7,bs=4k-16k,iops=5000,n=20000",
+        &[],
+    ),
+    (
+        "mqsim_trace",
+        "mqsim-default",
+        "read=0.7,bs=4k-16k,iops=20000,span=16g,n=20000",
+        &[],
+    ),
+    (
+        "gc_heavy_writes",
+        "mqsim-default",
+        "read=0,bs=8k,pattern=random,qd=64,n=20000",
+        &[
+            "geometry.channels=2",
+            "geometry.chips_per_channel=2",
+            "geometry.blocks_per_plane=32",
+            "ftl.precondition_fill=0.9",
+        ],
+    ),
+    (
+        "aos_mixed",
+        "mqsim-default",
+        "read=0.3,bs=4k-64k,pattern=random,qd=32,n=20000",
+        &[
+            "geometry.channels=2",
+            "geometry.chips_per_channel=2",
+            "geometry.blocks_per_plane=32",
+            "ftl.precondition_fill=0.85",
+            "controller.scheduler=aos",
+        ],
+    ),
+    (
+        "piq_deadline",
+        "mqsim-default",
+        "read=0.5,bs=4k-32k,pattern=random,qd=32,n=20000",
+        &[
+            "geometry.channels=2",
+            "geometry.chips_per_channel=2",
+            "geometry.blocks_per_plane=32",
+            "ftl.precondition_fill=0.85",
+            "controller.scheduler=piq",
+            "host.scheduler=deadline",
+        ],
+    ),
+    (
+        "suspend_cfq",
+        "mqsim-default",
+        "read=0.5,bs=4k-32k,pattern=random,qd=32,n=20000",
+        &[
+            "geometry.channels=2",
+            "geometry.chips_per_channel=2",
+            "geometry.blocks_per_plane=32",
+            "ftl.precondition_fill=0.85",
+            "controller.scheduler=pe-suspend",
+            "host.scheduler=cfq",
+        ],
+    ),
+    (
+        "vios_amphibian",
+        "vios-128g",
+        "read=0.5,bs=4k-32k,pattern=random,qd=32,n=20000",
+        &[
+            "geometry.channels=2",
+            "geometry.chips_per_channel=2",
+            "geometry.blocks_per_plane=32",
+            "ftl.precondition_fill=0.85",
+            "controller.scheduler=vios",
+            "host.scheduler=amphibian",
+        ],
+    ),
+    (
+        "buffer_kyber_costbenefit",
+        "default",
+        "read=0.5,bs=4k-32k,pattern=random,qd=32,n=20000",
+        &[
+            "geometry.channels=2",
+            "geometry.chips_per_channel=2",
+            "geometry.blocks_per_plane=32",
+            "ftl.precondition_fill=0.85",
+            "ftl.write_buffer_mib=2",
+            "host.scheduler=kyber",
+            "ftl.gc_policy=cost-benefit",
+        ],
+    ),
+    (
+        "copyback_bfq_fifo_variation",
+        "default",
+        "read=0.5,bs=4k-32k,iops=30000,n=20000",
+        &[
+            "geometry.channels=2",
+            "geometry.chips_per_channel=2",
+            "geometry.blocks_per_plane=32",
+            "ftl.precondition_fill=0.85",
+            "ftl.copyback=true",
+            "host.scheduler=bfq",
+            "ftl.gc_policy=fifo",
+            "variation.enabled=true",
+        ],
+    ),
+    (
+        "dynamic_pardispatcher",
+        "ssdsim-default",
+        "read=0.6,bs=2k-16k,iops=3000,n=20000",
+        &[
+            "host.scheduler=pardispatcher",
+            "ftl.allocation=dynamic",
+            "ftl.gc_move_window=0",
+        ],
+    ),
+];
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+#[test]
+fn results_match_golden_files() {
+    let bless = std::env::var_os("FLASHSCHED_BLESS").is_some();
+    let mut failures = Vec::new();
+    for &(name, device, spec, overrides) in CASES {
+        let run_spec = RunSpec {
+            device: device.into(),
+            overrides: overrides.iter().map(|s| s.to_string()).collect(),
+            workload: WorkloadSpec::Synthetic(spec.into()),
+            seed: 7,
+            keep_records: false,
+        };
+        let mut sim = run::build(&run_spec).unwrap();
+        sim.run().unwrap();
+        let got = sim.summary().to_json(true);
+        let path = golden_dir().join(format!("{name}.json"));
+        if bless {
+            std::fs::write(&path, &got).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (bless with FLASHSCHED_BLESS=1)", path.display()));
+        if got != want {
+            let line = got
+                .lines()
+                .zip(want.lines())
+                .find(|(g, w)| g != w)
+                .map(|(g, w)| format!("got `{}`, golden `{}`", g.trim(), w.trim()))
+                .unwrap_or_else(|| "lengths differ".into());
+            failures.push(format!("{name}: {line}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "results changed (bless with FLASHSCHED_BLESS=1 if intended):\n{}",
+        failures.join("\n")
+    );
+}
