@@ -59,6 +59,33 @@ fn poisoned<T>(_: T) -> PyErr {
     PyRuntimeError::new_err("simulation state is unusable after an earlier panic")
 }
 
+/// Little-endian bytes of a column, written straight into a Python `bytes`
+/// object (one copy, no intermediate buffer).
+fn le_bytes<'py, T: LeBytes>(py: Python<'py>, v: &[T]) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, std::mem::size_of_val(v), |buf| {
+        for (chunk, x) in buf.chunks_exact_mut(std::mem::size_of::<T>()).zip(v) {
+            x.write_le(chunk);
+        }
+        Ok(())
+    })
+}
+
+trait LeBytes: Copy {
+    fn write_le(self, out: &mut [u8]);
+}
+
+impl LeBytes for u64 {
+    fn write_le(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes());
+    }
+}
+
+impl LeBytes for u32 {
+    fn write_le(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes());
+    }
+}
+
 /// A configured simulation of one SSD.
 #[pyclass(module = "flashsched._core")]
 struct Simulation {
@@ -159,15 +186,13 @@ impl Simulation {
         let s = self.inner.lock().map_err(poisoned)?;
         let r = &s.metrics.records;
         let d = PyDict::new(py);
-        let u64s = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-        let u32s = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-        d.set_item("arrival_ns", ("<u8", PyBytes::new(py, &u64s(&r.arrival))))?;
-        d.set_item("dispatch_ns", ("<u8", PyBytes::new(py, &u64s(&r.dispatch))))?;
-        d.set_item("complete_ns", ("<u8", PyBytes::new(py, &u64s(&r.complete))))?;
+        d.set_item("arrival_ns", ("<u8", le_bytes(py, &r.arrival)?))?;
+        d.set_item("dispatch_ns", ("<u8", le_bytes(py, &r.dispatch)?))?;
+        d.set_item("complete_ns", ("<u8", le_bytes(py, &r.complete)?))?;
         d.set_item("op", ("u1", PyBytes::new(py, &r.op)))?;
-        d.set_item("offset", ("<u8", PyBytes::new(py, &u64s(&r.offset))))?;
-        d.set_item("size", ("<u4", PyBytes::new(py, &u32s(&r.size))))?;
-        d.set_item("stream", ("<u4", PyBytes::new(py, &u32s(&r.stream))))?;
+        d.set_item("offset", ("<u8", le_bytes(py, &r.offset)?))?;
+        d.set_item("size", ("<u4", le_bytes(py, &r.size)?))?;
+        d.set_item("stream", ("<u4", le_bytes(py, &r.stream)?))?;
         Ok(d)
     }
 
