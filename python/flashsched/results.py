@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +17,20 @@ from flashsched import _core
 OPS = np.array(["read", "write", "trim"])
 
 
+def _us_since(t_ns: np.ndarray, start_ns: np.ndarray) -> np.ndarray:
+    """(t - start) in microseconds, computed in place in one float buffer."""
+    out = np.subtract(t_ns, start_ns, dtype=np.float64)
+    out *= 1e-3
+    return out
+
+
 @dataclass
 class RunResult:
     """Everything a run produced. ``summary`` holds the JSON summary keys."""
 
     summary: dict[str, Any]
     config_toml: str
-    _records: dict[str, tuple[str, bytes]] = field(repr=False)
+    _records: dict[str, tuple[str, bytearray]] = field(repr=False)
     _timeseries: dict[str, list[float]] = field(repr=False)
     erase_counts: list[int] = field(repr=False, default_factory=list)
 
@@ -36,15 +44,21 @@ class RunResult:
             erase_counts=sim.erase_counts(),
         )
 
-    @property
+    @cached_property
     def requests(self) -> pd.DataFrame:
-        """One row per completed request (empty if records were not kept)."""
+        """One row per completed request (empty if records were not kept).
+
+        Built once, on first access, as views of the buffers the core filled
+        (no copy); later accesses return the same DataFrame.
+        """
         cols = {name: np.frombuffer(buf, dtype=dt) for name, (dt, buf) in self._records.items()}
-        df = pd.DataFrame(cols)
+        op = cols.pop("op")
+        df = pd.DataFrame(cols, copy=False)
         # Op codes index OPS directly (no per-row strings to factorise).
-        df["op"] = pd.Categorical.from_codes(df["op"].to_numpy(), categories=list(OPS))
-        df["latency_us"] = (df["complete_ns"] - df["arrival_ns"]) / 1000.0
-        df["wait_us"] = (df["dispatch_ns"] - df["arrival_ns"]) / 1000.0
+        df.insert(3, "op", pd.Categorical.from_codes(op, categories=list(OPS)))
+        arrival = cols["arrival_ns"]
+        df["latency_us"] = _us_since(cols["complete_ns"], arrival)
+        df["wait_us"] = _us_since(cols["dispatch_ns"], arrival)
         return df
 
     @property

@@ -15,7 +15,7 @@ use flashsched_core::sim::Simulation as CoreSim;
 use flashsched_core::workload::trace::{detect_format as core_detect, TraceFormat};
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyRuntimeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyByteArray, PyDict};
 
 pyo3::create_exception!(
     flashsched,
@@ -59,10 +59,11 @@ fn poisoned<T>(_: T) -> PyErr {
     PyRuntimeError::new_err("simulation state is unusable after an earlier panic")
 }
 
-/// Little-endian bytes of a column, written straight into a Python `bytes`
-/// object (one copy, no intermediate buffer).
-fn le_bytes<'py, T: LeBytes>(py: Python<'py>, v: &[T]) -> PyResult<Bound<'py, PyBytes>> {
-    PyBytes::new_with(py, std::mem::size_of_val(v), |buf| {
+/// Little-endian bytes of a column, written straight into a Python
+/// `bytearray` (one copy, no intermediate buffer; mutable, so numpy views of
+/// it are writable and pandas can use them without copying again).
+fn le_bytes<'py, T: LeBytes>(py: Python<'py>, v: &[T]) -> PyResult<Bound<'py, PyByteArray>> {
+    PyByteArray::new_with(py, std::mem::size_of_val(v), |buf| {
         for (chunk, x) in buf.chunks_exact_mut(std::mem::size_of::<T>()).zip(v) {
             x.write_le(chunk);
         }
@@ -189,7 +190,7 @@ impl Simulation {
         d.set_item("arrival_ns", ("<u8", le_bytes(py, &r.arrival)?))?;
         d.set_item("dispatch_ns", ("<u8", le_bytes(py, &r.dispatch)?))?;
         d.set_item("complete_ns", ("<u8", le_bytes(py, &r.complete)?))?;
-        d.set_item("op", ("u1", PyBytes::new(py, &r.op)))?;
+        d.set_item("op", ("u1", PyByteArray::new(py, &r.op)))?;
         d.set_item("offset", ("<u8", le_bytes(py, &r.offset)?))?;
         d.set_item("size", ("<u4", le_bytes(py, &r.size)?))?;
         d.set_item("stream", ("<u4", le_bytes(py, &r.stream)?))?;
