@@ -210,7 +210,7 @@ def scaling_spec(n: int) -> dict[str, Any]:
     }
 
 
-def sweep_scaling(n: int = 200_000) -> dict[str, Any]:
+def sweep_scaling(n: int = 500_000) -> dict[str, Any]:
     """Wall time of the same sweep on 1 and 2 local worker processes."""
     from flashsched.sweep import sweep as run_sweep
 
