@@ -10,7 +10,7 @@ Cases (``--case``, repeatable; default all):
   reads, 4-16 KiB, Poisson 20k IOPS over a 16 GiB span (no GC). Target
   >= 2M requests/s, <= 512 MiB peak.
 - ``gc-heavy``: the same geometry with 64 blocks per plane (16 GiB raw),
-  preconditioned to 90 % logical fill, 1M random 8 KiB writes at queue depth
+  preconditioned to 90 % logical fill, 1M random 8 KiB-aligned 8 KiB writes at queue depth
   64 (GC runs throughout). Target >= 1M requests/s.
 - ``precondition-512g``: build MQSim's 512 GiB device preconditioned to
   steady state at 70 % fill. Target <= 10 s.
@@ -63,7 +63,7 @@ CASES: dict[str, Case] = {
     ),
     "gc-heavy": Case(
         "mqsim-default",
-        "read=0,bs=8k,pattern=random,qd=64,n={n}",
+        "read=0,bs=8k,align=8k,pattern=random,qd=64,n={n}",
         ["geometry.blocks_per_plane=64", "ftl.precondition_fill=0.9"],
         target_rps=1e6,
     ),
