@@ -529,6 +529,11 @@ impl Ftl {
         self.state[block as usize]
     }
 
+    /// Pages programmed in `block` since its last erase.
+    pub fn write_pointer(&self, block: u32) -> u32 {
+        self.wp[block as usize] as u32
+    }
+
     /// Valid pages in `block`.
     pub fn block_valid(&self, block: u32) -> u32 {
         self.valid[block as usize] as u32

@@ -1,0 +1,488 @@
+//! Check mode: the checker catches real violations (hand-built record
+//! sequences and a corrupted FTL), a seeded property test drives random
+//! request sequences through every host × device scheduler with the oracle
+//! on, and a soak test writes 10× the capacity under every GC policy.
+//!
+//! Longer property runs: `FLASHSCHED_CHECK_CASES=200 cargo test --release
+//! -p flashsched-core --test check property` (cases per scheduler pair);
+//! longer soak: `FLASHSCHED_SOAK_X=100` (device capacities written).
+
+use flashsched_core::check::Checker;
+use flashsched_core::config::DeviceConfig;
+use flashsched_core::device::oplog::OpRecord;
+use flashsched_core::flash::Geometry;
+use flashsched_core::ftl::Ftl;
+use flashsched_core::rng::Rng;
+use flashsched_core::run::{self, WorkloadSpec};
+use flashsched_core::sched;
+use flashsched_core::sim::{RunOptions, Simulation};
+use flashsched_core::workload::replay::Replay;
+use flashsched_core::workload::{IoRecord, Op};
+use flashsched_core::SimResult;
+
+fn small(extra: &[String]) -> DeviceConfig {
+    let mut ov: Vec<String> = [
+        "geometry.channels=2",
+        "geometry.chips_per_channel=1",
+        "geometry.dies_per_chip=2",
+        "geometry.planes_per_die=2",
+        "geometry.blocks_per_plane=16",
+        "geometry.pages_per_block=16",
+        "geometry.page_size=4096",
+        "timing.channel_mb_s=400",
+        "timing.erase_us=2000",
+        "ftl.overprovisioning=0.25",
+        "ftl.gc_threshold=0.15",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    ov.extend(extra.iter().cloned());
+    DeviceConfig::load("default", &ov).unwrap()
+}
+
+/// A blank checker for the small device (16 pages per block).
+fn blank() -> Checker {
+    let cfg = small(&[]);
+    Checker::blank(Geometry::new(&cfg.geometry), Ftl::logical_pages_for(&cfg))
+}
+
+fn expect_violation(records: &[OpRecord], words: &[&str]) {
+    let mut c = blank();
+    let err = c
+        .feed(records)
+        .expect_err("the checker accepted a violation");
+    for w in words {
+        assert!(err.contains(w), "`{err}` does not mention `{w}`");
+    }
+}
+
+use OpRecord::*;
+
+/// Write v1 of lpn 7 to page 0 and v2 to page 1, both programmed.
+const TWO_VERSIONS: [OpRecord; 6] = [
+    Write { lpn: 7, seq: 1 },
+    Program {
+        ppn: 0,
+        lpn: 7,
+        seq: 1,
+    },
+    ProgramDone { lpn: 7, seq: 1 },
+    Write { lpn: 7, seq: 2 },
+    Program {
+        ppn: 1,
+        lpn: 7,
+        seq: 2,
+    },
+    ProgramDone { lpn: 7, seq: 2 },
+];
+
+#[test]
+fn accepts_a_correct_sequence() {
+    let mut c = blank();
+    let mut recs = TWO_VERSIONS.to_vec();
+    recs.extend([
+        Read {
+            id: 0,
+            lpn: 7,
+            req: 3,
+        },
+        Sense { id: 0, ppn: 1 },
+        // A read issued before v3 may return v2 or v3 (from DRAM).
+        Read {
+            id: 1,
+            lpn: 7,
+            req: 3,
+        },
+        Write { lpn: 7, seq: 3 },
+        DramHit { id: 1, lpn: 7 },
+        Trim { lpn: 7 },
+        Read {
+            id: 2,
+            lpn: 7,
+            req: 4,
+        },
+        Unmapped { id: 2 },
+    ]);
+    c.feed(&recs).unwrap();
+    assert_eq!(c.oracle.reads_checked, 3);
+}
+
+#[test]
+fn catches_a_stale_read() {
+    let mut recs = TWO_VERSIONS.to_vec();
+    recs.extend([
+        Submit {
+            req: 5,
+            op: Op::Read,
+            offset: 7 * 4096,
+            size: 4096,
+        },
+        Read {
+            id: 0,
+            lpn: 7,
+            req: 5,
+        },
+        Sense { id: 0, ppn: 0 },
+    ]);
+    expect_violation(
+        &recs,
+        &[
+            "lpn 7",
+            "stale v1",
+            "page 0",
+            "v2",
+            "request slot 5",
+            "read of 4096 B",
+        ],
+    );
+}
+
+#[test]
+fn catches_a_page_programmed_twice() {
+    let mut recs = TWO_VERSIONS.to_vec();
+    recs.extend([
+        Write { lpn: 8, seq: 3 },
+        Program {
+            ppn: 1,
+            lpn: 8,
+            seq: 3,
+        },
+    ]);
+    expect_violation(&recs, &["page 1", "programmed twice", "lpn 8 v3"]);
+}
+
+#[test]
+fn catches_out_of_order_programs() {
+    expect_violation(
+        &[
+            Write { lpn: 1, seq: 1 },
+            Program {
+                ppn: 2,
+                lpn: 1,
+                seq: 1,
+            },
+        ],
+        &["block 0", "out of order", "page 2", "next page is 0"],
+    );
+}
+
+#[test]
+fn catches_a_read_of_an_erasing_block() {
+    let mut recs = TWO_VERSIONS.to_vec();
+    recs.extend([
+        Read {
+            id: 0,
+            lpn: 7,
+            req: 0,
+        },
+        EraseStart { block: 0 },
+        Sense { id: 0, ppn: 1 },
+    ]);
+    expect_violation(&recs, &["EAR", "page 1", "lpn 7"]);
+}
+
+#[test]
+fn catches_data_after_trim_and_lost_data() {
+    // A read issued after a TRIM returns the trimmed data.
+    let mut recs = TWO_VERSIONS.to_vec();
+    recs.extend([
+        Trim { lpn: 7 },
+        Read {
+            id: 0,
+            lpn: 7,
+            req: 0,
+        },
+        Sense { id: 0, ppn: 1 },
+    ]);
+    expect_violation(&recs, &["stale v2", "TRIM"]);
+    // A written page reads as zeros.
+    let mut recs = TWO_VERSIONS.to_vec();
+    recs.extend([
+        Read {
+            id: 0,
+            lpn: 7,
+            req: 0,
+        },
+        Unmapped { id: 0 },
+    ]);
+    expect_violation(&recs, &["zeros", "v2"]);
+    // DRAM serves a write whose program finished (its copy is gone).
+    let mut recs = TWO_VERSIONS.to_vec();
+    recs.extend([
+        Read {
+            id: 0,
+            lpn: 7,
+            req: 0,
+        },
+        DramHit { id: 0, lpn: 7 },
+    ]);
+    expect_violation(&recs, &["DRAM", "not in DRAM"]);
+}
+
+#[test]
+fn catches_double_completion_and_unanswered_reads() {
+    let sub = Submit {
+        req: 2,
+        op: Op::Write,
+        offset: 0,
+        size: 4096,
+    };
+    expect_violation(
+        &[sub, Complete { req: 2 }, Complete { req: 2 }],
+        &["slot 2", "completed twice"],
+    );
+    expect_violation(&[sub, sub], &["slot 2", "still in the device"]);
+    let mut recs = TWO_VERSIONS.to_vec();
+    recs.extend([
+        Read {
+            id: 0,
+            lpn: 7,
+            req: 0,
+        },
+        Sense { id: 0, ppn: 1 },
+        Sense { id: 0, ppn: 1 },
+    ]);
+    expect_violation(&recs, &["read #0", "not in flight"]);
+}
+
+fn rec(t_us: u64, op: Op, offset: u64, size: u32, stream: u32) -> SimResult<IoRecord> {
+    Ok(IoRecord {
+        time_ns: t_us * 1000,
+        offset,
+        size,
+        op,
+        stream,
+    })
+}
+
+fn sim_of(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
+    let cap = Ftl::logical_bytes_for(&cfg);
+    let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
+    let opts = RunOptions {
+        check: true,
+        ..RunOptions::default()
+    };
+    Simulation::new(cfg, Box::new(wl), opts).unwrap()
+}
+
+/// Simulator bugs injected behind the device's back (the FTL drops a
+/// mapping without a TRIM) are caught and stop the run: by the oracle when
+/// the page is read again, by the final audit when it is not.
+#[test]
+fn a_corrupted_mapping_stops_the_run() {
+    // Write lpns 0..100, then read lpns 0..50.
+    let recs = || -> Vec<_> {
+        (0..150u64)
+            .map(|i| {
+                let (op, lpn) = if i < 100 {
+                    (Op::Write, i)
+                } else {
+                    (Op::Read, i - 100)
+                };
+                rec(i * 50, op, lpn * 4096, 4096, 0)
+            })
+            .collect()
+    };
+    let mut sim = sim_of(small(&[]), recs());
+    sim.run().unwrap();
+    // lpn 5 is corrupted before the reads begin (at 5 ms) and read later;
+    // lpn 80 near the end, and never read.
+    for (lpn, at_ms, words) in [
+        (5, 4.9, "stale v0 from page"),
+        (80, 14.0, "lpn 80 lost its mapping"),
+    ] {
+        let mut sim = sim_of(small(&[]), recs());
+        while (sim.now() as f64) < at_ms * 1e6 {
+            sim.advance(1).unwrap();
+        }
+        sim.ssd.ftl.trim(lpn, sim.now());
+        let err = sim
+            .run()
+            .expect_err("the corruption went unnoticed")
+            .to_string();
+        assert!(err.contains("check failed"), "{err}");
+        assert!(err.contains(words), "{err}");
+        assert!(err.contains(&format!("lpn {lpn}")), "{err}");
+    }
+}
+
+/// One random request sequence: reads, writes and TRIMs of mixed sizes at
+/// unaligned offsets, half of them in a hot region (so requests overlap
+/// while in flight), in bursts.
+fn random_requests(rng: &mut Rng, cap: u64, n: usize) -> Vec<SimResult<IoRecord>> {
+    let hot = cap / 8;
+    let mut t = 0f64;
+    (0..n)
+        .map(|_| {
+            let op = match rng.below(20) {
+                0..=8 => Op::Read,
+                9..=17 => Op::Write,
+                _ => Op::Trim,
+            };
+            let size = match rng.below(4) {
+                0 => 4096,
+                1 => 512 * (1 + rng.below(8) as u32),
+                2 => 4096 * (1 + rng.below(4) as u32),
+                _ => 512 * (1 + rng.below(128) as u32),
+            };
+            let span = if rng.below(2) == 0 { hot } else { cap };
+            let offset = 512 * rng.below((span - size as u64) / 512);
+            if rng.below(5) != 0 {
+                t += rng.exp(40.0);
+            }
+            rec(t as u64, op, offset, size, rng.below(4) as u32)
+        })
+        .collect()
+}
+
+/// Random device knobs that change how data moves.
+fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
+    let pick = |rng: &mut Rng, xs: &[&str]| xs[rng.below(xs.len() as u64) as usize].to_string();
+    let mut ov = vec![
+        format!("host.scheduler={host}"),
+        format!("controller.scheduler={dev}"),
+        format!("host.queue_depth={}", pick(rng, &["1", "4", "32", "128"])),
+        format!(
+            "ftl.write_buffer_mib={}",
+            pick(rng, &["0", "0", "0.0625", "1"])
+        ),
+        format!(
+            "ftl.allocation={}",
+            pick(rng, &["static:CWDP", "static:PDWC", "dynamic"])
+        ),
+        format!(
+            "ftl.gc_policy={}",
+            pick(
+                rng,
+                &["greedy", "cost-benefit", "random", "fifo", "d-choice"]
+            )
+        ),
+        format!("ftl.gc_move_window={}", pick(rng, &["0", "1", "4"])),
+        format!("ftl.copyback={}", pick(rng, &["false", "true"])),
+        format!("ftl.precondition_fill={}", pick(rng, &["0", "0.5", "0.85"])),
+        format!("variation.enabled={}", pick(rng, &["false", "true"])),
+    ];
+    if dev == "pe-suspend" {
+        ov.push(format!(
+            "controller.write_suspend_erase={}",
+            pick(rng, &["false", "true"])
+        ));
+    }
+    if dev == "piq" || dev == "aos" {
+        ov.push(format!(
+            "controller.piq_granularity={}",
+            pick(rng, &["die", "plane"])
+        ));
+        ov.push(format!(
+            "controller.aos_multiplane={}",
+            pick(rng, &["false", "true"])
+        ));
+    }
+    ov
+}
+
+/// Every host × device scheduler pair on random request sequences with the
+/// oracle on: no violation, every request completes (the ledger checks it).
+#[test]
+fn property_random_requests_every_scheduler_pair() {
+    let cases: u64 = std::env::var("FLASHSCHED_CHECK_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2);
+    let n = 1200;
+    let mut runs = 0;
+    let mut reads = 0;
+    for host in sched::host::names() {
+        for dev in sched::device::names() {
+            for case in 0..cases {
+                let seed = 1 + case * 1000 + runs;
+                let mut rng = Rng::new(seed);
+                let ov = random_knobs(&mut rng, host, dev);
+                let cfg = small(&ov);
+                let cap = Ftl::logical_bytes_for(&cfg);
+                let recs = random_requests(&mut rng, cap, n);
+                let mut sim = sim_of(cfg, recs);
+                sim.run()
+                    .unwrap_or_else(|e| panic!("{host} × {dev}, seed {seed}, {ov:?}: {e}"));
+                assert_eq!(
+                    sim.metrics.completed(),
+                    n as u64,
+                    "{host} × {dev} seed {seed}"
+                );
+                let (c, _) = sim.ssd.checker().unwrap();
+                assert!(c.audits >= 1);
+                reads += c.oracle.reads_checked;
+                runs += 1;
+            }
+        }
+    }
+    eprintln!("property: {runs} runs, {reads} page reads checked, no violation");
+}
+
+/// Random 4 KiB writes totalling `x` × the logical capacity on a small,
+/// 90 %-full device under `policy`: no free-block exhaustion or deadlock
+/// (the run completes with the oracle on) and steady-state WAF.
+fn soak(policy: &str, x: u64) -> (f64, f64) {
+    let cfg = DeviceConfig::load(
+        "default",
+        &[
+            "geometry.channels=1".into(),
+            "geometry.chips_per_channel=1".into(),
+            "geometry.dies_per_chip=2".into(),
+            "geometry.planes_per_die=2".into(),
+            "geometry.blocks_per_plane=32".into(),
+            "geometry.pages_per_block=32".into(),
+            "geometry.page_size=4096".into(),
+            "ftl.overprovisioning=0.12".into(),
+            "ftl.precondition_fill=0.9".into(),
+            format!("ftl.gc_policy={policy}"),
+            "host.queue_depth=32".into(),
+        ],
+    )
+    .unwrap();
+    let cap = Ftl::logical_bytes_for(&cfg);
+    let n = x * cap / 4096;
+    let spec = format!("read=0,bs=4k,align=4k,qd=32,span={cap},n={n},seed=3");
+    let wl = run::build_workload(&WorkloadSpec::Synthetic(spec), cap, 7).unwrap();
+    let opts = RunOptions {
+        check: true,
+        keep_records: false,
+        ..RunOptions::default()
+    };
+    let mut sim = Simulation::new(cfg, wl, opts).unwrap();
+    // (user, gc) programs at each quarter of the writes.
+    let mut marks = vec![(0u64, 0u64)];
+    while !sim.advance(256).unwrap_or_else(|e| panic!("{policy}: {e}")) {
+        let done = sim.metrics.completed();
+        if done * 4 >= n * marks.len() as u64 && marks.len() < 4 {
+            let s = &sim.ssd.ftl.stats;
+            marks.push((s.user_programs, s.gc_programs));
+        }
+    }
+    let s = &sim.ssd.ftl.stats;
+    marks.push((s.user_programs, s.gc_programs));
+    assert_eq!(sim.metrics.completed(), n);
+    let waf = |a: (u64, u64), b: (u64, u64)| {
+        let user = (b.0 - a.0) as f64;
+        (user + (b.1 - a.1) as f64) / user
+    };
+    (waf(marks[2], marks[3]), waf(marks[3], marks[4]))
+}
+
+#[test]
+fn soak_every_gc_policy_is_stable() {
+    let x = std::env::var("FLASHSCHED_SOAK_X")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
+    for policy in ["greedy", "cost-benefit", "random", "fifo", "d-choice"] {
+        let (q3, q4) = soak(policy, x);
+        eprintln!("soak {policy} x{x}: WAF third quarter {q3:.3}, last quarter {q4:.3}");
+        assert!(q3 > 1.0, "{policy}: GC must run (WAF {q3})");
+        assert!(
+            (q4 - q3).abs() / q3 < 0.05,
+            "{policy}: WAF not stable: {q3:.3} then {q4:.3}"
+        );
+    }
+}
