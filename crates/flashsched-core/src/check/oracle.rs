@@ -183,8 +183,8 @@ impl Oracle {
         let k = self.key[lpn as usize];
         if !self.in_dram(lpn) || k & 1 == 1 {
             return Err(format!(
-                "page read #{id} of lpn {lpn} answered from DRAM but the newest {} of lpn {lpn} \
-                 is not in DRAM (version at issue: {})",
+                "page read #{id} of lpn {lpn} answered from DRAM, but the newest operation on \
+                 lpn {lpn} is {}, not a write still in DRAM (at issue: {})",
                 show_key(k),
                 show_key(r.key)
             ));
