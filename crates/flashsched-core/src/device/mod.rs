@@ -451,6 +451,15 @@ impl Ssd {
                     let l = self.fold(lpn);
                     self.log(OpRecord::Trim { lpn: l });
                     self.ftl.trim(l, now);
+                    // Writes of `l` submitted before the TRIM must not land
+                    // after it: their programs become stale (as if superseded
+                    // by a newer write) and reads stop going to DRAM.
+                    if let Some(e) = self.inflight.get_mut(&l) {
+                        self.write_seq += 1;
+                        e.issued_seq = self.write_seq;
+                        e.newest = self.write_seq;
+                        e.newest_done = true;
+                    }
                 }
             }
         }
@@ -496,6 +505,11 @@ impl Ssd {
             }
             let ppn = match self.ftl.lookup(lpn) {
                 Some(p) => p,
+                // Deallocated by TRIM: zeros, no flash access.
+                None if self.ftl.is_trimmed(lpn) => {
+                    self.log(OpRecord::Unmapped { id: read_id });
+                    continue;
+                }
                 None => match self.ftl.place_untimed(lpn) {
                     Some(p) => {
                         self.log(OpRecord::Program {

@@ -97,6 +97,9 @@ pub struct Ftl {
     pub stats: FtlStats,
     /// Speed-ordered free blocks (process variation enabled), else `None`.
     speed: Option<SpeedIndex>,
+    /// Logical pages deallocated by TRIM and not written since (bitmap):
+    /// they read as zeros, unlike never-written pages.
+    trimmed: Vec<u64>,
 }
 
 impl Ftl {
@@ -152,6 +155,7 @@ impl Ftl {
                 .collect(),
             stats: FtlStats::default(),
             speed: None,
+            trimmed: vec![0; (logical as usize).div_ceil(64)],
         })
     }
 
@@ -358,6 +362,7 @@ impl Ftl {
         if let Some(old) = self.lookup(lpn) {
             self.invalidate(old, now);
         }
+        self.trimmed[(lpn >> 6) as usize] &= !(1 << (lpn & 63));
         self.set_valid(lpn, ppn, now);
         self.stats.user_programs += 1;
     }
@@ -389,6 +394,13 @@ impl Ftl {
             self.l2p[lpn as usize] = NONE;
             self.stats.trimmed_pages += 1;
         }
+        self.trimmed[(lpn >> 6) as usize] |= 1 << (lpn & 63);
+    }
+
+    /// `lpn` was TRIMmed and not written since (it reads as zeros).
+    #[inline]
+    pub fn is_trimmed(&self, lpn: u32) -> bool {
+        self.trimmed[(lpn >> 6) as usize] & (1 << (lpn & 63)) != 0
     }
 
     /// Place never-written `lpn` as if it had been written before the trace
