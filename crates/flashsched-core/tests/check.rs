@@ -421,9 +421,11 @@ fn property_random_requests_every_scheduler_pair() {
 }
 
 /// Random 4 KiB writes totalling `x` × the logical capacity on a small,
-/// 90 %-full device under `policy`: no free-block exhaustion or deadlock
-/// (the run completes with the oracle on) and steady-state WAF.
-fn soak(policy: &str, x: u64) -> (f64, f64) {
+/// 90 %-full device under `policy`: no free-block exhaustion (GC running
+/// out of pages is an error) or deadlock (the run completes, with the oracle
+/// on), and a steady WAF. Returns the WAF of the third and last quarters
+/// and the fewest free blocks any plane had (0 = GC used its reserve block).
+fn soak(policy: &str, x: u64) -> (f64, f64, u32) {
     let cfg = DeviceConfig::load(
         "default",
         &[
@@ -453,7 +455,12 @@ fn soak(policy: &str, x: u64) -> (f64, f64) {
     let mut sim = Simulation::new(cfg, wl, opts).unwrap();
     // (user, gc) programs at each quarter of the writes.
     let mut marks = vec![(0u64, 0u64)];
-    while !sim.advance(256).unwrap_or_else(|e| panic!("{policy}: {e}")) {
+    let mut min_free = u32::MAX;
+    while !sim.advance(64).unwrap_or_else(|e| panic!("{policy}: {e}")) {
+        let ftl = &sim.ssd.ftl;
+        min_free = (0..ftl.geo.planes())
+            .map(|p| ftl.free_blocks(p))
+            .fold(min_free, u32::min);
         let done = sim.metrics.completed();
         if done * 4 >= n * marks.len() as u64 && marks.len() < 4 {
             let s = &sim.ssd.ftl.stats;
@@ -467,7 +474,7 @@ fn soak(policy: &str, x: u64) -> (f64, f64) {
         let user = (b.0 - a.0) as f64;
         (user + (b.1 - a.1) as f64) / user
     };
-    (waf(marks[2], marks[3]), waf(marks[3], marks[4]))
+    (waf(marks[2], marks[3]), waf(marks[3], marks[4]), min_free)
 }
 
 #[test]
@@ -477,8 +484,11 @@ fn soak_every_gc_policy_is_stable() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(10);
     for policy in ["greedy", "cost-benefit", "random", "fifo", "d-choice"] {
-        let (q3, q4) = soak(policy, x);
-        eprintln!("soak {policy} x{x}: WAF third quarter {q3:.3}, last quarter {q4:.3}");
+        let (q3, q4, min_free) = soak(policy, x);
+        eprintln!(
+            "soak {policy} x{x}: WAF third quarter {q3:.3}, last quarter {q4:.3}, \
+             fewest free blocks in a plane {min_free}"
+        );
         assert!(q3 > 1.0, "{policy}: GC must run (WAF {q3})");
         assert!(
             (q4 - q3).abs() / q3 < 0.05,
