@@ -12,17 +12,29 @@ use crate::ftl::{Ftl, NONE};
 /// stale then (its logical page is unknown, and nothing may read it).
 pub const STALE: u32 = NONE - 1;
 
-/// Contents of every physical page: 8 bytes per page, 3 per block.
+/// What one physical page holds (one cache access per page).
+#[derive(Debug, Clone, Copy)]
+struct Page {
+    /// Logical page (`NONE` = erased).
+    lpn: u32,
+    /// Version (0 = written before the trace).
+    ver: u32,
+}
+
+/// Per-block state.
+#[derive(Debug, Clone, Copy, Default)]
+struct Block {
+    /// Next page to program.
+    wp: u16,
+    /// The erase has begun but not finished.
+    erasing: bool,
+}
+
+/// Contents of every physical page: 8 bytes per page, 4 per block.
 pub struct FlashModel {
     pub geo: Geometry,
-    /// Logical page held by each physical page (`NONE` = erased).
-    lpn: Vec<u32>,
-    /// Version held by each physical page (0 = written before the trace).
-    ver: Vec<u32>,
-    /// Next page to program per block.
-    wp: Vec<u16>,
-    /// Blocks whose erase has begun but not finished.
-    erasing: Vec<bool>,
+    pages: Vec<Page>,
+    blocks: Vec<Block>,
 }
 
 impl FlashModel {
@@ -32,10 +44,8 @@ impl FlashModel {
         let blocks = geo.blocks() as usize;
         FlashModel {
             geo,
-            lpn: vec![NONE; pages],
-            ver: vec![0; pages],
-            wp: vec![0; blocks],
-            erasing: vec![false; blocks],
+            pages: vec![Page { lpn: NONE, ver: 0 }; pages],
+            blocks: vec![Block::default(); blocks],
         }
     }
 
@@ -45,10 +55,10 @@ impl FlashModel {
         let mut m = FlashModel::erased(ftl.geo);
         for b in 0..ftl.geo.blocks() {
             let wp = ftl.write_pointer(b);
-            m.wp[b as usize] = wp as u16;
+            m.blocks[b as usize].wp = wp as u16;
             let first = ftl.geo.first_ppn(b);
             for p in first..first + wp {
-                m.lpn[p as usize] = ftl.owner(p).unwrap_or(STALE);
+                m.pages[p as usize].lpn = ftl.owner(p).unwrap_or(STALE);
             }
         }
         m
@@ -57,9 +67,9 @@ impl FlashModel {
     /// (lpn, version) held by `ppn`, `None` if erased or being erased.
     #[inline]
     pub fn content(&self, ppn: u32) -> Option<(u32, u32)> {
-        let l = *self.lpn.get(ppn as usize)?;
+        let pg = *self.pages.get(ppn as usize)?;
         let b = self.geo.block_of(ppn) as usize;
-        (l != NONE && !self.erasing[b]).then(|| (l, self.ver[ppn as usize]))
+        (pg.lpn != NONE && !self.blocks[b].erasing).then_some((pg.lpn, pg.ver))
     }
 
     /// Version `ver` of `lpn` is programmed into `ppn`.
@@ -69,28 +79,29 @@ impl FlashModel {
         }
         let b = self.geo.block_of(ppn);
         let page = self.geo.page_in_block(ppn);
-        if self.lpn[ppn as usize] != NONE {
+        let old = self.pages[ppn as usize];
+        if old.lpn != NONE {
             return Err(format!(
                 "page {ppn} (block {b} page {page}) programmed twice without an erase \
                  (holds lpn {} v{}, now lpn {lpn} v{ver})",
-                show_lpn(self.lpn[ppn as usize]),
-                self.ver[ppn as usize]
+                show_lpn(old.lpn),
+                old.ver
             ));
         }
-        if self.erasing[b as usize] {
+        let blk = &mut self.blocks[b as usize];
+        if blk.erasing {
             return Err(format!(
                 "page {ppn} programmed while its block {b} is being erased"
             ));
         }
-        let wp = self.wp[b as usize] as u32;
-        if page != wp {
+        if page != blk.wp as u32 {
             return Err(format!(
-                "block {b} programmed out of order: page {page} while the next page is {wp}"
+                "block {b} programmed out of order: page {page} while the next page is {}",
+                blk.wp
             ));
         }
-        self.wp[b as usize] += 1;
-        self.lpn[ppn as usize] = lpn;
-        self.ver[ppn as usize] = ver;
+        blk.wp += 1;
+        self.pages[ppn as usize] = Page { lpn, ver };
         Ok(())
     }
 
@@ -104,44 +115,45 @@ impl FlashModel {
 
     /// The erase of `block` began: its contents are gone.
     pub fn erase_start(&mut self, block: u32) -> Result<(), String> {
-        let b = block as usize;
-        if b >= self.erasing.len() {
-            return Err(format!("erase of block {block} beyond the device"));
+        match self.blocks.get_mut(block as usize) {
+            Some(b) => {
+                b.erasing = true;
+                Ok(())
+            }
+            None => Err(format!("erase of block {block} beyond the device")),
         }
-        self.erasing[b] = true;
-        Ok(())
     }
 
     /// `block` is erased and may be programmed again from page 0.
     pub fn erase_done(&mut self, block: u32) -> Result<(), String> {
-        let b = block as usize;
-        if b >= self.erasing.len() || !self.erasing[b] {
-            return Err(format!("block {block} finished an erase that never began"));
+        match self.blocks.get_mut(block as usize) {
+            Some(b) if b.erasing => *b = Block::default(),
+            _ => return Err(format!("block {block} finished an erase that never began")),
         }
-        self.erasing[b] = false;
-        self.wp[b] = 0;
         let first = self.geo.first_ppn(block) as usize;
-        self.lpn[first..first + self.geo.pages_per_block as usize].fill(NONE);
+        self.pages[first..first + self.geo.pages_per_block as usize]
+            .fill(Page { lpn: NONE, ver: 0 });
         Ok(())
     }
 
     /// Write pointer of `block`.
     pub fn write_pointer(&self, block: u32) -> u32 {
-        self.wp[block as usize] as u32
+        self.blocks[block as usize].wp as u32
     }
 
     /// Raw (lpn, version) of `ppn` ignoring erases in progress.
     pub fn raw(&self, ppn: u32) -> (u32, u32) {
-        (self.lpn[ppn as usize], self.ver[ppn as usize])
+        let pg = self.pages[ppn as usize];
+        (pg.lpn, pg.ver)
     }
 
     pub fn is_erasing(&self, block: u32) -> bool {
-        self.erasing[block as usize]
+        self.blocks[block as usize].erasing
     }
 
     /// Bytes held by the model.
     pub fn bytes(&self) -> u64 {
-        (self.lpn.len() * 8 + self.wp.len() * 3) as u64
+        (self.pages.len() * 8 + self.blocks.len() * 4) as u64
     }
 }
 

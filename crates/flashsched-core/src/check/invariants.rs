@@ -68,38 +68,42 @@ pub fn cross_check(ftl: &Ftl, flash: &FlashModel, oracle: &Oracle) -> Result<(),
             ));
         }
     }
+    // Valid pages in physical order (sequential in both models; one random
+    // access per page, into the oracle).
+    for ppn in 0..ftl.geo.pages() as u32 {
+        let Some(lpn) = ftl.owner(ppn) else {
+            continue;
+        };
+        let (l, v) = flash.raw(ppn);
+        if l != lpn {
+            return Err(format!(
+                "lpn {lpn} maps to page {ppn}, which holds lpn {}",
+                show_lpn(l)
+            ));
+        }
+        let (key, in_dram) = oracle.state(lpn);
+        if key & 1 == 1 {
+            return Err(format!(
+                "lpn {lpn} was trimmed ({}) but still maps to page {ppn} (v{v})",
+                show_key(key)
+            ));
+        }
+        if !in_dram && v << 1 != key {
+            return Err(format!(
+                "lpn {lpn} maps to page {ppn} holding v{v}, but its newest version is {} \
+                 (programmed)",
+                show_key(key)
+            ));
+        }
+    }
+    // Written, never trimmed, off DRAM, yet unmapped.
     for lpn in 0..ftl.logical_pages {
         let (key, in_dram) = oracle.state(lpn);
-        match ftl.lookup(lpn) {
-            Some(ppn) => {
-                let (l, v) = flash.raw(ppn);
-                if l != lpn {
-                    return Err(format!(
-                        "lpn {lpn} maps to page {ppn}, which holds lpn {}",
-                        show_lpn(l)
-                    ));
-                }
-                if key & 1 == 1 {
-                    return Err(format!(
-                        "lpn {lpn} was trimmed ({}) but still maps to page {ppn} (v{v})",
-                        show_key(key)
-                    ));
-                }
-                if !in_dram && v << 1 != key {
-                    return Err(format!(
-                        "lpn {lpn} maps to page {ppn} holding v{v}, but its newest version is {} \
-                         (programmed)",
-                        show_key(key)
-                    ));
-                }
-            }
-            None if key & 1 == 0 && key != 0 && !in_dram => {
-                return Err(format!(
-                    "lpn {lpn} lost its mapping: {} was written and never trimmed",
-                    show_key(key)
-                ));
-            }
-            None => {}
+        if key & 1 == 0 && key != 0 && !in_dram && ftl.lookup(lpn).is_none() {
+            return Err(format!(
+                "lpn {lpn} lost its mapping: {} was written and never trimmed",
+                show_key(key)
+            ));
         }
     }
     Ok(())

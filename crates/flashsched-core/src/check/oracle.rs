@@ -15,9 +15,10 @@
 //! data (it is placed as if written before the trace), zeros, or — when its
 //! plane is full — undefined data; all three are accepted.
 //!
-//! State is compact: 4 bytes per logical page (the newest operation, as an
-//! ordering key), 1 bit per logical page (newest write still only in DRAM),
-//! and one entry per page read in flight.
+//! State is compact: 4 bytes per logical page (the newest operation as an
+//! ordering key, and whether that write is still only in DRAM), 1 bit per
+//! logical page (held data when checking began), and one entry per page
+//! read in flight.
 
 use rustc_hash::FxHashMap;
 
@@ -41,11 +42,14 @@ struct PendingRead {
     unplaced: bool,
 }
 
+/// Flag in `Oracle::key`: the newest write of the page is not programmed
+/// yet (it is served from DRAM).
+const DRAM: u32 = 1 << 31;
+
 /// Per-logical-page versions and the reads in flight.
 pub struct Oracle {
+    /// Newest operation's key, with the `DRAM` flag.
     key: Vec<u32>,
-    /// Newest write of the page not yet programmed (served from DRAM).
-    dram: Vec<u64>,
     /// Pages holding data when checking began (read as zeros = data lost).
     prewritten: Vec<u64>,
     last_seq: u32,
@@ -54,8 +58,8 @@ pub struct Oracle {
     pub reads_checked: u64,
 }
 
-/// Largest version the oracle can order (keys are `u32`).
-pub const MAX_SEQ: u64 = (u32::MAX >> 1) as u64 - 1;
+/// Largest version the oracle can order (keys are 31 bits).
+pub const MAX_SEQ: u64 = (1 << 30) - 2;
 
 impl Oracle {
     /// An oracle for `logical_pages`, of which `prewritten` hold data.
@@ -67,7 +71,6 @@ impl Oracle {
         }
         Oracle {
             key: vec![0; logical_pages as usize],
-            dram: vec![0; words],
             prewritten: pre,
             last_seq: 0,
             reads: FxHashMap::default(),
@@ -75,25 +78,21 @@ impl Oracle {
         }
     }
 
+    /// Key of the newest operation on `lpn`.
+    #[inline]
+    fn key(&self, lpn: u32) -> u32 {
+        self.key[lpn as usize] & !DRAM
+    }
+
     #[inline]
     fn in_dram(&self, lpn: u32) -> bool {
-        self.dram[(lpn >> 6) as usize] & (1 << (lpn & 63)) != 0
+        self.key[lpn as usize] & DRAM != 0
     }
 
     /// `lpn` has never held data (never written, not preconditioned).
     #[inline]
     fn never_written(&self, lpn: u32, key: u32) -> bool {
         key == 0 && self.prewritten[(lpn >> 6) as usize] & (1 << (lpn & 63)) == 0
-    }
-
-    #[inline]
-    fn set_dram(&mut self, lpn: u32, on: bool) {
-        let w = &mut self.dram[(lpn >> 6) as usize];
-        if on {
-            *w |= 1 << (lpn & 63);
-        } else {
-            *w &= !(1 << (lpn & 63));
-        }
     }
 
     fn lpn_ok(&self, lpn: u32) -> Result<(), String> {
@@ -122,8 +121,7 @@ impl Oracle {
             ));
         }
         self.last_seq = seq as u32;
-        self.key[lpn as usize] = write_key(seq as u32);
-        self.set_dram(lpn, true);
+        self.key[lpn as usize] = write_key(seq as u32) | DRAM;
         Ok(())
     }
 
@@ -131,15 +129,14 @@ impl Oracle {
     pub fn trim(&mut self, lpn: u32) -> Result<(), String> {
         self.lpn_ok(lpn)?;
         self.key[lpn as usize] = write_key(self.last_seq) | 1;
-        self.set_dram(lpn, false);
         Ok(())
     }
 
     /// The program of version `seq` of `lpn` finished.
     pub fn program_done(&mut self, lpn: u32, seq: u64) -> Result<(), String> {
         self.lpn_ok(lpn)?;
-        if seq <= MAX_SEQ && self.key[lpn as usize] == write_key(seq as u32) {
-            self.set_dram(lpn, false);
+        if seq <= MAX_SEQ && self.key[lpn as usize] == write_key(seq as u32) | DRAM {
+            self.key[lpn as usize] &= !DRAM;
         }
         Ok(())
     }
@@ -149,7 +146,7 @@ impl Oracle {
         self.lpn_ok(lpn)?;
         let r = PendingRead {
             lpn,
-            key: self.key[lpn as usize],
+            key: self.key(lpn),
             req,
             unplaced: false,
         };
@@ -180,7 +177,7 @@ impl Oracle {
                 r.lpn
             ));
         }
-        let k = self.key[lpn as usize];
+        let k = self.key(lpn);
         if !self.in_dram(lpn) || k & 1 == 1 {
             return Err(format!(
                 "page read #{id} of lpn {lpn} answered from DRAM, but the newest operation on \
@@ -195,7 +192,7 @@ impl Oracle {
     /// Read `id` returned zeros (its page was unmapped).
     pub fn unmapped(&mut self, id: u64) -> Result<(), String> {
         let r = self.take(id, "unmapped")?;
-        let now = self.key[r.lpn as usize];
+        let now = self.key(r.lpn);
         let trimmed_since = now & 1 == 1 && now >= r.key;
         if self.never_written(r.lpn, r.key) || r.key & 1 == 1 || trimmed_since {
             return Ok(());
@@ -251,7 +248,7 @@ impl Oracle {
                 "page read #{id} of lpn {lpn} returned stale v{ver} from page {ppn}: {} came \
                  before the read was issued (newest now: {})",
                 show_key(r.key),
-                show_key(self.key[lpn as usize])
+                show_key(self.key(lpn))
             ));
         }
         Ok(())
@@ -269,12 +266,12 @@ impl Oracle {
 
     /// Bytes held.
     pub fn bytes(&self) -> u64 {
-        (self.key.len() * 4 + self.dram.len() * 16 + self.reads.capacity() * 32) as u64
+        (self.key.len() * 4 + self.prewritten.len() * 8 + self.reads.capacity() * 32) as u64
     }
 
     /// Newest key of `lpn` and whether its newest write is only in DRAM.
     pub fn state(&self, lpn: u32) -> (u32, bool) {
-        (self.key[lpn as usize], self.in_dram(lpn))
+        (self.key(lpn), self.in_dram(lpn))
     }
 }
 
