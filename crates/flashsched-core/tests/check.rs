@@ -363,6 +363,16 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         format!("ftl.precondition_fill={}", pick(rng, &["0", "0.5", "0.85"])),
         format!("variation.enabled={}", pick(rng, &["false", "true"])),
     ];
+    if host == "amphibian" {
+        ov.push(format!(
+            "host.amphibian.zones={}",
+            pick(rng, &["chip", "range"])
+        ));
+        ov.push(format!(
+            "host.amphibian.gc_detect={}",
+            pick(rng, &["latency", "oracle"])
+        ));
+    }
     if dev == "pe-suspend" {
         ov.push(format!(
             "controller.write_suspend_erase={}",
