@@ -552,3 +552,35 @@ fn trimmed_pages_read_as_zeros() {
     assert_eq!(s.flash.dram_read_hits, 1);
     assert_eq!(s.flash.user_page_reads, 1);
 }
+
+/// The host-interface ledger rejects what it must.
+#[test]
+fn ledger_catches_host_interface_violations() {
+    use flashsched_core::check::invariants::RequestLedger;
+    let mut l = RequestLedger::default();
+    l.arrived(200);
+    for seq in (0..200).rev() {
+        l.completed(seq).unwrap();
+    }
+    l.finish().unwrap();
+    assert!(l.completed(70).unwrap_err().contains("#70 completed twice"));
+    assert!(l
+        .completed(200)
+        .unwrap_err()
+        .contains("only 200 requests arrived"));
+    l.arrived(3);
+    l.completed(201).unwrap();
+    assert!(l
+        .completed(201)
+        .unwrap_err()
+        .contains("#201 completed twice"));
+    assert!(l.finish().unwrap_err().contains("first missing: #200"));
+    l.step(10, 4, 4).unwrap();
+    assert!(l.step(9, 0, 4).unwrap_err().contains("backwards"));
+    assert!(l
+        .step(11, 5, 4)
+        .unwrap_err()
+        .contains("5 requests outstanding"));
+    l.note_completed(201);
+    assert!(l.step(12, 0, 4).unwrap_err().contains("twice"));
+}
