@@ -43,6 +43,7 @@ def simulation(
     limit: int | None = None,
     seed: int = 42,
     keep_records: bool = True,
+    check: bool = False,
 ) -> _core.Simulation:
     """Build (but do not run) a native simulation; see :func:`run`."""
     return _core.Simulation(
@@ -55,6 +56,7 @@ def simulation(
         synthetic=synthetic,
         seed=seed,
         keep_records=keep_records,
+        check=check,
     )
 
 
@@ -96,6 +98,7 @@ def run(
     seed: int = 42,
     keep_records: bool = True,
     progress: bool | None = False,
+    check: bool = False,
 ) -> RunResult:
     """Simulate one workload on one device and return its results.
 
@@ -103,7 +106,10 @@ def run(
     named; ``intensity`` multiplies the arrival rate; ``limit`` caps requests)
     or ``synthetic`` (a spec such as ``"read=0.7,bs=4k-16k,iops=20000,n=100000"``).
     ``device`` is a preset name or a TOML file; ``overrides`` are
-    ``"section.key=value"`` strings applied on top.
+    ``"section.key=value"`` strings applied on top. ``check`` turns on the
+    version oracle and invariant checks (docs/reliability.md): a violation
+    raises :class:`flashsched.SimulationError` naming the request, page and
+    versions.
     """
     sim = simulation(
         trace=trace,
@@ -118,6 +124,7 @@ def run(
         limit=limit,
         seed=seed,
         keep_records=keep_records,
+        check=check,
     )
     drive(sim, progress)
     return RunResult.from_sim(sim)

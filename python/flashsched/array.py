@@ -105,6 +105,7 @@ def run_array(
     writers: tuple[int, int, int, int] | None = None,
     seed: int = 42,
     progress: bool | None = False,
+    check: bool = False,
 ) -> ArrayResult:
     """Simulate an array of ``ssds`` copies of ``device`` (preset or TOML, with
     ``overrides``) laid out as ``layout`` (``raid0[,chunk=64k]``,
@@ -112,6 +113,7 @@ def run_array(
     optionally behind ``link`` (``10gbe``, ``25gbe``, ``40gbe`` or Gbit/s, with
     ``,overhead=2us``). The workload is ``phases`` (synthetic specs run one
     after another) or ``writers`` = (clients, file bytes, block size, qd).
+    ``check`` runs every SSD with the version oracle and invariant checks.
     """
     sim = _core.ArraySimulation(
         layout=layout,
@@ -124,6 +126,7 @@ def run_array(
         phases=None if phases is None else list(phases),
         writers=writers,
         seed=seed,
+        check=check,
     )
     drive(sim, progress, f"{layout.split(',')[0]} array")
     return ArrayResult.from_sim(sim)

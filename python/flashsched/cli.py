@@ -26,6 +26,11 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
     _add_device_args(p)
     p.add_argument("--intensity", type=float, default=1.0, help="arrival-rate multiplier")
     p.add_argument("--limit", type=int, help="stop after N requests")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="check every read against a version oracle and audit invariants (slower)",
+    )
     _add_output_args(p)
 
 
@@ -81,6 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         keep_records=not args.no_records or bool(args.out),
         progress=args.progress,
+        check=args.check,
     )
     _emit(res, args)
     return 0

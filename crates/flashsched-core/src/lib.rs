@@ -27,6 +27,7 @@
 //! ```
 
 pub mod array;
+pub mod check;
 pub mod config;
 pub mod device;
 pub mod engine;

@@ -8,6 +8,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::check::{self, invariants::RequestLedger};
 use crate::config::DeviceConfig;
 use crate::device::{DevEvent, EventSink, Ssd};
 use crate::engine::{EventQueue, Ns, NS_PER_S};
@@ -40,6 +41,8 @@ pub struct RunOptions {
     pub seed: u64,
     /// Keep one row per request (needed for DataFrames and per-second p99).
     pub keep_records: bool,
+    /// Check mode: version oracle and invariants (see `check/`).
+    pub check: bool,
 }
 
 impl Default for RunOptions {
@@ -47,6 +50,7 @@ impl Default for RunOptions {
         RunOptions {
             seed: 42,
             keep_records: true,
+            check: false,
         }
     }
 }
@@ -70,6 +74,8 @@ pub struct Simulation {
     started: bool,
     finished: bool,
     wall: Duration,
+    /// Host-interface invariants, in check mode.
+    ledger: Option<Box<RequestLedger>>,
 }
 
 impl Simulation {
@@ -82,7 +88,8 @@ impl Simulation {
         let t0 = Instant::now();
         let ssd = Ssd::new(&cfg, opts.seed)?;
         let host = Host::new(&cfg)?;
-        Ok(Simulation {
+        let check = opts.check;
+        let mut sim = Simulation {
             q: EventQueue::new(),
             now: 0,
             workload,
@@ -98,9 +105,23 @@ impl Simulation {
             started: false,
             finished: false,
             wall: t0.elapsed(),
+            ledger: None,
             cfg,
             opts,
-        })
+        };
+        if check {
+            sim.enable_check();
+        }
+        Ok(sim)
+    }
+
+    /// Turn check mode on (before the run starts): every read is checked
+    /// against the version oracle and invariants are audited; the first
+    /// violation stops the run with an error.
+    pub fn enable_check(&mut self) {
+        self.ssd.enable_check();
+        self.ledger = Some(Box::default());
+        self.opts.check = true;
     }
 
     /// Current simulated time.
@@ -153,6 +174,11 @@ impl Simulation {
                 }
             }
             self.settle()?;
+            if let Some(l) = &mut self.ledger {
+                let (o, qd) = (self.host.outstanding, self.host.queue_depth);
+                l.step(t, o, qd).map_err(|m| check::error(t, "host", &m))?;
+                check::device_step(&mut self.ssd).map_err(|m| check::error(t, "device", &m))?;
+            }
         }
         Ok(false)
     }
@@ -175,6 +201,11 @@ impl Simulation {
                 self.ssd.queued_txs()
             )));
         }
+        if let Some(l) = &self.ledger {
+            l.finish().map_err(|m| check::error(self.now, "host", &m))?;
+            check::device_finish(&mut self.ssd)
+                .map_err(|m| check::error(self.now, "device", &m))?;
+        }
         self.finished = true;
         Ok(true)
     }
@@ -182,6 +213,9 @@ impl Simulation {
     fn poll_workload(&mut self) -> SimResult<()> {
         self.arrivals.clear();
         let p = self.workload.poll(self.now, &mut self.arrivals)?;
+        if let Some(l) = &mut self.ledger {
+            l.arrived(self.arrivals.len() as u64);
+        }
         for r in &self.arrivals {
             self.host
                 .arrive(self.now, r.op, r.offset, r.size, r.stream, false);
@@ -212,6 +246,10 @@ impl Simulation {
                 self.finished_slots.clear();
                 self.host.complete(id, &ctx, &mut self.finished_slots);
                 for slot in &self.finished_slots {
+                    if let Some(l) = &mut self.ledger {
+                        l.completed(slot.req.seq)
+                            .map_err(|m| check::error(now, "host", &m))?;
+                    }
                     let c = Completion {
                         arrival: slot.req.arrival,
                         dispatch: slot.dispatched,

@@ -53,6 +53,7 @@ fn array(layout: &str, link: Option<&str>, bin_ms: u64) -> ArrayConfig {
 fn run(cfg: ArrayConfig, phases: &[&str]) -> ArraySim {
     let wl = ArrayWorkload::Phases(phases.iter().map(|s| s.to_string()).collect());
     let mut sim = ArraySim::new(cfg, small_ssd(), &wl).unwrap();
+    sim.enable_check();
     sim.run().unwrap();
     sim
 }
@@ -172,6 +173,7 @@ fn check_serial(victim: &str) {
         "read=0.3,bs=16k-64k,qd=32,n=12000,align=16k,span=96m".into(),
     ]);
     let mut sim = ArraySim::new(cfg, small_ssd(), &wl).unwrap();
+    sim.enable_check();
     sim.run().unwrap();
     let s = sim.summary();
     let ser = s.serial.clone().unwrap().stats;
@@ -270,6 +272,7 @@ fn concurrent_writers_cover_their_files() {
         &wl,
     )
     .unwrap();
+    sim.enable_check();
     sim.run().unwrap();
     let s = sim.summary();
     assert_eq!(s.writes, 160);

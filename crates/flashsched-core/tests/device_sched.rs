@@ -2,11 +2,9 @@
 //! AOS data-hazard oracle, P/E suspension, and end-to-end runs of every
 //! scheduler on the public trace samples.
 
-use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use flashsched_core::config::DeviceConfig;
-use flashsched_core::device::oplog::OpRecord;
 use flashsched_core::ftl::Ftl;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 use flashsched_core::sim::{RunOptions, Simulation};
@@ -72,7 +70,15 @@ fn tiny_die(extra: &[&str]) -> DeviceConfig {
 fn sim_for(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
     let cap = Ftl::logical_bytes_for(&cfg);
     let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
-    Simulation::new(cfg, Box::new(wl), RunOptions::default()).unwrap()
+    Simulation::new(
+        cfg,
+        Box::new(wl),
+        RunOptions {
+            check: true,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 /// Completion times (µs) in offset order.
@@ -172,112 +178,6 @@ fn pe_suspend_read_overtakes_erase() {
     susp.ssd.ftl.check_invariants().unwrap();
 }
 
-/// Replays the op log to rebuild flash and DRAM contents independently and
-/// checks what every read returned: the version of its logical page that was
-/// current when it arrived, or a newer one — never an older one (PAR) and
-/// never data from a page whose block was being erased (EAR).
-fn check_reads(log: &[OpRecord]) -> usize {
-    let mut latest: HashMap<u32, u64> = HashMap::new();
-    let mut in_dram: HashMap<u32, BTreeSet<u64>> = HashMap::new();
-    let mut flash: HashMap<u32, (u32, u64)> = HashMap::new();
-    let mut expected: HashMap<u64, (u32, u64)> = HashMap::new();
-    let mut served: HashMap<u64, u32> = HashMap::new();
-    let mut unplaced: BTreeSet<u64> = BTreeSet::new();
-    for (i, r) in log.iter().enumerate() {
-        match *r {
-            OpRecord::Write { lpn, seq } => {
-                latest.insert(lpn, seq);
-                in_dram.entry(lpn).or_default().insert(seq);
-            }
-            OpRecord::Read { id, lpn } => {
-                expected.insert(id, (lpn, latest.get(&lpn).copied().unwrap_or(0)));
-            }
-            OpRecord::DramHit { id, lpn } => {
-                let (elpn, eseq) = expected[&id];
-                assert_eq!(lpn, elpn);
-                let got = in_dram
-                    .get(&lpn)
-                    .and_then(|s| s.last().copied())
-                    .unwrap_or_else(|| {
-                        panic!(
-                            "record {i}: read {id} hit DRAM but lpn {lpn} has no write in flight"
-                        )
-                    });
-                assert!(
-                    got >= eseq,
-                    "record {i}: read {id} of lpn {lpn} got v{got} from DRAM, expected >= v{eseq}"
-                );
-                *served.entry(id).or_default() += 1;
-            }
-            OpRecord::Unmapped { id } => {
-                // Only data never written (no trims here) may read as unmapped.
-                assert_eq!(
-                    expected[&id].1, 0,
-                    "record {i}: read {id} found written data unmapped"
-                );
-                *served.entry(id).or_default() += 1;
-            }
-            OpRecord::Unplaced { id } => {
-                assert_eq!(
-                    expected[&id].1, 0,
-                    "record {i}: read {id} of written data left unplaced"
-                );
-                unplaced.insert(id);
-            }
-            OpRecord::Sense { id, .. } if unplaced.contains(&id) => {
-                *served.entry(id).or_default() += 1;
-            }
-            OpRecord::Sense { id, ppn } => {
-                let (elpn, eseq) = expected[&id];
-                let (lpn, seq) = *flash.get(&ppn).unwrap_or_else(|| {
-                    panic!("record {i}: read {id} sensed erased/unwritten page {ppn}")
-                });
-                assert_eq!(
-                    lpn, elpn,
-                    "record {i}: read {id} sensed page {ppn} holding lpn {lpn}"
-                );
-                assert!(
-                    seq >= eseq,
-                    "record {i}: read {id} of lpn {lpn} returned stale v{seq} < v{eseq}"
-                );
-                *served.entry(id).or_default() += 1;
-            }
-            OpRecord::Program { ppn, lpn, seq } => {
-                assert!(
-                    !flash.contains_key(&ppn),
-                    "record {i}: page {ppn} programmed twice without erase"
-                );
-                flash.insert(ppn, (lpn, seq));
-            }
-            OpRecord::ProgramDone { lpn, seq } => {
-                if let Some(s) = in_dram.get_mut(&lpn) {
-                    s.remove(&seq);
-                }
-            }
-            OpRecord::GcCopy { from, to } => {
-                let v = *flash
-                    .get(&from)
-                    .unwrap_or_else(|| panic!("record {i}: GC copied unreadable page {from}"));
-                assert!(
-                    !flash.contains_key(&to),
-                    "record {i}: GC overwrote page {to}"
-                );
-                flash.insert(to, v);
-            }
-            OpRecord::EraseStart { block } | OpRecord::Erase { block } => {
-                flash.retain(|&p, _| p / PAGES_PER_BLOCK != block);
-            }
-        }
-    }
-    for (id, n) in &served {
-        assert_eq!(*n, 1, "read {id} served {n} times");
-    }
-    assert_eq!(served.len(), expected.len(), "some reads were never served");
-    expected.len()
-}
-
-const PAGES_PER_BLOCK: u32 = 16;
-
 /// Heavy read/overwrite mixes with GC on a small device: every scheduler
 /// (AOS's out-of-order dispatch in particular) returns current data.
 #[test]
@@ -318,17 +218,18 @@ fn no_scheduler_reads_stale_data() {
             ov.push(format!("controller.scheduler={sched}"));
             ov.extend(extra.iter().map(|s| s.to_string()));
             let cfg = DeviceConfig::load("default", &ov).unwrap();
-            assert_eq!(cfg.geometry.pages_per_block, PAGES_PER_BLOCK);
             let cap = Ftl::logical_bytes_for(&cfg);
             let spec =
                 format!("read=0.5,bs=4k-16k,pattern=random,iops=20000,span={cap},n=12000,seed=5");
             let wl = run::build_workload(&WorkloadSpec::Synthetic(spec), cap, 1).unwrap();
             let mut sim = Simulation::new(cfg, wl, RunOptions::default()).unwrap();
-            sim.ssd.enable_op_log();
-            sim.run().unwrap();
+            sim.enable_check();
+            sim.run()
+                .unwrap_or_else(|e| panic!("{sched} {extra:?}: {e}"));
             let s = sim.summary();
             assert!(s.gc.erases > 50, "{sched} {extra:?}: GC must be exercised");
-            let reads = check_reads(&sim.ssd.take_op_log());
+            let (c, _) = sim.ssd.checker().unwrap();
+            let reads = c.oracle.reads_checked;
             assert!(reads > 10_000, "{sched} {extra:?}: only {reads} page reads");
             sim.ssd.ftl.check_invariants().unwrap();
         }
@@ -376,6 +277,7 @@ fn all_schedulers_complete_real_traces() {
                 keep_records: true,
             };
             let mut sim = run::build(&spec).unwrap();
+            sim.enable_check();
             sim.run()
                 .unwrap_or_else(|e| panic!("{t} with {sched}: {e}"));
             assert_eq!(sim.metrics.completed(), expected, "{t} with {sched}");
@@ -417,6 +319,7 @@ fn schedulers_are_deterministic() {
         };
         let json = || {
             let mut sim = run::build(&spec).unwrap();
+            sim.enable_check();
             sim.run().unwrap();
             sim.summary().to_json(true)
         };

@@ -50,7 +50,15 @@ fn rec(t: u64, op: Op, offset: u64, size: u32) -> SimResult<IoRecord> {
 fn sim_of(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
     let cap = Ftl::logical_bytes_for(&cfg);
     let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
-    Simulation::new(cfg, Box::new(wl), RunOptions::default()).unwrap()
+    Simulation::new(
+        cfg,
+        Box::new(wl),
+        RunOptions {
+            check: true,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 fn run(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
@@ -447,6 +455,7 @@ fn every_scheduler_completes_every_request_once() {
             let opts = RunOptions {
                 seed: 1,
                 keep_records: true,
+                check: true,
             };
             let mut sim = Simulation::new(c, Box::new(wl), opts).unwrap();
             sim.run()

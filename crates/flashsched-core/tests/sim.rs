@@ -45,7 +45,11 @@ fn rec(t: u64, op: Op, offset: u64, size: u32) -> SimResult<IoRecord> {
 fn run_records(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
     let cap = Ftl::logical_bytes_for(&cfg);
     let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
-    let mut sim = Simulation::new(cfg, Box::new(wl), RunOptions::default()).unwrap();
+    let opts = RunOptions {
+        check: true,
+        ..RunOptions::default()
+    };
+    let mut sim = Simulation::new(cfg, Box::new(wl), opts).unwrap();
     sim.run().unwrap();
     sim
 }
@@ -98,6 +102,7 @@ fn md1_queue_matches_formula() {
         RunOptions {
             seed: 7,
             keep_records: false,
+            check: true,
         },
     )
     .unwrap();
@@ -139,6 +144,7 @@ fn gc_happens_and_accounting_holds() {
         RunOptions {
             seed: 3,
             keep_records: false,
+            check: true,
         },
     )
     .unwrap();

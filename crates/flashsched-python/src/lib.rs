@@ -97,7 +97,7 @@ struct Simulation {
 impl Simulation {
     /// Build a simulation. Give exactly one of `trace` or `synthetic`.
     #[new]
-    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true))]
+    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -110,6 +110,7 @@ impl Simulation {
         synthetic: Option<String>,
         seed: u64,
         keep_records: bool,
+        check: bool,
     ) -> PyResult<Self> {
         if !(intensity.is_finite() && intensity > 0.0) {
             return Err(ConfigError::new_err(format!(
@@ -137,7 +138,10 @@ impl Simulation {
             seed,
             keep_records,
         };
-        let sim = py.detach(|| run::build(&spec)).map_err(to_py)?;
+        let mut sim = py.detach(|| run::build(&spec)).map_err(to_py)?;
+        if check {
+            sim.enable_check();
+        }
         Ok(Simulation {
             inner: Mutex::new(sim),
         })
@@ -264,7 +268,7 @@ impl ArraySimulation {
     /// Build an array of `ssds` copies of `device`. Give `phases` (synthetic
     /// specs run in sequence) or `writers` = (clients, file bytes, bs, qd).
     #[new]
-    #[pyo3(signature = (layout="raid0", ssds=4, device="default", overrides=Vec::new(), link=None, queue_depth=256, bin_ms=1000.0, phases=None, writers=None, seed=42, keep_records=false))]
+    #[pyo3(signature = (layout="raid0", ssds=4, device="default", overrides=Vec::new(), link=None, queue_depth=256, bin_ms=1000.0, phases=None, writers=None, seed=42, keep_records=false, check=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -279,6 +283,7 @@ impl ArraySimulation {
         writers: Option<(u32, u64, u64, u32)>,
         seed: u64,
         keep_records: bool,
+        check: bool,
     ) -> PyResult<Self> {
         if !(bin_ms.is_finite() && bin_ms > 0.0) {
             return Err(ConfigError::new_err(format!(
@@ -313,9 +318,12 @@ impl ArraySimulation {
             keep_records,
         };
         let dev = DeviceConfig::load(device, &overrides).map_err(to_py)?;
-        let sim = py
+        let mut sim = py
             .detach(|| ArraySim::new(cfg, dev, &workload))
             .map_err(to_py)?;
+        if check {
+            sim.enable_check();
+        }
         Ok(ArraySimulation {
             inner: Mutex::new(sim),
         })

@@ -123,6 +123,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="default")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--seed", type=int, default=42)
+    p.add_argument(
+        "--check", action="store_true", help="version oracle and invariant checks on every SSD"
+    )
     p.add_argument("--out", default="array-compare", help="output directory")
     p.set_defaults(func=run)
 
@@ -160,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
             phases=phases,
             writers=writers,
             seed=args.seed,
+            check=args.check,
         )
         results[name].save(out / name)
     link_info = results["raid0"].summary["link"]

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::check::{self, invariants::RequestLedger};
 use crate::config::DeviceConfig;
 use crate::device::{DevEvent, EventSink, Ssd};
 use crate::engine::{EventQueue, Ns, NS_PER_S};
@@ -425,6 +426,8 @@ pub struct ArraySim {
     started: bool,
     finished: bool,
     wall: Duration,
+    /// Host-interface invariants, in check mode.
+    ledger: Option<Box<RequestLedger>>,
 }
 
 impl ArraySim {
@@ -581,6 +584,7 @@ impl ArraySim {
             started: false,
             finished: false,
             wall: Duration::ZERO,
+            ledger: None,
             ssds,
             dev_cfg: dev,
             cfg,
@@ -588,6 +592,38 @@ impl ArraySim {
         sim.track_roles();
         sim.wall = t0.elapsed();
         Ok(sim)
+    }
+
+    /// Turn check mode on (before the run): every SSD's reads are checked
+    /// against its version oracle and its invariants audited; array requests
+    /// must complete exactly once. The first violation stops the run.
+    pub fn enable_check(&mut self) {
+        for s in &mut self.ssds {
+            s.enable_check();
+        }
+        self.ledger = Some(Box::default());
+    }
+
+    /// The checks after an event batch at `t`.
+    fn check_step(&mut self, t: Ns) -> SimResult<()> {
+        let Some(l) = &mut self.ledger else {
+            return Ok(());
+        };
+        let (o, qd) = (self.host.outstanding, self.host.queue_depth);
+        l.step(t, o, qd).map_err(|m| check::error(t, "array", &m))?;
+        for (i, s) in self.ssds.iter_mut().enumerate() {
+            check::device_step(s).map_err(|m| check::error(t, &format!("ssd {i}"), &m))?;
+        }
+        if let Engine::Serial(log) = &self.engine {
+            if log.stats.version_mismatches > 0 {
+                return Err(check::error(
+                    t,
+                    "serial array",
+                    "a read found an old unit version",
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Logical volume size in bytes.
@@ -681,6 +717,9 @@ impl ArraySim {
                 }
             }
             self.settle()?;
+            if self.ledger.is_some() {
+                self.check_step(t)?;
+            }
         }
         Ok(false)
     }
@@ -710,6 +749,13 @@ impl ArraySim {
                 self.host.outstanding,
                 self.stalled.len()
             )));
+        }
+        if let Some(l) = &self.ledger {
+            let now = self.now;
+            l.finish().map_err(|m| check::error(now, "array", &m))?;
+            for (i, s) in self.ssds.iter_mut().enumerate() {
+                check::device_finish(s).map_err(|m| check::error(now, &format!("ssd {i}"), &m))?;
+            }
         }
         self.track_roles();
         // Front-ends still in the role at the end: count their GC too.
@@ -782,6 +828,9 @@ impl ArraySim {
             self.remaining.resize(id + 1, 0);
         }
         self.host_client[id] = idx;
+        if let Some(l) = &mut self.ledger {
+            l.arrived(1);
+        }
     }
 
     /// The decide phase at `self.now`.
@@ -1237,6 +1286,9 @@ impl ArraySim {
         // Probes (injected by the host scheduler) finish with no slot.
         self.host.complete(id, &ctx, &mut finished);
         for slot in &finished {
+            if let Some(l) = &mut self.ledger {
+                l.note_completed(slot.req.seq);
+            }
             let c = self.host_client[slot.req.id as usize];
             match &mut self.link {
                 Some(l) => {

@@ -14,6 +14,7 @@ pub mod tx;
 
 use rustc_hash::FxHashMap;
 
+use crate::check::Checker;
 use crate::config::DeviceConfig;
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
@@ -26,7 +27,7 @@ use crate::ftl::{Allocation, Ftl, Stream, NONE};
 use crate::sched::device::{self, PickCtx, TxScheduler};
 use crate::sched::host::DeviceView;
 use crate::workload::Op;
-use oplog::OpRecord;
+use oplog::{OpRecord, OpTap};
 use parallel::Parallelism;
 use tx::{Origin, Tx, TxArena, TxId, TxKind};
 
@@ -172,7 +173,7 @@ pub struct Ssd {
     /// Chips touched by the request being split (conflict accounting).
     req_chips: Vec<u32>,
     /// What flash and DRAM did, for data-version oracles (off by default).
-    op_log: Option<Vec<OpRecord>>,
+    op_log: Option<Box<OpTap>>,
     read_ids: u64,
 }
 
@@ -313,18 +314,36 @@ impl Ssd {
 
     /// Start recording flash/DRAM data movements (see `oplog.rs`).
     pub fn enable_op_log(&mut self) {
-        self.op_log = Some(Vec::new());
+        self.op_log.get_or_insert_with(Default::default).log = Some(Vec::new());
     }
 
     /// The records so far (empty if logging is off).
     pub fn take_op_log(&mut self) -> Vec<OpRecord> {
-        self.op_log.as_mut().map(std::mem::take).unwrap_or_default()
+        self.op_log
+            .as_mut()
+            .and_then(|t| t.log.as_mut())
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Check every data movement as it happens (see `check/`): call before
+    /// the first request; the flash contents left by preconditioning are
+    /// the checker's starting point.
+    pub fn enable_check(&mut self) {
+        let c = Checker::new(&self.ftl);
+        self.op_log.get_or_insert_with(Default::default).check = Some(Box::new(c));
+    }
+
+    /// The checker (if enabled) and the FTL it audits.
+    pub fn checker(&mut self) -> Option<(&mut Checker, &Ftl)> {
+        let c = self.op_log.as_mut()?.check.as_mut()?;
+        Some((c, &self.ftl))
     }
 
     #[inline]
     fn log(&mut self, r: OpRecord) {
-        if let Some(l) = &mut self.op_log {
-            l.push(r);
+        if let Some(t) = &mut self.op_log {
+            t.push(r);
         }
     }
 
@@ -398,6 +417,12 @@ impl Ssd {
     /// Accept a request from the host (`host` is its id).
     pub fn submit(&mut self, host: u32, op: Op, offset: u64, size: u32, now: Ns) {
         let r = self.new_req(host);
+        self.log(OpRecord::Submit {
+            req: host,
+            op,
+            offset,
+            size,
+        });
         match op {
             Op::Read => self.submit_read(r, offset, size, now),
             Op::Write => {
@@ -424,7 +449,17 @@ impl Ssd {
                 let end = (offset + size as u64) / ps;
                 for lpn in first..end {
                     let l = self.fold(lpn);
+                    self.log(OpRecord::Trim { lpn: l });
                     self.ftl.trim(l, now);
+                    // Writes of `l` submitted before the TRIM must not land
+                    // after it: their programs become stale (as if superseded
+                    // by a newer write) and reads stop going to DRAM.
+                    if let Some(e) = self.inflight.get_mut(&l) {
+                        self.write_seq += 1;
+                        e.issued_seq = self.write_seq;
+                        e.newest = self.write_seq;
+                        e.newest_done = true;
+                    }
                 }
             }
         }
@@ -436,10 +471,11 @@ impl Ssd {
     }
 
     fn finish_req(&mut self, r: u32) {
-        let req = &mut self.reqs[r as usize];
+        let req = self.reqs[r as usize];
         if req.host != NONE {
             self.done.push(req.host);
-            req.host = NONE;
+            self.reqs[r as usize].host = NONE;
+            self.log(OpRecord::Complete { req: req.host });
         }
         if req.remaining == 0 {
             self.free_reqs.push(r);
@@ -455,7 +491,12 @@ impl Ssd {
             let read_id = self.read_ids;
             if self.op_log.is_some() {
                 self.read_ids += 1;
-                self.log(OpRecord::Read { id: read_id, lpn });
+                let req = self.reqs[r as usize].host;
+                self.log(OpRecord::Read {
+                    id: read_id,
+                    lpn,
+                    req,
+                });
             }
             if self.in_dram(lpn) {
                 self.stats.dram_read_hits += 1;
@@ -464,6 +505,11 @@ impl Ssd {
             }
             let ppn = match self.ftl.lookup(lpn) {
                 Some(p) => p,
+                // Deallocated by TRIM: zeros, no flash access.
+                None if self.ftl.is_trimmed(lpn) => {
+                    self.log(OpRecord::Unmapped { id: read_id });
+                    continue;
+                }
                 None => match self.ftl.place_untimed(lpn) {
                     Some(p) => {
                         self.log(OpRecord::Program {
@@ -1116,7 +1162,10 @@ impl Ssd {
                 self.enqueue(prog, now);
             }
             (TxKind::Program, Origin::Gc) => self.gc_move_done(tx.plane, now),
-            (TxKind::Erase, _) if tx.lpn == RECLAIM => self.ftl.erase_reclaimed(tx.ppn, now)?,
+            (TxKind::Erase, _) if tx.lpn == RECLAIM => {
+                self.ftl.erase_reclaimed(tx.ppn, now)?;
+                self.log(OpRecord::Erase { block: tx.ppn });
+            }
             (TxKind::Erase, _) => {
                 // Victims only hold moved or invalidated pages by now; an
                 // error here is an accounting bug and stops the run.

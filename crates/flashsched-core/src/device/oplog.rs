@@ -1,17 +1,31 @@
-//! A record of where data moves (host writes, programs, GC copies, erases,
-//! reads sensed from flash or served from DRAM), kept only when enabled, so a
-//! test can rebuild the flash contents independently and check what every
-//! read returned (the AOS PAR/EAR hazard oracle).
+//! A record of where data moves (host writes and TRIMs, programs, GC copies,
+//! erases, reads sensed from flash or served from DRAM), emitted only when a
+//! tap is attached: either kept in a `Vec` (for tests that replay it) or fed
+//! as it happens to the streaming checker in [`crate::check`].
+
+use crate::check::Checker;
+use crate::workload::Op;
 
 /// One data movement. `id` numbers user page reads in submission order;
 /// `seq` numbers user page writes in submission order (0 = data written
 /// before the trace began).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpRecord {
+    /// The device accepted host request `req` (host slot id).
+    Submit {
+        req: u32,
+        op: Op,
+        offset: u64,
+        size: u32,
+    },
+    /// The device finished host request `req`.
+    Complete { req: u32 },
     /// The host wrote version `seq` of `lpn` (device accepted the write).
     Write { lpn: u32, seq: u64 },
-    /// The host read `lpn` (read `id`).
-    Read { id: u64, lpn: u32 },
+    /// The host TRIMmed `lpn` (its data is discarded; reads return zeros).
+    Trim { lpn: u32 },
+    /// Host request `req` reads `lpn` (page read `id`).
+    Read { id: u64, lpn: u32, req: u32 },
     /// Read `id` was answered from controller DRAM (a write of `lpn` in flight).
     DramHit { id: u64, lpn: u32 },
     /// Read `id` found its page unmapped (trimmed) and returned zeros.
@@ -31,4 +45,26 @@ pub enum OpRecord {
     EraseStart { block: u32 },
     /// Block `block` was erased.
     Erase { block: u32 },
+}
+
+/// Where records go when recording is on (boxed in the device so the
+/// recording-off path costs one branch).
+#[derive(Default)]
+pub struct OpTap {
+    /// Every record, in order (tests that replay the log).
+    pub log: Option<Vec<OpRecord>>,
+    /// The streaming version oracle and flash invariants (`--check`).
+    pub check: Option<Box<Checker>>,
+}
+
+impl OpTap {
+    #[inline]
+    pub fn push(&mut self, r: OpRecord) {
+        if let Some(l) = &mut self.log {
+            l.push(r);
+        }
+        if let Some(c) = &mut self.check {
+            c.record(r);
+        }
+    }
 }

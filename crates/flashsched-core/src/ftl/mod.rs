@@ -99,6 +99,9 @@ pub struct Ftl {
     pub stats: FtlStats,
     /// Speed-ordered free blocks (process variation enabled), else `None`.
     speed: Option<SpeedIndex>,
+    /// Logical pages deallocated by TRIM and not written since (bitmap):
+    /// they read as zeros, unlike never-written pages.
+    trimmed: Vec<u64>,
 }
 
 impl Ftl {
@@ -154,6 +157,7 @@ impl Ftl {
                 .collect(),
             stats: FtlStats::default(),
             speed: None,
+            trimmed: vec![0; (logical as usize).div_ceil(64)],
         })
     }
 
@@ -366,6 +370,7 @@ impl Ftl {
         if let Some(old) = self.lookup(lpn) {
             self.invalidate(old, now);
         }
+        self.trimmed[(lpn >> 6) as usize] &= !(1 << (lpn & 63));
         self.set_valid(lpn, ppn, now);
         self.stats.user_programs += 1;
     }
@@ -397,6 +402,13 @@ impl Ftl {
             self.l2p.set(lpn, NONE);
             self.stats.trimmed_pages += 1;
         }
+        self.trimmed[(lpn >> 6) as usize] |= 1 << (lpn & 63);
+    }
+
+    /// `lpn` was TRIMmed and not written since (it reads as zeros).
+    #[inline]
+    pub fn is_trimmed(&self, lpn: u32) -> bool {
+        self.trimmed[(lpn >> 6) as usize] & (1 << (lpn & 63)) != 0
     }
 
     /// Place never-written `lpn` as if it had been written before the trace
@@ -536,6 +548,11 @@ impl Ftl {
 
     pub fn block_state(&self, block: u32) -> BlockState {
         self.state[block as usize]
+    }
+
+    /// Pages programmed in `block` since its last erase.
+    pub fn write_pointer(&self, block: u32) -> u32 {
+        self.wp[block as usize] as u32
     }
 
     /// Valid pages in `block`.
