@@ -340,7 +340,7 @@ impl Ssd {
         Some((c, &self.ftl))
     }
 
-    #[inline]
+    #[inline(always)]
     fn log(&mut self, r: OpRecord) {
         if let Some(t) = &mut self.op_log {
             t.push(r);
