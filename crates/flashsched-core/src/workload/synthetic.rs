@@ -266,6 +266,14 @@ impl SyntheticSpec {
             issued: 0,
             outstanding: 0,
             seq_pos: 0,
+            range_steps: match self.sizes {
+                Sizes::Range { lo, hi, step } => ((hi - lo) / step) as u64 + 1,
+                _ => 1,
+            },
+            align_shift: self
+                .align
+                .is_power_of_two()
+                .then(|| self.align.trailing_zeros()),
         }))
     }
 }
@@ -306,6 +314,10 @@ struct Synthetic {
     issued: u64,
     outstanding: u32,
     seq_pos: u64,
+    /// Sizes in a `Range` (constant; kept to avoid a division per request).
+    range_steps: u64,
+    /// log2 of the alignment when it is a power of two.
+    align_shift: Option<u32>,
 }
 
 impl Synthetic {
@@ -317,16 +329,17 @@ impl Synthetic {
     fn make(&mut self, t: Ns) -> IoRecord {
         let size = match &self.spec.sizes {
             Sizes::Fixed(s) => *s,
-            Sizes::Range { lo, hi, step } => {
-                let steps = ((hi - lo) / step) as u64 + 1;
-                lo + step * self.rng.below(steps) as u32
-            }
+            Sizes::Range { lo, step, .. } => lo + step * self.rng.below(self.range_steps) as u32,
             Sizes::Choice(v) => v[self.rng.below(v.len() as u64) as usize],
         };
         let align = self.spec.align as u64;
         let room = self.span - size as u64;
         let rel = if self.spec.random {
-            self.rng.below(room / align + 1) * align
+            let slots = match self.align_shift {
+                Some(sh) => room >> sh,
+                None => room / align,
+            };
+            self.rng.below(slots + 1) * align
         } else {
             if self.seq_pos > room {
                 self.seq_pos = 0;
