@@ -17,6 +17,13 @@ struct Group {
 }
 
 /// Queued merge groups, indexed by start and end byte offset per direction.
+///
+/// Indexing is deferred: a new group waits in `unindexed` until the next
+/// merge lookup needs the index. When load is light a request is usually
+/// dispatched before the next one arrives, and then it never touches the
+/// hash maps. The maps always answer exactly as if every insert had been
+/// applied at once (a deferred insert overwrites an older group's entry with
+/// the same key, and dispatching it removes that key — see `take`).
 #[derive(Default)]
 pub struct Merger {
     /// Largest merged request in bytes.
@@ -26,6 +33,8 @@ pub struct Merger {
     groups: Vec<Group>,
     by_end: FxHashMap<(u8, u64), u32>,
     by_start: FxHashMap<(u8, u64), u32>,
+    /// Groups inserted but not yet in the maps, in insertion order.
+    unindexed: Vec<u32>,
 }
 
 fn op_key(op: Op) -> u8 {
@@ -71,10 +80,19 @@ impl Merger {
         g.end = end;
         g.op = op;
         g.members.clear();
-        self.by_end.insert((op, end), r.id);
-        if self.front {
-            self.by_start.insert((op, r.offset), r.id);
+        self.unindexed.push(r.id);
+    }
+
+    /// Apply deferred inserts, oldest first.
+    fn flush(&mut self) {
+        for &id in &self.unindexed {
+            let g = &self.groups[id as usize];
+            self.by_end.insert((g.op, g.end), id);
+            if self.front {
+                self.by_start.insert((g.op, g.offset), id);
+            }
         }
+        self.unindexed.clear();
     }
 
     /// Append `r` to a queued group that ends where `r` starts; returns the lead.
@@ -82,6 +100,7 @@ impl Merger {
         if r.op == Op::Trim || self.max_bytes == 0 {
             return None;
         }
+        self.flush();
         let op = op_key(r.op);
         let lead = *self.by_end.get(&(op, r.offset))?;
         let g = &self.groups[lead as usize];
@@ -103,6 +122,7 @@ impl Merger {
         if r.op == Op::Trim || self.max_bytes == 0 || !self.front {
             return None;
         }
+        self.flush();
         let op = op_key(r.op);
         let end = r.offset + r.size as u64;
         let lead = *self.by_start.get(&(op, end))?;
@@ -130,11 +150,170 @@ impl Merger {
         let g = &mut self.groups[lead as usize];
         let (op, s, e) = (g.op, g.offset, g.end);
         out.append(&mut g.members);
+        if let Some(pos) = self.unindexed.iter().rposition(|&id| id == lead) {
+            // Never indexed (so never extended: its keys are as inserted).
+            // Had it been indexed it would own its keys now, unless a later
+            // deferred group with the same key overwrites them; dispatching
+            // it removes the keys (and with them any older group's entry it
+            // overwrote).
+            // Older deferred groups are indexed first so that, as with
+            // immediate indexing, this group's keys overwrite theirs.
+            if pos > 0 {
+                let older: Vec<u32> = self.unindexed.drain(..pos).collect();
+                let rest = std::mem::replace(&mut self.unindexed, older);
+                self.flush();
+                self.unindexed = rest;
+            }
+            self.unindexed.remove(0);
+            let groups = &self.groups;
+            let later = &self.unindexed[..];
+            if !self.by_end.is_empty()
+                && !later
+                    .iter()
+                    .any(|&id| (groups[id as usize].op, groups[id as usize].end) == (op, e))
+            {
+                self.by_end.remove(&(op, e));
+            }
+            if self.front
+                && !self.by_start.is_empty()
+                && !later
+                    .iter()
+                    .any(|&id| (groups[id as usize].op, groups[id as usize].offset) == (op, s))
+            {
+                self.by_start.remove(&(op, s));
+            }
+            return;
+        }
         if self.by_end.get(&(op, e)) == Some(&lead) {
             self.by_end.remove(&(op, e));
         }
         if self.front && self.by_start.get(&(op, s)) == Some(&lead) {
             self.by_start.remove(&(op, s));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use std::collections::HashMap;
+
+    /// The index applied immediately (the semantics deferral must keep).
+    #[derive(Default)]
+    struct Eager {
+        groups: HashMap<u32, (u8, u64, u64, Vec<u32>)>,
+        by_end: HashMap<(u8, u64), u32>,
+        by_start: HashMap<(u8, u64), u32>,
+    }
+
+    impl Eager {
+        fn insert(&mut self, r: &HostRequest) {
+            let (op, end) = (op_key(r.op), r.offset + r.size as u64);
+            self.groups.insert(r.id, (op, r.offset, end, Vec::new()));
+            self.by_end.insert((op, end), r.id);
+            self.by_start.insert((op, r.offset), r.id);
+        }
+        fn try_back(&mut self, r: &HostRequest, max: u64) -> Option<u32> {
+            if r.op == Op::Trim {
+                return None;
+            }
+            let op = op_key(r.op);
+            let lead = *self.by_end.get(&(op, r.offset))?;
+            let g = self.groups.get_mut(&lead).unwrap();
+            if g.2 - g.1 + r.size as u64 > max {
+                return None;
+            }
+            self.by_end.remove(&(op, r.offset));
+            g.2 = r.offset + r.size as u64;
+            g.3.push(r.id);
+            self.by_end.insert((op, g.2), lead);
+            Some(lead)
+        }
+        fn try_front(&mut self, r: &HostRequest, max: u64) -> Option<u32> {
+            if r.op == Op::Trim {
+                return None;
+            }
+            let op = op_key(r.op);
+            let end = r.offset + r.size as u64;
+            let lead = *self.by_start.get(&(op, end))?;
+            let g = self.groups.get_mut(&lead).unwrap();
+            if g.2 - g.1 + r.size as u64 > max {
+                return None;
+            }
+            self.by_start.remove(&(op, end));
+            g.1 = r.offset;
+            g.3.push(r.id);
+            self.by_start.insert((op, r.offset), lead);
+            Some(lead)
+        }
+        fn take(&mut self, lead: u32) -> Vec<u32> {
+            let (op, s, e, members) = self.groups.remove(&lead).unwrap();
+            if self.by_end.get(&(op, e)) == Some(&lead) {
+                self.by_end.remove(&(op, e));
+            }
+            if self.by_start.get(&(op, s)) == Some(&lead) {
+                self.by_start.remove(&(op, s));
+            }
+            members
+        }
+    }
+
+    /// Random arrivals (many sharing offsets, so keys collide and groups
+    /// overwrite each other's entries) and dispatches of random queued
+    /// leads: deferred indexing merges exactly like immediate indexing.
+    #[test]
+    fn deferred_index_matches_immediate_index() {
+        let max = 64 * 1024;
+        let mut rng = Rng::new(3);
+        for front in [false, true] {
+            let mut m = if front {
+                Merger::with_front_merges(max)
+            } else {
+                Merger::new(max)
+            };
+            let mut eager = Eager::default();
+            let mut queued: Vec<u32> = Vec::new();
+            let mut free: Vec<u32> = Vec::new();
+            let mut next_id = 0;
+            for step in 0..20_000 {
+                if queued.is_empty() || rng.below(100) < 55 {
+                    let id = free.pop().unwrap_or_else(|| {
+                        next_id += 1;
+                        next_id - 1
+                    });
+                    let r = HostRequest {
+                        id,
+                        seq: step,
+                        arrival: 0,
+                        // Trims never merge, so several can wait unindexed.
+                        op: [Op::Read, Op::Write, Op::Trim][rng.below(3) as usize],
+                        offset: rng.below(8) * 4096,
+                        size: 4096 * (1 + rng.below(2) as u32),
+                        stream: 0,
+                        priority: false,
+                    };
+                    let mut lead = m.try_back(&r);
+                    assert_eq!(lead, eager.try_back(&r, max), "step {step} back");
+                    if lead.is_none() && front {
+                        lead = m.try_front(&r);
+                        assert_eq!(lead, eager.try_front(&r, max), "step {step} front");
+                    }
+                    if lead.is_none() {
+                        m.insert(&r);
+                        eager.insert(&r);
+                        queued.push(id);
+                    }
+                } else {
+                    let lead = queued.remove(rng.below(queued.len() as u64) as usize);
+                    let mut got = Vec::new();
+                    m.take(lead, &mut got);
+                    let want = eager.take(lead);
+                    assert_eq!(got, want, "step {step} take {lead}");
+                    free.push(lead);
+                    free.extend(got);
+                }
+            }
         }
     }
 }
