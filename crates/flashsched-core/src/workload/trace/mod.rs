@@ -28,8 +28,10 @@
 mod ascii;
 mod blkparse;
 mod detect;
+mod fast;
 mod fiu;
 mod heimdall;
+mod lines;
 mod msr;
 mod spc;
 mod ssdsim;
@@ -38,8 +40,11 @@ pub use detect::detect_format;
 
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+use lines::MAX_LINE;
+use lines::{LineSource, Next};
 
 use crate::error::{SimError, SimResult};
 use crate::workload::{IoRecord, Op};
@@ -158,18 +163,88 @@ impl fmt::Display for TraceFormat {
     }
 }
 
+/// How the reader treats a record whose timestamp is earlier than the
+/// previous record's (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeOrder {
+    /// Issue it at the previous record's time (counted in
+    /// [`TraceStats::clamped`]). The default: blkparse merges per-CPU
+    /// buffers whose clocks differ by microseconds.
+    #[default]
+    Clamp,
+    /// A [`SimError::Trace`] naming the line (or, with
+    /// [`TraceOptions::skip_bad`], a skipped bad line).
+    Reject,
+}
+
+impl TimeOrder {
+    /// `clamp` or `reject` (case-insensitive).
+    pub fn from_name(name: &str) -> SimResult<TimeOrder> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "clamp" => Ok(TimeOrder::Clamp),
+            "reject" => Ok(TimeOrder::Reject),
+            _ => Err(SimError::unknown(
+                "time-order policy",
+                name,
+                &["clamp", "reject"],
+            )),
+        }
+    }
+
+    /// The name accepted by [`TimeOrder::from_name`].
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeOrder::Clamp => "clamp",
+            TimeOrder::Reject => "reject",
+        }
+    }
+}
+
+/// Reader policies for imperfect traces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TraceOptions {
+    /// Skip malformed lines (counted in [`TraceStats::bad_lines`], the first
+    /// message kept in [`TraceStats::first_bad`]) instead of failing.
+    pub skip_bad: bool,
+    /// Out-of-order timestamps.
+    pub time_order: TimeOrder,
+}
+
+/// What a reader did with the lines of its trace, for the run summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TraceStats {
+    /// Physical lines read.
+    pub lines: u64,
+    /// Records delivered.
+    pub records: u64,
+    /// Records deliberately dropped: size 0, blkparse events without a
+    /// direction or from a stale trace session.
+    pub dropped: u64,
+    /// Malformed lines skipped (only with `skip_bad`).
+    pub bad_lines: u64,
+    /// Records issued at the previous record's time (`time_order = clamp`).
+    pub clamped: u64,
+    /// `file:line: reason` of the first skipped bad line.
+    pub first_bad: Option<String>,
+}
+
 /// Open `path` as a trace of `format` (`None`: detect with [`detect_format`]).
 pub fn open_trace(path: &Path, format: Option<TraceFormat>) -> SimResult<TraceReader> {
+    open_trace_with(path, format, TraceOptions::default())
+}
+
+/// [`open_trace`] with explicit [`TraceOptions`].
+pub fn open_trace_with(
+    path: &Path,
+    format: Option<TraceFormat>,
+    options: TraceOptions,
+) -> SimResult<TraceReader> {
     let format = match format {
         Some(f) => f,
         None => detect_format(path)?,
     };
     let file = open_file(path)?;
-    Ok(TraceReader::from_reader(
-        path,
-        format,
-        Box::new(BufReader::with_capacity(READ_BUFFER, file)),
-    ))
+    Ok(TraceReader::from_reader(path, format, Box::new(file)).with_options(options))
 }
 
 pub(super) fn open_file(path: &Path) -> SimResult<File> {
@@ -179,18 +254,13 @@ pub(super) fn open_file(path: &Path) -> SimResult<File> {
     })
 }
 
-const READ_BUFFER: usize = 256 * 1024;
-
-/// Longest accepted physical line. Protects against binary files without
-/// newlines (tar padding lines are at most ~10 KiB).
-const MAX_LINE: u64 = 1 << 20;
-
 /// Streaming reader over one trace file; an iterator of records.
 ///
 /// Each item is one [`IoRecord`] or a [`SimError::Trace`] naming
 /// `file:line` and the bad field. After a parse error the iterator can be
 /// resumed (it continues with the next line); after an I/O error or an
-/// over-long line it ends.
+/// over-long line it ends (unless `skip_bad`, which skips the long line).
+/// A trace that ends without a single record is an error ("no records").
 ///
 /// Tar junk: samples cut out of a `.tar` member with `head` start with the tar
 /// (pax) headers and end with NUL padding. Before the first record, a line
@@ -202,36 +272,42 @@ const MAX_LINE: u64 = 1 << 20;
 pub struct TraceReader {
     path: PathBuf,
     format: TraceFormat,
-    reader: Box<dyn BufRead + Send>,
-    buf: Vec<u8>,
-    line: u64,
-    skipped: u64,
+    src: LineSource,
+    options: TraceOptions,
+    stats: TraceStats,
     first_ts: Option<u128>,
+    last_ts: u128,
     seen_record: bool,
     parser: Parser,
     done: bool,
 }
 
 impl TraceReader {
-    /// A reader over any buffered byte source; `path` is only used in
-    /// messages.
-    pub(crate) fn from_reader(
+    /// A reader over any byte source (it does its own buffering); `path` is
+    /// only used in messages.
+    pub fn from_reader(
         path: &Path,
         format: TraceFormat,
-        reader: Box<dyn BufRead + Send>,
+        reader: Box<dyn Read + Send>,
     ) -> TraceReader {
         TraceReader {
             path: path.to_path_buf(),
             format,
-            reader,
-            buf: Vec::with_capacity(256),
-            line: 0,
-            skipped: 0,
+            src: LineSource::new(reader),
+            options: TraceOptions::default(),
+            stats: TraceStats::default(),
             first_ts: None,
+            last_ts: 0,
             seen_record: false,
             parser: Parser::new(format),
             done: false,
         }
+    }
+
+    /// Set the reader policies.
+    pub fn with_options(mut self, options: TraceOptions) -> TraceReader {
+        self.options = options;
+        self
     }
 
     /// The format being parsed.
@@ -246,49 +322,115 @@ impl TraceReader {
 
     /// Number of the last line read (1-based; 0 before the first line).
     pub fn line(&self) -> u64 {
-        self.line
+        self.stats.lines
     }
 
     /// Records dropped so far: size 0, blkparse events of the selected action
     /// without a direction, blkparse events from a stale trace session.
     pub fn skipped(&self) -> u64 {
-        self.skipped
+        self.stats.dropped
+    }
+
+    /// Everything counted so far.
+    pub fn stats(&self) -> &TraceStats {
+        &self.stats
     }
 
     fn trace_error(&self, msg: String) -> SimError {
         SimError::Trace {
             file: self.path.clone(),
-            line: self.line,
+            line: self.stats.lines,
             msg,
         }
     }
 
-    /// Read the next physical line into `buf` (without the line ending).
-    /// `Ok(false)` at end of file.
-    fn read_line(&mut self) -> SimResult<bool> {
-        self.buf.clear();
-        let n = (&mut self.reader)
-            .take(MAX_LINE + 1)
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|source| SimError::Io {
-                path: self.path.clone(),
-                source,
-            })?;
-        if n == 0 {
-            return Ok(false);
+    /// A malformed line: the error to return, or `None` when it is skipped
+    /// (`skip_bad`).
+    #[cold]
+    fn bad_line(&mut self, msg: String) -> Option<SimError> {
+        let e = self.trace_error(msg);
+        if !self.options.skip_bad {
+            return Some(e);
         }
-        self.line += 1;
-        if self.buf.last() == Some(&b'\n') {
-            self.buf.pop();
-        } else if n as u64 > MAX_LINE {
-            return Err(self.trace_error(format!(
-                "line longer than {MAX_LINE} bytes (not a text trace?)"
-            )));
+        self.stats.bad_lines += 1;
+        if self.stats.first_bad.is_none() {
+            self.stats.first_bad = Some(e.to_string());
         }
-        if self.buf.last() == Some(&b'\r') {
-            self.buf.pop();
+        None
+    }
+
+    /// End of input: an error when no record was delivered.
+    #[cold]
+    fn at_end(&mut self) -> Option<SimResult<IoRecord>> {
+        self.done = true;
+        if self.stats.records > 0 {
+            return None;
         }
-        Ok(true)
+        let why = match (&self.stats.first_bad, self.stats.dropped) {
+            (Some(first), _) => format!(
+                "{} bad lines skipped, the first: {first}",
+                self.stats.bad_lines
+            ),
+            (None, 0) if self.stats.lines == 0 => "the file is empty".to_string(),
+            (None, 0) => "no line is a record".to_string(),
+            (None, n) => format!("all {n} records were dropped (size 0 or stale)"),
+        };
+        Some(Err(self.trace_error(format!(
+            "no records in this {} trace: {why}",
+            self.format
+        ))))
+    }
+
+    /// Turn a parsed record into the delivered one: size and offset checks,
+    /// time base and time-order policy. `Err` is a bad-line message.
+    #[inline]
+    fn finish(&mut self, raw: RawRecord) -> Result<Option<IoRecord>, String> {
+        self.seen_record = true;
+        if raw.size == 0 {
+            self.stats.dropped += 1;
+            return Ok(None);
+        }
+        let Ok(size) = u32::try_from(raw.size) else {
+            return Err(format!(
+                "request size {} B exceeds the 4 GiB limit of one request",
+                raw.size
+            ));
+        };
+        if raw.offset.checked_add(raw.size).is_none() {
+            return Err(format!(
+                "request end (offset {} + size {}) overflows 64 bits",
+                raw.offset, raw.size
+            ));
+        }
+        let first = *self.first_ts.get_or_insert(raw.ts_ns);
+        let mut ts = raw.ts_ns;
+        if ts < self.last_ts {
+            if self.options.time_order == TimeOrder::Reject {
+                return Err(format!(
+                    "time {} ns is earlier than the previous record's {} ns (time order \
+                     `reject`; `clamp` issues such records at the previous time)",
+                    ts.saturating_sub(first),
+                    self.last_ts - first
+                ));
+            }
+            self.stats.clamped += 1;
+            ts = self.last_ts;
+        }
+        let Ok(time_ns) = u64::try_from(ts - first) else {
+            return Err(format!(
+                "time {} ns after the first record exceeds the 584-year range of the clock",
+                ts - first
+            ));
+        };
+        self.last_ts = ts;
+        self.stats.records += 1;
+        Ok(Some(IoRecord {
+            time_ns,
+            offset: raw.offset,
+            size,
+            op: raw.op,
+            stream: raw.stream,
+        }))
     }
 }
 
@@ -297,62 +439,74 @@ impl Iterator for TraceReader {
 
     fn next(&mut self) -> Option<SimResult<IoRecord>> {
         while !self.done {
-            match self.read_line() {
-                Ok(true) => {}
-                Ok(false) => {
-                    self.done = true;
-                    return None;
+            let (range, nul) = match self.src.next_line() {
+                Ok(Next::Line { range, nul }) => (range, nul),
+                Ok(Next::Eof) => return self.at_end(),
+                Ok(Next::TooLong) => {
+                    self.stats.lines += 1;
+                    let msg = format!("line longer than {MAX_LINE} bytes (not a text trace?)");
+                    match self.bad_line(msg) {
+                        None => continue,
+                        Some(e) => {
+                            self.done = true;
+                            return Some(Err(e));
+                        }
+                    }
                 }
-                Err(e) => {
+                Err(source) => {
                     self.done = true;
-                    return Some(Err(e));
+                    return Some(Err(SimError::Io {
+                        path: self.path.clone(),
+                        source,
+                    }));
                 }
-            }
-            let text = match clean_line(&self.buf, self.seen_record) {
+            };
+            self.stats.lines += 1;
+            let line = self.src.bytes(range);
+            let cleaned = if nul {
+                clean_line(line, self.seen_record)
+            } else {
+                clean_text(line, self.seen_record)
+            };
+            let text = match cleaned {
                 Ok(Some(text)) => text,
                 Ok(None) => continue,
-                Err(msg) => return Some(Err(self.trace_error(msg))),
+                Err(msg) => match self.bad_line(msg) {
+                    None => continue,
+                    Some(e) => return Some(Err(e)),
+                },
             };
-            let raw = match self.parser.parse(text) {
-                Ok(Parsed::Record(raw)) => raw,
+            let msg = match self.parser.parse(text) {
+                Ok(Parsed::Record(raw)) => match self.finish(raw) {
+                    Ok(Some(rec)) => return Some(Ok(rec)),
+                    Ok(None) => continue,
+                    Err(msg) => msg,
+                },
                 Ok(Parsed::NotRecord) => continue,
                 Ok(Parsed::Dropped) => {
                     self.seen_record = true;
-                    self.skipped += 1;
+                    self.stats.dropped += 1;
                     continue;
                 }
-                Err(msg) => {
-                    let msg = if !self.seen_record && self.buf.contains(&0) {
-                        format!("{msg} (after tar header junk)")
-                    } else {
-                        msg
-                    };
-                    return Some(Err(self.trace_error(msg)));
-                }
+                Err(msg) if !self.seen_record && nul => format!("{msg} (after tar header junk)"),
+                Err(msg) => msg,
             };
-            self.seen_record = true;
-            if raw.size == 0 {
-                self.skipped += 1;
-                continue;
+            if let Some(e) = self.bad_line(msg) {
+                return Some(Err(e));
             }
-            let Ok(size) = u32::try_from(raw.size) else {
-                return Some(Err(self.trace_error(format!(
-                    "request size {} B exceeds the 4 GiB limit of one request",
-                    raw.size
-                ))));
-            };
-            let first = *self.first_ts.get_or_insert(raw.ts_ns);
-            let rel = raw.ts_ns.saturating_sub(first);
-            return Some(Ok(IoRecord {
-                time_ns: u64::try_from(rel).unwrap_or(u64::MAX),
-                offset: raw.offset,
-                size,
-                op: raw.op,
-                stream: raw.stream,
-            }));
         }
         None
     }
+}
+
+/// [`clean_line`] for a line known to hold no NUL byte.
+#[inline]
+fn clean_text(line: &[u8], seen_record: bool) -> Result<Option<&[u8]>, String> {
+    let text = line.trim_ascii();
+    if text.is_empty() || text[0] == b'#' || (!seen_record && is_pax_record(text)) {
+        return Ok(None);
+    }
+    Ok(Some(text))
 }
 
 /// Reduce one physical line to the text a format parser sees: `Ok(None)` when
@@ -449,14 +603,29 @@ impl Parser {
     /// without the `file:line` prefix.
     pub(super) fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
         match self {
-            Parser::Msr => msr::parse(line),
-            Parser::Spc => spc::parse(line),
-            Parser::Ascii { scale } => ascii::parse(line, *scale),
-            Parser::Ssdsim => ssdsim::parse(line),
+            Parser::Msr => fast_or(fast::msr(line), || msr::parse(line)),
+            Parser::Spc => fast_or(fast::spc(line), || spc::parse(line)),
+            Parser::Ascii { scale } => {
+                let scale = *scale;
+                fast_or(fast::ascii(line, scale), || ascii::parse(line, scale))
+            }
+            Parser::Ssdsim => fast_or(fast::ssdsim(line), || ssdsim::parse(line)),
             Parser::Blkparse(state) => state.parse(line),
-            Parser::Fiu => fiu::parse(line),
-            Parser::Heimdall => heimdall::parse(line),
+            Parser::Fiu => fast_or(fast::fiu(line), || fiu::parse(line)),
+            Parser::Heimdall => fast_or(fast::heimdall(line), || heimdall::parse(line)),
         }
+    }
+}
+
+/// The fast path's record, else the full parser's verdict.
+#[inline]
+fn fast_or(
+    fast: Option<RawRecord>,
+    full: impl FnOnce() -> Result<Parsed, String>,
+) -> Result<Parsed, String> {
+    match fast {
+        Some(r) => Ok(Parsed::Record(r)),
+        None => full(),
     }
 }
 
@@ -471,33 +640,48 @@ pub(super) struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
-    /// Split on runs of ASCII whitespace (spaces, tabs).
+    /// Split on runs of ASCII whitespace (`u8::is_ascii_whitespace`).
+    #[inline]
     pub(super) fn whitespace(line: &'a [u8]) -> Fields<'a> {
         let mut f = Fields {
             stored: [&[]; MAX_FIELDS],
             count: 0,
         };
-        for field in line
-            .split(|b| b.is_ascii_whitespace())
-            .filter(|s| !s.is_empty())
-        {
-            f.push(field);
+        let mut i = 0;
+        let n = line.len();
+        while i < n {
+            if is_space(line[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < n && !is_space(line[i]) {
+                i += 1;
+            }
+            f.push(&line[start..i]);
         }
         f
     }
 
     /// Split on commas; surrounding whitespace of each field is trimmed.
+    #[inline]
     pub(super) fn commas(line: &'a [u8]) -> Fields<'a> {
         let mut f = Fields {
             stored: [&[]; MAX_FIELDS],
             count: 0,
         };
-        for field in line.split(|&b| b == b',') {
-            f.push(field.trim_ascii());
+        let mut start = 0;
+        for (i, &b) in line.iter().enumerate() {
+            if b == b',' {
+                f.push(line[start..i].trim_ascii());
+                start = i + 1;
+            }
         }
+        f.push(line[start..].trim_ascii());
         f
     }
 
+    #[inline]
     fn push(&mut self, field: &'a [u8]) {
         if self.count < MAX_FIELDS {
             self.stored[self.count] = field;
@@ -547,10 +731,30 @@ pub(super) fn count_error(expected: &str, layout: &str, got: usize, line: &[u8])
     )
 }
 
-/// Decimal unsigned integer.
+/// `u8::is_ascii_whitespace` as one shift and mask.
+#[inline]
+pub(super) fn is_space(b: u8) -> bool {
+    const MASK: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\n' | 1 << 0x0c | 1 << b'\r';
+    b < 64 && (MASK >> b) & 1 == 1
+}
+
+/// Decimal unsigned integer (digits only, no sign).
+#[inline]
 pub(super) fn parse_u64(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 20 {
         return None;
+    }
+    if s.len() < 20 {
+        // 19 digits cannot overflow.
+        let mut v: u64 = 0;
+        for &b in s {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            v = v * 10 + u64::from(d);
+        }
+        return Some(v);
     }
     let mut v: u64 = 0;
     for &b in s {
@@ -735,11 +939,105 @@ mod tests {
     }
 
     #[test]
-    fn time_is_relative_and_saturates() {
-        let text = b"10.0 0 0 512 1\n12.5 0 512 512 0\n9.0 0 1024 512 1\n";
-        let recs = records(TraceFormat::Heimdall, text);
-        let times: Vec<u64> = recs.iter().map(|r| r.time_ns).collect();
-        assert_eq!(times, vec![0, 2_500_000, 0]);
+    fn time_is_relative_and_clamped() {
+        let text = b"10.0 0 0 512 1\n12.5 0 512 512 0\n9.0 0 1024 512 1\n13 0 0 512 1\n";
+        let mut r = reader(TraceFormat::Heimdall, text);
+        let times: Vec<u64> = r.by_ref().map(|x| x.unwrap().time_ns).collect();
+        assert_eq!(times, vec![0, 2_500_000, 2_500_000, 3_000_000]);
+        assert_eq!(r.stats().clamped, 1);
+        assert_eq!(r.stats().records, 4);
+    }
+
+    #[test]
+    fn time_order_reject_names_the_line() {
+        let text = b"10.0 0 0 512 1\n12.5 0 512 512 0\n9.0 0 1024 512 1\n13 0 0 512 1\n";
+        let opts = TraceOptions {
+            skip_bad: false,
+            time_order: TimeOrder::Reject,
+        };
+        let items: Vec<_> = reader(TraceFormat::Heimdall, text)
+            .with_options(opts)
+            .collect();
+        assert_eq!(items.len(), 4);
+        let e = items[2].as_ref().unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{PATH}:3: time 0 ns is earlier than the previous record's 2500000 ns"
+            )),
+            "{e}"
+        );
+        // The rejected record does not move the clock back.
+        assert_eq!(items[3].as_ref().unwrap().time_ns, 3_000_000);
+        assert_eq!(TimeOrder::from_name("Reject").unwrap(), TimeOrder::Reject);
+        let e = TimeOrder::from_name("sort").unwrap_err().to_string();
+        assert!(e.contains("`sort`") && e.contains("clamp, reject"), "{e}");
+    }
+
+    #[test]
+    fn skip_bad_counts_and_keeps_the_first_message() {
+        let text = b"1 0 0 512 1\nx\n2 0 0 512 0\n3 0 0 zz 0\n";
+        let opts = TraceOptions {
+            skip_bad: true,
+            ..TraceOptions::default()
+        };
+        let mut r = reader(TraceFormat::Heimdall, text).with_options(opts);
+        assert_eq!(r.by_ref().map(|x| x.unwrap()).count(), 2);
+        let st = r.stats();
+        assert_eq!((st.lines, st.records, st.bad_lines), (4, 2, 2));
+        let first = st.first_bad.as_deref().unwrap();
+        assert!(
+            first.starts_with(&format!("{PATH}:2: expected 5")),
+            "{first}"
+        );
+    }
+
+    #[test]
+    fn a_trace_without_records_is_an_error() {
+        for (text, why) in [
+            (&b""[..], "the file is empty"),
+            (b"# only a comment\n\n", "no line is a record"),
+            (b"1 0 0 0 1\n", "all 1 records were dropped"),
+        ] {
+            assert_error(
+                TraceFormat::Heimdall,
+                text,
+                text.iter().filter(|&&b| b == b'\n').count() as u64,
+                why,
+            );
+        }
+        let opts = TraceOptions {
+            skip_bad: true,
+            ..TraceOptions::default()
+        };
+        let items: Vec<_> = reader(TraceFormat::Heimdall, b"junk\nmore junk\n")
+            .with_options(opts)
+            .collect();
+        assert_eq!(items.len(), 1);
+        let e = items[0].as_ref().unwrap_err().to_string();
+        assert!(
+            e.contains("no records in this heimdall trace: 2 bad lines skipped, the first: "),
+            "{e}"
+        );
+        assert!(
+            e.contains(":1: expected 5 whitespace-separated fields"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn overflowing_end_and_time_are_errors() {
+        assert_error(
+            TraceFormat::Heimdall,
+            b"1 0 18446744073709551615 512 1\n",
+            1,
+            "request end (offset 18446744073709551615 + size 512) overflows 64 bits",
+        );
+        assert_error(
+            TraceFormat::Heimdall,
+            b"0 0 0 512 1\n1e23 0 0 512 1\n",
+            2,
+            "exceeds the 584-year range",
+        );
     }
 
     #[test]
@@ -790,12 +1088,20 @@ mod tests {
 
     #[test]
     fn over_long_line_ends_the_reader() {
-        let mut text = vec![b'1'; (MAX_LINE + 10) as usize];
+        let mut text = vec![b'1'; MAX_LINE + 10];
         text.extend_from_slice(b"\n1 0 0 512 1\n");
         let items: Vec<_> = reader(TraceFormat::Heimdall, &text).collect();
         assert_eq!(items.len(), 1);
         let e = items[0].as_ref().unwrap_err().to_string();
         assert!(e.contains(":1: line longer than"), "{e}");
+        // skip_bad skips it and goes on.
+        let opts = TraceOptions {
+            skip_bad: true,
+            ..TraceOptions::default()
+        };
+        let mut r = reader(TraceFormat::Heimdall, &text).with_options(opts);
+        assert_eq!(r.by_ref().map(|x| x.unwrap()).count(), 1);
+        assert_eq!((r.stats().bad_lines, r.line()), (1, 2));
     }
 
     #[test]
