@@ -279,6 +279,7 @@ fn bad_inputs_are_named() {
             format: "auto".into(),
             intensity: 1.0,
             limit: None,
+            options: Default::default(),
         },
         seed: 1,
         keep_records: false,
@@ -291,6 +292,7 @@ fn bad_inputs_are_named() {
             format: "nope".into(),
             intensity: 1.0,
             limit: None,
+            options: Default::default(),
         },
         ..spec
     };

@@ -981,7 +981,7 @@ mod tests {
             ..TraceOptions::default()
         };
         let mut r = reader(TraceFormat::Heimdall, text).with_options(opts);
-        assert_eq!(r.by_ref().map(|x| x.unwrap()).count(), 2);
+        assert_eq!(r.by_ref().collect::<SimResult<Vec<_>>>().unwrap().len(), 2);
         let st = r.stats();
         assert_eq!((st.lines, st.records, st.bad_lines), (4, 2, 2));
         let first = st.first_bad.as_deref().unwrap();
@@ -1100,7 +1100,7 @@ mod tests {
             ..TraceOptions::default()
         };
         let mut r = reader(TraceFormat::Heimdall, &text).with_options(opts);
-        assert_eq!(r.by_ref().map(|x| x.unwrap()).count(), 1);
+        assert_eq!(r.by_ref().collect::<SimResult<Vec<_>>>().unwrap().len(), 1);
         assert_eq!((r.stats().bad_lines, r.line()), (1, 2));
     }
 
