@@ -43,6 +43,8 @@ def simulation(
     limit: int | None = None,
     seed: int = 42,
     keep_records: bool = True,
+    skip_bad: bool = False,
+    time_order: str = "clamp",
 ) -> _core.Simulation:
     """Build (but do not run) a native simulation; see :func:`run`."""
     return _core.Simulation(
@@ -55,6 +57,8 @@ def simulation(
         synthetic=synthetic,
         seed=seed,
         keep_records=keep_records,
+        skip_bad=skip_bad,
+        time_order=time_order,
     )
 
 
@@ -96,6 +100,8 @@ def run(
     seed: int = 42,
     keep_records: bool = True,
     progress: bool | None = False,
+    skip_bad: bool = False,
+    time_order: str = "clamp",
 ) -> RunResult:
     """Simulate one workload on one device and return its results.
 
@@ -104,6 +110,12 @@ def run(
     or ``synthetic`` (a spec such as ``"read=0.7,bs=4k-16k,iops=20000,n=100000"``).
     ``device`` is a preset name or a TOML file; ``overrides`` are
     ``"section.key=value"`` strings applied on top.
+
+    Trace input (docs/reliability.md): a malformed line raises ``TraceError``
+    naming ``file:line``; ``skip_bad=True`` skips such lines instead and
+    counts them in ``summary["input"]``. ``time_order`` is ``"clamp"``
+    (a record earlier than its predecessor is issued at the predecessor's
+    time, counted) or ``"reject"`` (such a record is a bad line).
     """
     sim = simulation(
         trace=trace,
@@ -118,6 +130,8 @@ def run(
         limit=limit,
         seed=seed,
         keep_records=keep_records,
+        skip_bad=skip_bad,
+        time_order=time_order,
     )
     drive(sim, progress)
     return RunResult.from_sim(sim)

@@ -26,6 +26,17 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
     _add_device_args(p)
     p.add_argument("--intensity", type=float, default=1.0, help="arrival-rate multiplier")
     p.add_argument("--limit", type=int, help="stop after N requests")
+    p.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip malformed trace lines (counted in the summary) instead of failing",
+    )
+    p.add_argument(
+        "--time-order",
+        choices=["clamp", "reject"],
+        default="clamp",
+        help="records earlier than their predecessor: issue at its time, or fail",
+    )
     _add_output_args(p)
 
 
@@ -81,6 +92,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         keep_records=not args.no_records or bool(args.out),
         progress=args.progress,
+        skip_bad=args.skip_bad,
+        time_order=args.time_order,
     )
     _emit(res, args)
     return 0
