@@ -95,7 +95,7 @@ impl State {
         }
     }
 
-    fn parse_full(&mut self, line: &[u8]) -> Result<Parsed, String> {
+    pub(super) fn parse_full(&mut self, line: &[u8]) -> Result<Parsed, String> {
         let f = Fields::whitespace(line);
         let Some(dev) = parse_dev(f.get(0)) else {
             return Ok(Parsed::NotRecord);

@@ -33,6 +33,8 @@ mod fiu;
 mod heimdall;
 mod lines;
 mod msr;
+#[doc(hidden)]
+pub mod mutate;
 mod spc;
 mod ssdsim;
 
