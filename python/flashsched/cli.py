@@ -142,9 +142,13 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from flashsched import bench
+    from flashsched import bench, bench_parse
 
-    rows = bench.main(args.device or list(bench.CASES), args.requests)
+    if args.parse:
+        fmts = args.parse_format or list(bench_parse.CASES)
+        rows = bench_parse.main(fmts, args.parse_lines, args.parse_dir)
+    else:
+        rows = bench.main(args.device or list(bench.CASES), args.requests)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
     return 0
@@ -180,6 +184,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--requests", type=int, default=1_000_000)
     b.add_argument("--device", action="append", help="preset to bench (repeatable)")
     b.add_argument("--json", metavar="OUT")
+    b.add_argument("--parse", action="store_true", help="measure trace parsing instead")
+    b.add_argument("--parse-lines", type=int, default=8_000_000, help="lines per generated trace")
+    b.add_argument("--parse-format", action="append", help="format to bench (repeatable)")
+    b.add_argument("--parse-dir", help="where generated traces go (default: a temp dir)")
     b.set_defaults(func=cmd_bench)
 
     from flashsched.commands import register_all  # sweep, reproduce, report
