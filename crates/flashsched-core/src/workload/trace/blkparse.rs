@@ -63,7 +63,7 @@ impl State {
     }
 
     pub(super) fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
-        match super::fast::blkparse(line) {
+        match super::fast::blkparse(line, self.action) {
             Some(ev) => Ok(self.event(&ev)),
             None => self.parse_full(line),
         }

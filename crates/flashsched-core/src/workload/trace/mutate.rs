@@ -226,7 +226,7 @@ mod tests {
                     let (mut with, mut without) = (State::new(action), State::new(action));
                     let history = b"8,16 3 100 0.0 1 C R 1 + 8 [x]";
                     assert_eq!(with.parse(history), without.parse_full(history));
-                    if fast::blkparse(line).is_some() {
+                    if fast::blkparse(line, action).is_some() {
                         accepted += 1;
                     }
                     assert_eq!(
