@@ -76,10 +76,11 @@ CASES: dict[str, tuple[str, Shift, Callable[[str], bool]]] = {
 
 
 def traces_dir() -> Path:
-    env = os.environ.get("FLASHSCHED_TRACES")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[3] / "shared" / "traces"
+    """``$FLASHSCHED_TRACES``, else ``../shared/traces`` from the working directory."""
+    d = Path(os.environ.get("FLASHSCHED_TRACES") or Path.cwd().parent / "shared" / "traces")
+    if not d.is_dir():
+        raise FileNotFoundError(f"sample traces not found at {d} (set FLASHSCHED_TRACES)")
+    return d
 
 
 def _sample_lines(path: Path, keep: Callable[[str], bool]) -> list[str]:
