@@ -1,5 +1,8 @@
-//! Streaming block-trace readers. A reader holds one line buffer, never the
-//! whole trace. Every parse error names `file:line`.
+//! Streaming block-trace readers. A reader holds one reused buffer (a read
+//! chunk plus at most one line, see `lines.rs`), never the whole trace, and
+//! allocates nothing per line. Every parse error names `file:line`.
+//! Policies for imperfect input: docs/reliability.md ("Bad input and
+//! fuzzing"); speed: BENCHMARKS.md ("Trace parsing").
 //!
 //! Formats (see `flashsched formats`):
 //! - `msr`: MSR Cambridge CSV `filetime(100ns),host,disk,Read|Write,offset B,size B,resp`
@@ -10,10 +13,16 @@
 //! - `fiu`: FIU `ts(ns) pid process lba size(sectors) R|W major minor md5`
 //! - `heimdall`: `ts(ms) dev offset(B) size(B) op(1 = read, 0 = write)`
 //!
+//! Each format has a full parser (its own module, which words every error)
+//! and a one-pass fast path (`fast.rs`) for well-formed lines; the fast path
+//! only ever accepts a line the full parser accepts as the same record.
+//!
 //! Common rules for every format:
-//! - `time_ns` is relative to the first emitted record (which gets 0). A
-//!   timestamp earlier than the first one saturates at 0; later records that go
-//!   slightly backwards (blkparse merges CPUs) are emitted as they are.
+//! - `time_ns` is relative to the first delivered record (which gets 0). A
+//!   record earlier than its predecessor (blkparse merges per-CPU buffers) is
+//!   issued at the predecessor's time and counted ([`TimeOrder::Clamp`], the
+//!   default) or is a bad line ([`TimeOrder::Reject`]). A time 2^64 ns or
+//!   more after the first record is a bad line.
 //! - Skipped without comment: blank lines, lines starting with `#`, and lines
 //!   made only of NUL bytes and whitespace (tar padding). Before the first
 //!   record only, tar/pax header junk is tolerated as well (see
@@ -21,9 +30,12 @@
 //!   blkparse summary, blkparse events of other actions) are skipped by the
 //!   format parser.
 //! - Records of size 0 (and blkparse events left over from another trace
-//!   session) are dropped and counted in [`TraceReader::skipped`].
-//! - Anything else that does not parse is a [`SimError::Trace`] naming the
-//!   file, the line and the field.
+//!   session) are dropped and counted in [`TraceStats::dropped`].
+//! - Anything else that does not parse, a request of 4 GiB or more and an
+//!   `offset + size` beyond u64 are bad lines: a [`SimError::Trace`] naming
+//!   the file, the line and the field, or with [`TraceOptions::skip_bad`]
+//!   skipped and counted in [`TraceStats::bad_lines`].
+//! - A trace that yields no record at all is an error at its end.
 
 mod ascii;
 mod blkparse;
@@ -33,6 +45,8 @@ mod fiu;
 mod heimdall;
 mod lines;
 mod msr;
+/// Line mutator for the property tests and fuzz targets (public so that
+/// `tests/fuzz_props.rs` can share it; not part of the simulator's API).
 #[doc(hidden)]
 pub mod mutate;
 mod spc;

@@ -1,6 +1,6 @@
 //! Line mutator shared by the property tests of the trace readers (the
 //! fast/full agreement check here, and `tests/fuzz_props.rs` through
-//! [`mutate_line`]). Deterministic for a given [`Rng`].
+//! `mutate_line`). Deterministic for a given `Rng`.
 
 use crate::rng::Rng;
 
