@@ -14,7 +14,11 @@ pub fn check(format: TraceFormat, data: &[u8]) {
     };
     let options = TraceOptions {
         skip_bad: sel & 1 == 1,
-        time_order: if sel & 2 == 2 { TimeOrder::Reject } else { TimeOrder::Clamp },
+        time_order: if sel & 2 == 2 {
+            TimeOrder::Reject
+        } else {
+            TimeOrder::Clamp
+        },
     };
     let path = Path::new("/fuzz/input.trace");
     let lines = doc.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
@@ -34,7 +38,10 @@ pub fn check(format: TraceFormat, data: &[u8]) {
             Err(SimError::Trace { file, line, msg }) => {
                 assert_eq!(file, path);
                 assert!(line <= lines);
-                assert!(!options.skip_bad || msg.starts_with("no records in this "), "{msg}");
+                assert!(
+                    !options.skip_bad || msg.starts_with("no records in this "),
+                    "{msg}"
+                );
             }
             Err(e) => panic!("not a trace error: {e:?}"),
         }
