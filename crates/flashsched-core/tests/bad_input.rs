@@ -255,6 +255,22 @@ fn empty_files_are_errors() {
 }
 
 #[test]
+fn unreadable_input_is_an_io_error_naming_the_path() {
+    let d = scratch("io");
+    for format in [None, Some(TraceFormat::Msr)] {
+        let e = read(&d, format, TraceOptions::default()).unwrap_err();
+        assert!(matches!(e, SimError::Io { .. }), "{e:?}");
+        assert!(e.to_string().starts_with(&d.display().to_string()), "{e}");
+    }
+    let missing = d.join("missing.csv");
+    let e = read(&missing, Some(TraceFormat::Msr), TraceOptions::default()).unwrap_err();
+    assert!(
+        e.to_string().starts_with(&missing.display().to_string()),
+        "{e}"
+    );
+}
+
+#[test]
 fn binary_junk_is_an_error() {
     let d = scratch("binary");
     // Pseudo-random bytes (deterministic), with NULs and newlines.
