@@ -263,12 +263,6 @@ impl<'a> Cursor<'a> {
         self.csv_end()?;
         Some(t)
     }
-
-    /// The whole line was consumed (no further comma field).
-    #[inline]
-    fn csv_done(&self) -> bool {
-        self.i == self.s.len() && self.s.last() != Some(&b',')
-    }
 }
 
 fn sectors(v: u64) -> Option<u64> {
@@ -285,11 +279,8 @@ pub(super) fn msr(line: &[u8]) -> Option<RawRecord> {
     let op = super::msr::op_of(c.csv_token()?)?;
     let offset = c.csv_u64()?;
     let size = c.csv_u64()?;
-    // The response time (or more fields) may follow; only their count matters
-    // and the full parser accepts any count >= 6 fields.
-    if c.i == line.len() && line.last() == Some(&b',') {
-        return None;
-    }
+    // The response time (or more fields) may follow: the full parser accepts
+    // any count >= 6 and ignores them.
     Some(RawRecord {
         ts_ns: u128::from(ticks) * 100,
         offset,
@@ -307,8 +298,9 @@ pub(super) fn spc(line: &[u8]) -> Option<RawRecord> {
     let offset = sectors(c.csv_u64()?)?;
     let size = c.csv_u64()?;
     let op = super::spc::op_of(c.csv_token()?)?;
+    // Trailing fields (allowed by the SPC spec) are ignored, as in the full
+    // parser.
     let ts_ns = c.csv_time(9)?;
-    let _ = c.csv_done();
     Some(RawRecord {
         ts_ns,
         offset,
