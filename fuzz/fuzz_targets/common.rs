@@ -14,10 +14,10 @@ pub fn check(format: TraceFormat, data: &[u8]) {
     };
     let options = TraceOptions {
         skip_bad: sel & 1 == 1,
-        time_order: if sel & 2 == 2 {
-            TimeOrder::Reject
-        } else {
-            TimeOrder::Clamp
+        time_order: match (sel >> 1) % 3 {
+            0 => TimeOrder::Clamp,
+            1 => TimeOrder::Reject,
+            _ => TimeOrder::Sort,
         },
     };
     let path = Path::new("/fuzz/input.trace");

@@ -115,7 +115,9 @@ def run(
     naming ``file:line``; ``skip_bad=True`` skips such lines instead and
     counts them in ``summary["input"]``. ``time_order`` is ``"clamp"``
     (a record earlier than its predecessor is issued at the predecessor's
-    time, counted) or ``"reject"`` (such a record is a bad line).
+    time, counted), ``"reject"`` (such a record is a bad line) or ``"sort"``
+    (records are reordered by time within a 4096-record window; for
+    blkparse output, which lists per-CPU batches one after the other).
     """
     sim = simulation(
         trace=trace,

@@ -33,9 +33,10 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--time-order",
-        choices=["clamp", "reject"],
+        choices=["clamp", "reject", "sort"],
         default="clamp",
-        help="records earlier than their predecessor: issue at its time, or fail",
+        help="records earlier than their predecessor: issue at its time, fail, "
+        "or reorder within a 4096-record window (blkparse)",
     )
     _add_output_args(p)
 

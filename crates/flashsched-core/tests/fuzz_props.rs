@@ -8,8 +8,8 @@
 //! - every error is a `SimError::Trace` naming the file and a line that was
 //!   read; errors are resumable until the end;
 //! - delivered records have size > 0, offset + size within u64 and
-//!   non-decreasing times (clamp policy); with `reject` a step back is an
-//!   error instead;
+//!   non-decreasing times under every time-order policy (clamp, reject,
+//!   sort);
 //! - with `skip_bad` nothing is an error except "no records", and the counts
 //!   add up: records delivered = stats.records.
 //!
@@ -211,6 +211,10 @@ fn trace_readers_survive_mutated_documents() {
                 TraceOptions {
                     skip_bad: rng.below(2) == 0,
                     time_order: TimeOrder::Reject,
+                },
+                TraceOptions {
+                    skip_bad: rng.below(2) == 0,
+                    time_order: TimeOrder::Sort,
                 },
             ] {
                 check_document(format, &doc, options);

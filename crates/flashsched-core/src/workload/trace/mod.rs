@@ -54,6 +54,8 @@ mod ssdsim;
 
 pub use detect::detect_format;
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fmt;
 use std::fs::File;
 use std::io::Read;
@@ -191,18 +193,28 @@ pub enum TimeOrder {
     /// A [`SimError::Trace`] naming the line (or, with
     /// [`TraceOptions::skip_bad`], a skipped bad line).
     Reject,
+    /// Deliver records in time order through a reorder window of
+    /// [`SORT_WINDOW`] records (bounded memory); a record later than the
+    /// window can repair is clamped as with `Clamp` (and counted). For
+    /// blkparse output, which lists per-CPU batches of events one after the
+    /// other (the YCSB samples step back by up to ~40 events, a few ms).
+    Sort,
 }
 
+/// Records held back by [`TimeOrder::Sort`] (about 64 bytes each).
+pub const SORT_WINDOW: usize = 4096;
+
 impl TimeOrder {
-    /// `clamp` or `reject` (case-insensitive).
+    /// `clamp`, `reject` or `sort` (case-insensitive).
     pub fn from_name(name: &str) -> SimResult<TimeOrder> {
         match name.trim().to_ascii_lowercase().as_str() {
             "clamp" => Ok(TimeOrder::Clamp),
             "reject" => Ok(TimeOrder::Reject),
+            "sort" => Ok(TimeOrder::Sort),
             _ => Err(SimError::unknown(
                 "time-order policy",
                 name,
-                &["clamp", "reject"],
+                &["clamp", "reject", "sort"],
             )),
         }
     }
@@ -212,6 +224,7 @@ impl TimeOrder {
         match self {
             TimeOrder::Clamp => "clamp",
             TimeOrder::Reject => "reject",
+            TimeOrder::Sort => "sort",
         }
     }
 }
@@ -295,7 +308,33 @@ pub struct TraceReader {
     last_ts: u128,
     seen_record: bool,
     parser: Parser,
+    /// Reorder window of [`TimeOrder::Sort`] (`None` otherwise).
+    window: Option<BinaryHeap<Reverse<Pending>>>,
+    /// Records pushed into the window (tie-break: file order).
+    pushed: u64,
+    /// The input is exhausted (the window may still hold records).
+    eof: bool,
     done: bool,
+}
+
+/// A record waiting in the sort window.
+#[derive(Debug, PartialEq, Eq)]
+struct Pending {
+    raw: RawRecord,
+    seq: u64,
+    line: u64,
+}
+
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.raw.ts_ns, self.seq).cmp(&(other.raw.ts_ns, other.seq))
+    }
+}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl TraceReader {
@@ -316,6 +355,9 @@ impl TraceReader {
             last_ts: 0,
             seen_record: false,
             parser: Parser::new(format),
+            window: None,
+            pushed: 0,
+            eof: false,
             done: false,
         }
     }
@@ -323,6 +365,8 @@ impl TraceReader {
     /// Set the reader policies.
     pub fn with_options(mut self, options: TraceOptions) -> TraceReader {
         self.options = options;
+        self.window = (options.time_order == TimeOrder::Sort)
+            .then(|| BinaryHeap::with_capacity(SORT_WINDOW + 1));
         self
     }
 
@@ -364,7 +408,18 @@ impl TraceReader {
     /// (`skip_bad`).
     #[cold]
     fn bad_line(&mut self, msg: String) -> Option<SimError> {
-        let e = self.trace_error(msg);
+        self.bad_line_at(self.stats.lines, msg)
+    }
+
+    /// [`TraceReader::bad_line`] for an earlier line (a record leaving the
+    /// sort window).
+    #[cold]
+    fn bad_line_at(&mut self, line: u64, msg: String) -> Option<SimError> {
+        let e = SimError::Trace {
+            file: self.path.clone(),
+            line,
+            msg,
+        };
         if !self.options.skip_bad {
             return Some(e);
         }
@@ -378,6 +433,9 @@ impl TraceReader {
     /// End of input: an error when no record was delivered.
     #[cold]
     fn at_end(&mut self) -> Option<SimResult<IoRecord>> {
+        if self.done {
+            return None;
+        }
         self.done = true;
         if self.stats.records > 0 {
             return None;
@@ -397,27 +455,34 @@ impl TraceReader {
         ))))
     }
 
-    /// Turn a parsed record into the delivered one: size and offset checks,
-    /// time base and time-order policy. `Err` is a bad-line message.
+    /// Size and offset checks of a parsed record; `Ok(None)`: dropped (size
+    /// 0). `Err` is a bad-line message.
     #[inline]
-    fn finish(&mut self, raw: RawRecord) -> Result<Option<IoRecord>, String> {
+    fn check(&mut self, raw: RawRecord) -> Result<Option<RawRecord>, String> {
         self.seen_record = true;
         if raw.size == 0 {
             self.stats.dropped += 1;
             return Ok(None);
         }
-        let Ok(size) = u32::try_from(raw.size) else {
+        if u32::try_from(raw.size).is_err() {
             return Err(format!(
                 "request size {} B exceeds the 4 GiB limit of one request",
                 raw.size
             ));
-        };
+        }
         if raw.offset.checked_add(raw.size).is_none() {
             return Err(format!(
                 "request end (offset {} + size {}) overflows 64 bits",
                 raw.offset, raw.size
             ));
         }
+        Ok(Some(raw))
+    }
+
+    /// The delivered record: time base and time-order policy. `Err` is a
+    /// bad-line message.
+    #[inline]
+    fn deliver(&mut self, raw: RawRecord) -> Result<IoRecord, String> {
         let first = *self.first_ts.get_or_insert(raw.ts_ns);
         let mut ts = raw.ts_ns;
         if ts < self.last_ts {
@@ -440,13 +505,29 @@ impl TraceReader {
         };
         self.last_ts = ts;
         self.stats.records += 1;
-        Ok(Some(IoRecord {
+        Ok(IoRecord {
             time_ns,
             offset: raw.offset,
-            size,
+            // check() made sure it fits.
+            size: raw.size as u32,
             op: raw.op,
             stream: raw.stream,
-        }))
+        })
+    }
+
+    /// Sort mode: the earliest held record once the window is full, or at
+    /// the end of the input.
+    #[inline]
+    fn from_window(&mut self) -> Option<Option<SimResult<IoRecord>>> {
+        let window = self.window.as_mut()?;
+        if window.len() < SORT_WINDOW && !self.eof {
+            return None;
+        }
+        let Reverse(p) = window.pop()?;
+        Some(match self.deliver(p.raw) {
+            Ok(rec) => Some(Ok(rec)),
+            Err(msg) => self.bad_line_at(p.line, msg).map(Err),
+        })
     }
 }
 
@@ -455,9 +536,20 @@ impl Iterator for TraceReader {
 
     fn next(&mut self) -> Option<SimResult<IoRecord>> {
         while !self.done {
+            match self.from_window() {
+                Some(Some(item)) => return Some(item),
+                Some(None) => continue,
+                None => {}
+            }
+            if self.eof {
+                return self.at_end();
+            }
             let (range, nul) = match self.src.next_line() {
                 Ok(Next::Line { range, nul }) => (range, nul),
-                Ok(Next::Eof) => return self.at_end(),
+                Ok(Next::Eof) => {
+                    self.eof = true;
+                    continue;
+                }
                 Ok(Next::TooLong) => {
                     self.stats.lines += 1;
                     let msg = format!("line longer than {MAX_LINE} bytes (not a text trace?)");
@@ -493,9 +585,23 @@ impl Iterator for TraceReader {
                 },
             };
             let msg = match self.parser.parse(text) {
-                Ok(Parsed::Record(raw)) => match self.finish(raw) {
-                    Ok(Some(rec)) => return Some(Ok(rec)),
+                Ok(Parsed::Record(raw)) => match self.check(raw) {
                     Ok(None) => continue,
+                    Ok(Some(raw)) => match &mut self.window {
+                        Some(window) => {
+                            self.pushed += 1;
+                            window.push(Reverse(Pending {
+                                raw,
+                                seq: self.pushed,
+                                line: self.stats.lines,
+                            }));
+                            continue;
+                        }
+                        None => match self.deliver(raw) {
+                            Ok(rec) => return Some(Ok(rec)),
+                            Err(msg) => msg,
+                        },
+                    },
                     Err(msg) => msg,
                 },
                 Ok(Parsed::NotRecord) => continue,
@@ -985,8 +1091,68 @@ mod tests {
         // The rejected record does not move the clock back.
         assert_eq!(items[3].as_ref().unwrap().time_ns, 3_000_000);
         assert_eq!(TimeOrder::from_name("Reject").unwrap(), TimeOrder::Reject);
-        let e = TimeOrder::from_name("sort").unwrap_err().to_string();
-        assert!(e.contains("`sort`") && e.contains("clamp, reject"), "{e}");
+        assert_eq!(TimeOrder::from_name("sort").unwrap(), TimeOrder::Sort);
+        let e = TimeOrder::from_name("fifo").unwrap_err().to_string();
+        assert!(
+            e.contains("`fifo`") && e.contains("clamp, reject, sort"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn time_order_sort_reorders_within_the_window() {
+        let sort = TraceOptions {
+            skip_bad: false,
+            time_order: TimeOrder::Sort,
+        };
+        // Out of order by a few records; equal times keep file order.
+        let text = b"5 0 0 512 1\n7 0 1024 512 1\n6 0 2048 512 1\n4 0 3072 512 1\n7 0 4096 512 1\n";
+        let mut r = reader(TraceFormat::Heimdall, text).with_options(sort);
+        let got: Vec<(u64, u64)> = r
+            .by_ref()
+            .map(|x| x.map(|r| (r.time_ns, r.offset)).unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, 3072),
+                (1_000_000, 0),
+                (2_000_000, 2048),
+                (3_000_000, 1024),
+                (3_000_000, 4096)
+            ]
+        );
+        assert_eq!(r.stats().clamped, 0);
+        // A record later than the window can repair is clamped and counted;
+        // errors still name their own line.
+        let mut text = String::new();
+        for i in 0..SORT_WINDOW + 10 {
+            text.push_str(&format!("{} 0 0 512 1\n", 1000 + i));
+        }
+        text.push_str("1 0 0 512 1\nbad\n");
+        let items: Vec<_> = reader(TraceFormat::Heimdall, text.as_bytes())
+            .with_options(sort)
+            .collect();
+        assert_eq!(items.len(), SORT_WINDOW + 12);
+        let e = items
+            .iter()
+            .find_map(|x| x.as_ref().err())
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with(&format!("{PATH}:{}: expected 5", SORT_WINDOW + 12)),
+            "{e}"
+        );
+        let times: Vec<u64> = items
+            .iter()
+            .filter_map(|x| x.as_ref().ok())
+            .map(|r| r.time_ns)
+            .collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(
+            times[SORT_WINDOW + 10],
+            (SORT_WINDOW as u64 + 9) * 1_000_000
+        );
     }
 
     #[test]
