@@ -46,8 +46,8 @@ def test_time_order_reject(mixed):
     mixed.write_text("\n".join(good[i] for i in (0, 2, 4)) + "\n")
     with pytest.raises(flashsched.TraceError, match=rf"{mixed.name}:3: time .* earlier"):
         flashsched.run(trace=mixed, format="heimdall", device=DEVICE, time_order="reject")
-    with pytest.raises(flashsched.ConfigError, match="sort"):
-        flashsched.run(trace=mixed, format="heimdall", device=DEVICE, time_order="sort")
+    with pytest.raises(flashsched.ConfigError, match="fifo"):
+        flashsched.run(trace=mixed, format="heimdall", device=DEVICE, time_order="fifo")
 
 
 def test_synthetic_runs_have_no_input_section(small_result):
