@@ -518,7 +518,7 @@ impl TraceReader {
     /// Sort mode: the earliest held record once the window is full, or at
     /// the end of the input.
     #[inline]
-    fn from_window(&mut self) -> Option<Option<SimResult<IoRecord>>> {
+    fn pop_window(&mut self) -> Option<Option<SimResult<IoRecord>>> {
         let window = self.window.as_mut()?;
         if window.len() < SORT_WINDOW && !self.eof {
             return None;
@@ -536,7 +536,7 @@ impl Iterator for TraceReader {
 
     fn next(&mut self) -> Option<SimResult<IoRecord>> {
         while !self.done {
-            match self.from_window() {
+            match self.pop_window() {
                 Some(Some(item)) => return Some(item),
                 Some(None) => continue,
                 None => {}
