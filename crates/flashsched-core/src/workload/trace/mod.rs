@@ -457,7 +457,7 @@ impl TraceReader {
 
     /// Size and offset checks of a parsed record; `Ok(None)`: dropped (size
     /// 0). `Err` is a bad-line message.
-    #[inline]
+    #[inline(always)]
     fn check(&mut self, raw: RawRecord) -> Result<Option<RawRecord>, String> {
         self.seen_record = true;
         if raw.size == 0 {
@@ -481,7 +481,7 @@ impl TraceReader {
 
     /// The delivered record: time base and time-order policy. `Err` is a
     /// bad-line message.
-    #[inline]
+    #[inline(always)]
     fn deliver(&mut self, raw: RawRecord) -> Result<IoRecord, String> {
         let first = *self.first_ts.get_or_insert(raw.ts_ns);
         let mut ts = raw.ts_ns;
