@@ -195,13 +195,12 @@ def test_empty_trace_cannot_be_detected(tmp_path):
         flashsched.run(trace=p, device=DEVICE)
 
 
-def test_empty_trace_with_explicit_format_runs(tmp_path, helpers):
+def test_empty_trace_with_explicit_format_is_an_error(tmp_path):
+    """An empty trace is bad input (docs/reliability.md), not an empty run."""
     p = tmp_path / "empty.csv"
     p.write_text("")
-    res = flashsched.run(trace=p, format="msr", device=DEVICE)
-    assert res.summary["requests"] == 0
-    helpers.check_summary_schema(res.summary)
-    assert len(res.requests) == 0
+    with pytest.raises(flashsched.TraceError, match=r"empty\.csv:0: no records .* empty"):
+        flashsched.run(trace=p, format="msr", device=DEVICE)
 
 
 @pytest.mark.parametrize(

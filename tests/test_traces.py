@@ -245,9 +245,11 @@ def test_trace_limit(traces_dir):
 
 
 def test_blkparse_q_events_absent_in_d_only_captures(traces_dir):
-    # these captures hold only I/D/C events: Q-event replay finds nothing to do
-    sim, res = _replay(traces_dir / "blkparse/ycsb-btrfs.blkparse.txt", format="blkparse-q")
-    assert res.summary["requests"] == 0
+    # these captures hold only I/D/C events: Q-event replay finds nothing to
+    # do, which is an error (docs/reliability.md), not a silent empty run
+    path = traces_dir / "blkparse/ycsb-btrfs.blkparse.txt"
+    with pytest.raises(flashsched.TraceError, match=r"no records in this blkparse-q trace"):
+        _replay(path, format="blkparse-q")
 
 
 def test_unlisted_samples_replay(traces_dir):

@@ -15,6 +15,7 @@ from flashsched._core import (
     host_schedulers,
     load_config,
     presets,
+    scan_trace,
 )
 from flashsched.api import run, simulation
 from flashsched.array import ArrayResult, run_array
@@ -48,6 +49,7 @@ __all__ = [
     "device_schedulers",
     "load_config",
     "detect_format",
+    "scan_trace",
     "FlashschedError",
     "ConfigError",
     "TraceError",

@@ -44,6 +44,8 @@ def simulation(
     seed: int = 42,
     keep_records: bool = True,
     check: bool = False,
+    skip_bad: bool = False,
+    time_order: str = "clamp",
 ) -> _core.Simulation:
     """Build (but do not run) a native simulation; see :func:`run`."""
     return _core.Simulation(
@@ -57,6 +59,8 @@ def simulation(
         seed=seed,
         keep_records=keep_records,
         check=check,
+        skip_bad=skip_bad,
+        time_order=time_order,
     )
 
 
@@ -99,6 +103,8 @@ def run(
     keep_records: bool = True,
     progress: bool | None = False,
     check: bool = False,
+    skip_bad: bool = False,
+    time_order: str = "clamp",
 ) -> RunResult:
     """Simulate one workload on one device and return its results.
 
@@ -110,6 +116,15 @@ def run(
     version oracle and invariant checks (docs/reliability.md): a violation
     raises :class:`flashsched.SimulationError` naming the request, page and
     versions.
+
+
+    Trace input (docs/reliability.md): a malformed line raises ``TraceError``
+    naming ``file:line``; ``skip_bad=True`` skips such lines instead and
+    counts them in ``summary["input"]``. ``time_order`` is ``"clamp"``
+    (a record earlier than its predecessor is issued at the predecessor's
+    time, counted), ``"reject"`` (such a record is a bad line) or ``"sort"``
+    (records are reordered by time within a 4096-record window; for
+    blkparse output, which lists per-CPU batches one after the other).
     """
     sim = simulation(
         trace=trace,
@@ -125,6 +140,8 @@ def run(
         seed=seed,
         keep_records=keep_records,
         check=check,
+        skip_bad=skip_bad,
+        time_order=time_order,
     )
     drive(sim, progress)
     return RunResult.from_sim(sim)

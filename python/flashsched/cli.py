@@ -31,6 +31,18 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="check every read against a version oracle and audit invariants (slower)",
     )
+    p.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip malformed trace lines (counted in the summary) instead of failing",
+    )
+    p.add_argument(
+        "--time-order",
+        choices=["clamp", "reject", "sort"],
+        default="clamp",
+        help="records earlier than their predecessor: issue at its time, fail, "
+        "or reorder within a 4096-record window (blkparse)",
+    )
     _add_output_args(p)
 
 
@@ -87,6 +99,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         keep_records=not args.no_records or bool(args.out),
         progress=args.progress,
         check=args.check,
+        skip_bad=args.skip_bad,
+        time_order=args.time_order,
     )
     _emit(res, args)
     return 0
@@ -135,9 +149,15 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from flashsched import bench
+    from flashsched import bench, bench_parse
 
     out: dict[str, object] = {}
+    if args.parse:
+        fmts = args.parse_format or list(bench_parse.CASES)
+        out["parse"] = bench_parse.main(fmts, args.parse_lines, args.parse_dir)
+        if args.json:
+            Path(args.json).write_text(json.dumps(out, indent=2))
+        return 0
     extras = args.scaling or args.overhead
     if args.case or not extras:
         out["cases"] = bench.main(args.case or list(bench.CASES), args.requests)
@@ -189,6 +209,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--scaling", action="store_true", help="sweep on 1 vs 2 worker processes")
     b.add_argument("--overhead", action="store_true", help="cost of the Python layer")
     b.add_argument("--json", metavar="OUT")
+    b.add_argument("--parse", action="store_true", help="measure trace parsing instead")
+    b.add_argument("--parse-lines", type=int, default=8_000_000, help="lines per generated trace")
+    b.add_argument("--parse-format", action="append", help="format to bench (repeatable)")
+    b.add_argument("--parse-dir", help="where generated traces go (default: a temp dir)")
     b.set_defaults(func=cmd_bench)
 
     from flashsched.commands import register_all  # sweep, reproduce, report

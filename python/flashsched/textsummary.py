@@ -21,6 +21,18 @@ def _devsched_row(fl: dict[str, Any]) -> str:
     )
 
 
+def _input_row(inp: dict[str, Any]) -> str:
+    """Trace input accounting (docs/reliability.md)."""
+    row = (
+        f"  trace input: {inp['lines']:,} lines, {inp['records']:,} records, "
+        f"{inp['dropped']:,} dropped, {inp['clamped']:,} clamped in time, "
+        f"{inp['bad_lines']:,} bad lines skipped"
+    )
+    if inp.get("first_bad"):
+        row += f"\n    first bad line: {inp['first_bad']}"
+    return row
+
+
 def render(s: dict[str, Any]) -> str:
     """Readable multi-line summary of a run."""
     gc = s["gc"]
@@ -53,6 +65,8 @@ def render(s: dict[str, Any]) -> str:
             f"  preconditioned to {pc['fill'] * 100:.0f} % fill ({pc['live_pages']:,} live pages, "
             f"block validity {pc['mean_block_validity'] * 100:.1f} %): {pc['method']}"
         )
+    if s.get("input"):
+        lines.append(_input_row(s["input"]))
     lines.append(
         f"  wall {s['wall_s']:.2f} s, {s['events']:,} events, "
         f"{s['requests_per_wall_s']:,.0f} simulated requests/s"

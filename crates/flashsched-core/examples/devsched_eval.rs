@@ -36,6 +36,7 @@ impl Wl {
                 format: "auto".into(),
                 intensity: *x,
                 limit: None,
+                options: Default::default(),
             },
             Wl::Synth(s) => WorkloadSpec::Synthetic(s.clone()),
         }

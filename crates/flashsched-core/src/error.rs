@@ -72,3 +72,47 @@ macro_rules! ensure_config {
         }
     };
 }
+
+/// Run `f`, turning a panic (a bug in the core, never an input error) into
+/// [`SimError::Invalid`] so it cannot unwind into a caller such as the
+/// Python bindings. Values `f` had mutated may be inconsistent afterwards:
+/// callers drop them (the bindings hold simulations behind a mutex, which
+/// the unwinding poisons).
+pub fn catch_panic<T>(f: impl FnOnce() -> SimResult<T>) -> SimResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|payload| Err(SimError::Invalid(panic_message(payload.as_ref()))))
+}
+
+/// The text of a caught panic payload, as an internal-error message.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic payload".to_string());
+    format!("internal error (a flashsched bug, please report it): {what}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_errors() {
+        let r: SimResult<u32> = catch_panic(|| panic!("boom {}", 7));
+        let e = r.unwrap_err();
+        assert!(matches!(e, SimError::Invalid(_)));
+        assert!(
+            e.to_string().contains("internal error") && e.to_string().contains("boom 7"),
+            "{e}"
+        );
+        let r: SimResult<u32> = catch_panic(|| {
+            let v: Vec<u32> = Vec::new();
+            Ok(v[3])
+        });
+        assert!(r.unwrap_err().to_string().contains("index out of bounds"));
+        assert_eq!(catch_panic(|| Ok(5)).unwrap(), 5);
+        let r: SimResult<()> = catch_panic(|| Err(SimError::Invalid("plain".into())));
+        assert_eq!(r.unwrap_err().to_string(), "simulation error: plain");
+    }
+}

@@ -11,7 +11,7 @@ use crate::workload::postmark::PostmarkSpec;
 use crate::workload::profiles::ProfileSpec;
 use crate::workload::replay::Replay;
 use crate::workload::synthetic::SyntheticSpec;
-use crate::workload::trace::{open_trace, TraceFormat};
+use crate::workload::trace::{open_trace_with, TraceFormat, TraceOptions};
 use crate::workload::Workload;
 
 /// Where requests come from.
@@ -26,6 +26,8 @@ pub enum WorkloadSpec {
         intensity: f64,
         /// Stop after this many requests.
         limit: Option<u64>,
+        /// Bad-line and time-order policies.
+        options: TraceOptions,
     },
     /// A synthetic generator spec (see [`SyntheticSpec`]).
     Synthetic(String),
@@ -55,20 +57,17 @@ pub fn build_workload(
             format,
             intensity,
             limit,
+            options,
         } => {
             let fmt = TraceFormat::from_name(format)?;
-            let reader = open_trace(path, fmt)?;
+            let reader = open_trace_with(path, fmt, *options)?;
             let desc = format!(
                 "trace {} ({}, intensity x{intensity})",
                 path.display(),
                 reader.format().name()
             );
-            Ok(Box::new(Replay::new(
-                Box::new(reader),
-                *intensity,
-                capacity,
-                *limit,
-                desc,
+            Ok(Box::new(Replay::from_trace(
+                reader, *intensity, capacity, *limit, desc,
             )))
         }
         WorkloadSpec::Synthetic(text) => {

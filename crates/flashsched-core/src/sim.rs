@@ -380,6 +380,7 @@ impl Simulation {
                 method: pc.method.to_string(),
             },
             memory_bytes: ftl.table_bytes() + self.records_bytes(),
+            input: self.workload.input_stats(),
         }
     }
 

@@ -272,6 +272,7 @@ fn all_schedulers_complete_real_traces() {
                     format: "auto".into(),
                     intensity: 20.0,
                     limit: None,
+                    options: Default::default(),
                 },
                 seed: 3,
                 keep_records: true,

@@ -285,6 +285,7 @@ fn bad_inputs_are_named() {
             format: "auto".into(),
             intensity: 1.0,
             limit: None,
+            options: Default::default(),
         },
         seed: 1,
         keep_records: false,
@@ -297,6 +298,7 @@ fn bad_inputs_are_named() {
             format: "nope".into(),
             intensity: 1.0,
             limit: None,
+            options: Default::default(),
         },
         ..spec
     };

@@ -12,7 +12,9 @@ use flashsched_core::error::SimError;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 use flashsched_core::sched;
 use flashsched_core::sim::Simulation as CoreSim;
-use flashsched_core::workload::trace::{detect_format as core_detect, TraceFormat};
+use flashsched_core::workload::trace::{
+    detect_format as core_detect, open_trace_with, TimeOrder, TraceFormat, TraceOptions,
+};
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict};
@@ -53,6 +55,17 @@ fn to_py(e: SimError) -> PyErr {
         SimError::Io { .. } => TraceError::new_err(msg),
         SimError::Invalid(_) => SimulationError::new_err(msg),
     }
+}
+
+/// Run a binding body; a panic in the core (a bug) becomes a
+/// `SimulationError` instead of crossing into Python. A simulation whose
+/// lock was held by the panicking call is poisoned and refuses further use.
+fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        Err(SimulationError::new_err(
+            flashsched_core::error::panic_message(payload.as_ref()),
+        ))
+    })
 }
 
 fn poisoned<T>(_: T) -> PyErr {
@@ -97,7 +110,7 @@ struct Simulation {
 impl Simulation {
     /// Build a simulation. Give exactly one of `trace` or `synthetic`.
     #[new]
-    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false))]
+    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false, skip_bad=false, time_order="clamp"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -111,6 +124,8 @@ impl Simulation {
         seed: u64,
         keep_records: bool,
         check: bool,
+        skip_bad: bool,
+        time_order: &str,
     ) -> PyResult<Self> {
         if !(intensity.is_finite() && intensity > 0.0) {
             return Err(ConfigError::new_err(format!(
@@ -123,6 +138,10 @@ impl Simulation {
                 format: format.to_string(),
                 intensity,
                 limit,
+                options: TraceOptions {
+                    skip_bad,
+                    time_order: TimeOrder::from_name(time_order).map_err(to_py)?,
+                },
             },
             (None, Some(s)) => WorkloadSpec::Synthetic(s),
             _ => {
@@ -138,7 +157,7 @@ impl Simulation {
             seed,
             keep_records,
         };
-        let mut sim = py.detach(|| run::build(&spec)).map_err(to_py)?;
+        let mut sim = py.detach(|| guarded(|| run::build(&spec).map_err(to_py)))?;
         if check {
             sim.enable_check();
         }
@@ -150,16 +169,20 @@ impl Simulation {
     /// Run up to `max_steps` event time steps; returns True when finished.
     fn advance(&self, py: Python<'_>, max_steps: u64) -> PyResult<bool> {
         py.detach(|| {
-            let mut s = self.inner.lock().map_err(poisoned)?;
-            s.advance(max_steps).map_err(to_py)
+            guarded(|| {
+                let mut s = self.inner.lock().map_err(poisoned)?;
+                s.advance(max_steps).map_err(to_py)
+            })
         })
     }
 
     /// Run to completion.
     fn run(&self, py: Python<'_>) -> PyResult<()> {
         py.detach(|| {
-            let mut s = self.inner.lock().map_err(poisoned)?;
-            s.run().map_err(to_py)
+            guarded(|| {
+                let mut s = self.inner.lock().map_err(poisoned)?;
+                s.run().map_err(to_py)
+            })
         })
     }
 
@@ -177,12 +200,14 @@ impl Simulation {
     /// Summary as JSON text (`stable` zeroes wall-clock fields).
     #[pyo3(signature = (stable=false))]
     fn summary_json(&self, stable: bool) -> PyResult<String> {
-        Ok(self
-            .inner
-            .lock()
-            .map_err(poisoned)?
-            .summary()
-            .to_json(stable))
+        guarded(|| {
+            Ok(self
+                .inner
+                .lock()
+                .map_err(poisoned)?
+                .summary()
+                .to_json(stable))
+        })
     }
 
     /// Per-request columns as raw little-endian buffers:
@@ -318,9 +343,8 @@ impl ArraySimulation {
             keep_records,
         };
         let dev = DeviceConfig::load(device, &overrides).map_err(to_py)?;
-        let mut sim = py
-            .detach(|| ArraySim::new(cfg, dev, &workload))
-            .map_err(to_py)?;
+        let mut sim =
+            py.detach(|| guarded(|| ArraySim::new(cfg, dev, &workload).map_err(to_py)))?;
         if check {
             sim.enable_check();
         }
@@ -332,16 +356,20 @@ impl ArraySimulation {
     /// Run up to `max_steps` event time steps; returns True when finished.
     fn advance(&self, py: Python<'_>, max_steps: u64) -> PyResult<bool> {
         py.detach(|| {
-            let mut s = self.inner.lock().map_err(poisoned)?;
-            s.advance(max_steps).map_err(to_py)
+            guarded(|| {
+                let mut s = self.inner.lock().map_err(poisoned)?;
+                s.advance(max_steps).map_err(to_py)
+            })
         })
     }
 
     /// Run to completion.
     fn run(&self, py: Python<'_>) -> PyResult<()> {
         py.detach(|| {
-            let mut s = self.inner.lock().map_err(poisoned)?;
-            s.run().map_err(to_py)
+            guarded(|| {
+                let mut s = self.inner.lock().map_err(poisoned)?;
+                s.run().map_err(to_py)
+            })
         })
     }
 
@@ -355,12 +383,14 @@ impl ArraySimulation {
     /// Summary as JSON text (`stable` zeroes wall-clock fields).
     #[pyo3(signature = (stable=false))]
     fn summary_json(&self, stable: bool) -> PyResult<String> {
-        Ok(self
-            .inner
-            .lock()
-            .map_err(poisoned)?
-            .summary()
-            .to_json(stable))
+        guarded(|| {
+            Ok(self
+                .inner
+                .lock()
+                .map_err(poisoned)?
+                .summary()
+                .to_json(stable))
+        })
     }
 
     /// Per-bin series: bin_s, array_bytes, wire_in, wire_out, xgc_units,
@@ -435,15 +465,53 @@ fn device_schedulers() -> Vec<&'static str> {
 #[pyfunction]
 #[pyo3(signature = (device, overrides=Vec::new()))]
 fn load_config(device: &str, overrides: Vec<String>) -> PyResult<String> {
-    DeviceConfig::load(device, &overrides)
-        .map(|c| c.to_toml())
-        .map_err(to_py)
+    guarded(|| {
+        DeviceConfig::load(device, &overrides)
+            .map(|c| c.to_toml())
+            .map_err(to_py)
+    })
 }
 
 /// Detect a trace file's format name.
 #[pyfunction]
 fn detect_format(path: PathBuf) -> PyResult<&'static str> {
-    core_detect(&path).map(|f| f.name()).map_err(to_py)
+    guarded(|| core_detect(&path).map(|f| f.name()).map_err(to_py))
+}
+
+/// Read a whole trace without simulating it: {format, lines, records,
+/// dropped, bad_lines, clamped, first_bad}. Raises like a run would.
+#[pyfunction]
+#[pyo3(signature = (path, format="auto", skip_bad=false, time_order="clamp"))]
+fn scan_trace<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    format: &str,
+    skip_bad: bool,
+    time_order: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let options = TraceOptions {
+        skip_bad,
+        time_order: TimeOrder::from_name(time_order).map_err(to_py)?,
+    };
+    let fmt = TraceFormat::from_name(format).map_err(to_py)?;
+    let (name, st) = py.detach(|| {
+        guarded(|| {
+            let mut r = open_trace_with(&path, fmt, options).map_err(to_py)?;
+            for item in r.by_ref() {
+                item.map_err(to_py)?;
+            }
+            Ok((r.format().name(), r.stats().clone()))
+        })
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("format", name)?;
+    d.set_item("lines", st.lines)?;
+    d.set_item("records", st.records)?;
+    d.set_item("dropped", st.dropped)?;
+    d.set_item("bad_lines", st.bad_lines)?;
+    d.set_item("clamped", st.clamped)?;
+    d.set_item("first_bad", st.first_bad)?;
+    Ok(d)
 }
 
 #[pymodule]
@@ -451,7 +519,8 @@ mod _core {
     #[pymodule_export]
     use super::{
         detect_format, device_schedulers, formats, host_schedulers, load_config, presets,
-        ArraySimulation, ConfigError, FlashschedError, Simulation, SimulationError, TraceError,
+        scan_trace, ArraySimulation, ConfigError, FlashschedError, Simulation, SimulationError,
+        TraceError,
     };
 
     #[pymodule_init]

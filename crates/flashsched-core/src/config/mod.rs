@@ -363,9 +363,10 @@ impl DeviceConfig {
         let schema = schema_tree()?;
         check_keys(&tree, &schema, "")?;
         normalize_types(&mut tree, &schema, "")?;
-        let cfg: DeviceConfig = tree
-            .try_into()
-            .map_err(|e: toml::de::Error| SimError::config("device", e.message().to_string()))?;
+        let cfg: DeviceConfig = tree.clone().try_into().map_err(|e: toml::de::Error| {
+            let key = culprit(&tree, &schema).unwrap_or_else(|| "device".to_string());
+            SimError::config(key, e.message().to_string())
+        })?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -395,18 +396,29 @@ impl DeviceConfig {
                 ));
             }
         }
-        if !g.page_size.is_multiple_of(512) {
+        // Flash pages are 2^k bytes (2, 4, 8, 16 KiB ...); sector and page
+        // arithmetic relies on a whole number of 512-byte sectors per page.
+        if !g.page_size.is_power_of_two() {
             return Err(SimError::config(
                 "geometry.page_size",
-                format!("{} is not a multiple of 512 bytes", g.page_size),
+                format!(
+                    "{} is not a power of two (512, 1024, 2048, 4096, ... bytes)",
+                    g.page_size
+                ),
             ));
         }
-        let pages = g.channels as u64
-            * g.chips_per_channel as u64
-            * g.dies_per_chip as u64
-            * g.planes_per_die as u64
-            * g.blocks_per_plane as u64
-            * g.pages_per_block as u64;
+        // Saturating: the ranges above allow products beyond u64.
+        let pages = [
+            g.chips_per_channel,
+            g.dies_per_chip,
+            g.planes_per_die,
+            g.blocks_per_plane,
+            g.pages_per_block,
+        ]
+        .iter()
+        .fold(u64::from(g.channels), |acc, &v| {
+            acc.saturating_mul(u64::from(v))
+        });
         if pages >= u32::MAX as u64 {
             return Err(SimError::config(
                 "geometry",
@@ -591,8 +603,14 @@ fn load_file_tree(path: &Path) -> SimResult<toml::Value> {
     })?;
     let user: toml::Value = toml::from_str(&text).map_err(|e| SimError::Trace {
         file: path.to_path_buf(),
-        line: 0,
-        msg: format!("invalid TOML: {e}"),
+        // 1-based line of the error span (0 when the parser gives none).
+        line: e.span().map_or(0, |r| {
+            1 + text.as_bytes()[..r.start.min(text.len())]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64
+        }),
+        msg: format!("invalid TOML: {}", e.message()),
     })?;
     merge_over_preset(user)
 }
@@ -688,6 +706,39 @@ fn normalize_types(tree: &mut toml::Value, schema: &toml::Value, prefix: &str) -
         }
     }
     Ok(())
+}
+
+/// The key whose value makes deserialization fail (e.g. an integer beyond
+/// u32): the first leaf that, reset to its schema default, lets the tree
+/// deserialize. Error path only (one attempt per leaf).
+fn culprit(tree: &toml::Value, schema: &toml::Value) -> Option<String> {
+    fn leaves(v: &toml::Value, prefix: &str, out: &mut Vec<String>) {
+        match v.as_table() {
+            Some(t) => {
+                for (k, sub) in t {
+                    let path = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    leaves(sub, &path, out);
+                }
+            }
+            None => out.push(prefix.to_string()),
+        }
+    }
+    let mut paths = Vec::new();
+    leaves(tree, "", &mut paths);
+    paths.into_iter().find(|path| {
+        let (Some(default), Some(current)) = (lookup(schema, path), lookup(tree, path)) else {
+            return false;
+        };
+        if default == current {
+            return false;
+        }
+        let mut t = tree.clone();
+        set_path(&mut t, path, default.clone()).is_ok() && t.try_into::<DeviceConfig>().is_ok()
+    })
 }
 
 /// Apply one `section.key=value` override. The value is parsed as TOML

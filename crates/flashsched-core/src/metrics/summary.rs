@@ -111,6 +111,8 @@ pub struct Summary {
     pub flash: FlashSummary,
     pub precondition: PreconditionSummary,
     pub memory_bytes: u64,
+    /// Trace input accounting (`None` for generated workloads).
+    pub input: Option<crate::workload::trace::TraceStats>,
 }
 
 impl Summary {

@@ -84,4 +84,9 @@ pub trait Workload: Send {
     fn expected_requests(&self) -> Option<u64> {
         None
     }
+    /// Line statistics of a trace-driven workload (bad lines skipped,
+    /// records dropped or clamped), for the run summary.
+    fn input_stats(&self) -> Option<trace::TraceStats> {
+        None
+    }
 }

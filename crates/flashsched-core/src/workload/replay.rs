@@ -2,13 +2,21 @@
 //! intensity (the papers replay HDD-era traces ×10 faster), kept monotonic,
 //! addresses folded onto the device's logical space, optional request limit.
 
+use super::trace::{TraceReader, TraceStats};
 use super::{IoRecord, IoSource, Poll, Workload};
 use crate::engine::Ns;
 use crate::error::SimResult;
 
+/// Where the records come from: a trace reader (whose line statistics go to
+/// the run summary) or any other record source.
+enum Source {
+    Trace(Box<TraceReader>),
+    Other(Box<dyn IoSource>),
+}
+
 /// Replays an [`IoSource`] against the simulation clock.
 pub struct Replay {
-    source: Box<dyn IoSource>,
+    source: Source,
     intensity: f64,
     capacity: u64,
     limit: Option<u64>,
@@ -29,7 +37,7 @@ impl Replay {
         desc: String,
     ) -> Replay {
         Replay {
-            source,
+            source: Source::Other(source),
             intensity: if intensity > 0.0 { intensity } else { 1.0 },
             capacity,
             limit,
@@ -39,6 +47,25 @@ impl Replay {
             exhausted: false,
             desc,
         }
+    }
+
+    /// Replay a trace; its [`TraceStats`] appear in the run summary.
+    pub fn from_trace(
+        reader: TraceReader,
+        intensity: f64,
+        capacity: u64,
+        limit: Option<u64>,
+        desc: String,
+    ) -> Replay {
+        let mut r = Replay::new(
+            Box::new(std::iter::empty()),
+            intensity,
+            capacity,
+            limit,
+            desc,
+        );
+        r.source = Source::Trace(Box::new(reader));
+        r
     }
 
     /// Fold `r` onto `[0, capacity)`, 512-byte aligned, without splitting it.
@@ -59,7 +86,11 @@ impl Replay {
         if self.exhausted || self.limit.is_some_and(|l| self.emitted >= l) {
             return Ok(None);
         }
-        match self.source.next_record() {
+        let next = match &mut self.source {
+            Source::Trace(t) => t.next(),
+            Source::Other(s) => s.next_record(),
+        };
+        match next {
             None => {
                 self.exhausted = true;
                 Ok(None)
@@ -100,6 +131,13 @@ impl Workload for Replay {
 
     fn expected_requests(&self) -> Option<u64> {
         self.limit
+    }
+
+    fn input_stats(&self) -> Option<TraceStats> {
+        match &self.source {
+            Source::Trace(t) => Some(t.stats().clone()),
+            Source::Other(_) => None,
+        }
     }
 }
 

@@ -63,6 +63,39 @@ impl State {
     }
 
     pub(super) fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+        match super::fast::blkparse(line, self.action) {
+            Some(ev) => Ok(self.event(&ev)),
+            None => self.parse_full(line),
+        }
+    }
+
+    /// A well-formed event from the fast path: the same decisions as
+    /// [`State::parse_full`] in the same order.
+    #[inline]
+    fn event(&mut self, ev: &super::fast::BlkEvent<'_>) -> Parsed {
+        let stale = self.is_stale(ev.dev, ev.cpu, ev.seq);
+        if ev.action != [self.action] {
+            return Parsed::NotRecord;
+        }
+        let Some((offset, size)) = ev.range else {
+            return Parsed::NotRecord;
+        };
+        if stale {
+            return Parsed::Dropped;
+        }
+        match op_of(ev.rwbs) {
+            Some(op) => Parsed::Record(RawRecord {
+                ts_ns: ev.ts_ns,
+                offset,
+                size,
+                op,
+                stream: ev.pid,
+            }),
+            None => Parsed::Dropped,
+        }
+    }
+
+    pub(super) fn parse_full(&mut self, line: &[u8]) -> Result<Parsed, String> {
         let f = Fields::whitespace(line);
         let Some(dev) = parse_dev(f.get(0)) else {
             return Ok(Parsed::NotRecord);
@@ -101,13 +134,7 @@ impl State {
         if stale {
             return Ok(Parsed::Dropped);
         }
-        let op = if rwbs.contains(&b'D') {
-            Op::Trim
-        } else if rwbs.contains(&b'R') {
-            Op::Read
-        } else if rwbs.contains(&b'W') {
-            Op::Write
-        } else {
+        let Some(op) = op_of(rwbs) else {
             return Ok(Parsed::Dropped);
         };
         Ok(Parsed::Record(RawRecord {
@@ -117,6 +144,19 @@ impl State {
             op,
             stream: pid,
         }))
+    }
+}
+
+/// RWBS: `D` (discard) = Trim, else `R` = read, else `W` = write.
+fn op_of(rwbs: &[u8]) -> Option<Op> {
+    if rwbs.contains(&b'D') {
+        Some(Op::Trim)
+    } else if rwbs.contains(&b'R') {
+        Some(Op::Read)
+    } else if rwbs.contains(&b'W') {
+        Some(Op::Write)
+    } else {
+        None
     }
 }
 

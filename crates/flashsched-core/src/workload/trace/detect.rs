@@ -64,7 +64,7 @@ pub fn detect_format(path: &Path) -> SimResult<TraceFormat> {
     while sniffer.candidates < SNIFF_RECORDS && line_no < SNIFF_PHYSICAL_LINES {
         buf.clear();
         let n = (&mut reader)
-            .take(MAX_LINE)
+            .take(MAX_LINE as u64)
             .read_until(b'\n', &mut buf)
             .map_err(|source| SimError::Io {
                 path: path.to_path_buf(),

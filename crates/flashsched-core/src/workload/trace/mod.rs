@@ -1,5 +1,8 @@
-//! Streaming block-trace readers. A reader holds one line buffer, never the
-//! whole trace. Every parse error names `file:line`.
+//! Streaming block-trace readers. A reader holds one reused buffer (a read
+//! chunk plus at most one line, see `lines.rs`), never the whole trace, and
+//! allocates nothing per line. Every parse error names `file:line`.
+//! Policies for imperfect input: docs/reliability.md ("Bad input and
+//! fuzzing"); speed: BENCHMARKS.md ("Trace parsing").
 //!
 //! Formats (see `flashsched formats`):
 //! - `msr`: MSR Cambridge CSV `filetime(100ns),host,disk,Read|Write,offset B,size B,resp`
@@ -10,10 +13,16 @@
 //! - `fiu`: FIU `ts(ns) pid process lba size(sectors) R|W major minor md5`
 //! - `heimdall`: `ts(ms) dev offset(B) size(B) op(1 = read, 0 = write)`
 //!
+//! Each format has a full parser (its own module, which words every error)
+//! and a one-pass fast path (`fast.rs`) for well-formed lines; the fast path
+//! only ever accepts a line the full parser accepts as the same record.
+//!
 //! Common rules for every format:
-//! - `time_ns` is relative to the first emitted record (which gets 0). A
-//!   timestamp earlier than the first one saturates at 0; later records that go
-//!   slightly backwards (blkparse merges CPUs) are emitted as they are.
+//! - `time_ns` is relative to the first delivered record (which gets 0). A
+//!   record earlier than its predecessor (blkparse merges per-CPU buffers) is
+//!   issued at the predecessor's time and counted ([`TimeOrder::Clamp`], the
+//!   default) or is a bad line ([`TimeOrder::Reject`]). A time 2^64 ns or
+//!   more after the first record is a bad line.
 //! - Skipped without comment: blank lines, lines starting with `#`, and lines
 //!   made only of NUL bytes and whitespace (tar padding). Before the first
 //!   record only, tar/pax header junk is tolerated as well (see
@@ -21,25 +30,39 @@
 //!   blkparse summary, blkparse events of other actions) are skipped by the
 //!   format parser.
 //! - Records of size 0 (and blkparse events left over from another trace
-//!   session) are dropped and counted in [`TraceReader::skipped`].
-//! - Anything else that does not parse is a [`SimError::Trace`] naming the
-//!   file, the line and the field.
+//!   session) are dropped and counted in [`TraceStats::dropped`].
+//! - Anything else that does not parse, a request of 4 GiB or more and an
+//!   `offset + size` beyond u64 are bad lines: a [`SimError::Trace`] naming
+//!   the file, the line and the field, or with [`TraceOptions::skip_bad`]
+//!   skipped and counted in [`TraceStats::bad_lines`].
+//! - A trace that yields no record at all is an error at its end.
 
 mod ascii;
 mod blkparse;
 mod detect;
+mod fast;
 mod fiu;
 mod heimdall;
+mod lines;
 mod msr;
+/// Line mutator for the property tests and fuzz targets (public so that
+/// `tests/fuzz_props.rs` can share it; not part of the simulator's API).
+#[doc(hidden)]
+pub mod mutate;
 mod spc;
 mod ssdsim;
 
 pub use detect::detect_format;
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+use lines::MAX_LINE;
+use lines::{LineSource, Next};
 
 use crate::error::{SimError, SimResult};
 use crate::workload::{IoRecord, Op};
@@ -158,18 +181,99 @@ impl fmt::Display for TraceFormat {
     }
 }
 
+/// How the reader treats a record whose timestamp is earlier than the
+/// previous record's (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeOrder {
+    /// Issue it at the previous record's time (counted in
+    /// [`TraceStats::clamped`]). The default: blkparse merges per-CPU
+    /// buffers whose clocks differ by microseconds.
+    #[default]
+    Clamp,
+    /// A [`SimError::Trace`] naming the line (or, with
+    /// [`TraceOptions::skip_bad`], a skipped bad line).
+    Reject,
+    /// Deliver records in time order through a reorder window of
+    /// [`SORT_WINDOW`] records (bounded memory); a record later than the
+    /// window can repair is clamped as with `Clamp` (and counted). For
+    /// blkparse output, which lists per-CPU batches of events one after the
+    /// other (the YCSB samples step back by up to ~40 events, a few ms).
+    Sort,
+}
+
+/// Records held back by [`TimeOrder::Sort`] (about 64 bytes each).
+pub const SORT_WINDOW: usize = 4096;
+
+impl TimeOrder {
+    /// `clamp`, `reject` or `sort` (case-insensitive).
+    pub fn from_name(name: &str) -> SimResult<TimeOrder> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "clamp" => Ok(TimeOrder::Clamp),
+            "reject" => Ok(TimeOrder::Reject),
+            "sort" => Ok(TimeOrder::Sort),
+            _ => Err(SimError::unknown(
+                "time-order policy",
+                name,
+                &["clamp", "reject", "sort"],
+            )),
+        }
+    }
+
+    /// The name accepted by [`TimeOrder::from_name`].
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeOrder::Clamp => "clamp",
+            TimeOrder::Reject => "reject",
+            TimeOrder::Sort => "sort",
+        }
+    }
+}
+
+/// Reader policies for imperfect traces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TraceOptions {
+    /// Skip malformed lines (counted in [`TraceStats::bad_lines`], the first
+    /// message kept in [`TraceStats::first_bad`]) instead of failing.
+    pub skip_bad: bool,
+    /// Out-of-order timestamps.
+    pub time_order: TimeOrder,
+}
+
+/// What a reader did with the lines of its trace, for the run summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TraceStats {
+    /// Physical lines read.
+    pub lines: u64,
+    /// Records delivered.
+    pub records: u64,
+    /// Records deliberately dropped: size 0, blkparse events without a
+    /// direction or from a stale trace session.
+    pub dropped: u64,
+    /// Malformed lines skipped (only with `skip_bad`).
+    pub bad_lines: u64,
+    /// Records issued at the previous record's time (`time_order = clamp`).
+    pub clamped: u64,
+    /// `file:line: reason` of the first skipped bad line.
+    pub first_bad: Option<String>,
+}
+
 /// Open `path` as a trace of `format` (`None`: detect with [`detect_format`]).
 pub fn open_trace(path: &Path, format: Option<TraceFormat>) -> SimResult<TraceReader> {
+    open_trace_with(path, format, TraceOptions::default())
+}
+
+/// [`open_trace`] with explicit [`TraceOptions`].
+pub fn open_trace_with(
+    path: &Path,
+    format: Option<TraceFormat>,
+    options: TraceOptions,
+) -> SimResult<TraceReader> {
     let format = match format {
         Some(f) => f,
         None => detect_format(path)?,
     };
     let file = open_file(path)?;
-    Ok(TraceReader::from_reader(
-        path,
-        format,
-        Box::new(BufReader::with_capacity(READ_BUFFER, file)),
-    ))
+    Ok(TraceReader::from_reader(path, format, Box::new(file)).with_options(options))
 }
 
 pub(super) fn open_file(path: &Path) -> SimResult<File> {
@@ -179,18 +283,13 @@ pub(super) fn open_file(path: &Path) -> SimResult<File> {
     })
 }
 
-const READ_BUFFER: usize = 256 * 1024;
-
-/// Longest accepted physical line. Protects against binary files without
-/// newlines (tar padding lines are at most ~10 KiB).
-const MAX_LINE: u64 = 1 << 20;
-
 /// Streaming reader over one trace file; an iterator of records.
 ///
 /// Each item is one [`IoRecord`] or a [`SimError::Trace`] naming
 /// `file:line` and the bad field. After a parse error the iterator can be
 /// resumed (it continues with the next line); after an I/O error or an
-/// over-long line it ends.
+/// over-long line it ends (unless `skip_bad`, which skips the long line).
+/// A trace that ends without a single record is an error ("no records").
 ///
 /// Tar junk: samples cut out of a `.tar` member with `head` start with the tar
 /// (pax) headers and end with NUL padding. Before the first record, a line
@@ -202,36 +301,73 @@ const MAX_LINE: u64 = 1 << 20;
 pub struct TraceReader {
     path: PathBuf,
     format: TraceFormat,
-    reader: Box<dyn BufRead + Send>,
-    buf: Vec<u8>,
-    line: u64,
-    skipped: u64,
+    src: LineSource,
+    options: TraceOptions,
+    stats: TraceStats,
     first_ts: Option<u128>,
+    last_ts: u128,
     seen_record: bool,
     parser: Parser,
+    /// Reorder window of [`TimeOrder::Sort`] (`None` otherwise).
+    window: Option<BinaryHeap<Reverse<Pending>>>,
+    /// Records pushed into the window (tie-break: file order).
+    pushed: u64,
+    /// The input is exhausted (the window may still hold records).
+    eof: bool,
     done: bool,
 }
 
+/// A record waiting in the sort window.
+#[derive(Debug, PartialEq, Eq)]
+struct Pending {
+    raw: RawRecord,
+    seq: u64,
+    line: u64,
+}
+
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.raw.ts_ns, self.seq).cmp(&(other.raw.ts_ns, other.seq))
+    }
+}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 impl TraceReader {
-    /// A reader over any buffered byte source; `path` is only used in
-    /// messages.
-    pub(crate) fn from_reader(
+    /// A reader over any byte source (it does its own buffering); `path` is
+    /// only used in messages.
+    pub fn from_reader(
         path: &Path,
         format: TraceFormat,
-        reader: Box<dyn BufRead + Send>,
+        reader: Box<dyn Read + Send>,
     ) -> TraceReader {
         TraceReader {
             path: path.to_path_buf(),
             format,
-            reader,
-            buf: Vec::with_capacity(256),
-            line: 0,
-            skipped: 0,
+            src: LineSource::new(reader),
+            options: TraceOptions::default(),
+            stats: TraceStats::default(),
             first_ts: None,
+            last_ts: 0,
             seen_record: false,
             parser: Parser::new(format),
+            window: None,
+            pushed: 0,
+            eof: false,
             done: false,
         }
+    }
+
+    /// Set the reader policies.
+    pub fn with_options(mut self, options: TraceOptions) -> TraceReader {
+        self.options = options;
+        self.window = (options.time_order == TimeOrder::Sort)
+            .then(|| BinaryHeap::with_capacity(SORT_WINDOW + 1));
+        self
     }
 
     /// The format being parsed.
@@ -246,49 +382,152 @@ impl TraceReader {
 
     /// Number of the last line read (1-based; 0 before the first line).
     pub fn line(&self) -> u64 {
-        self.line
+        self.stats.lines
     }
 
     /// Records dropped so far: size 0, blkparse events of the selected action
     /// without a direction, blkparse events from a stale trace session.
     pub fn skipped(&self) -> u64 {
-        self.skipped
+        self.stats.dropped
+    }
+
+    /// Everything counted so far.
+    pub fn stats(&self) -> &TraceStats {
+        &self.stats
     }
 
     fn trace_error(&self, msg: String) -> SimError {
         SimError::Trace {
             file: self.path.clone(),
-            line: self.line,
+            line: self.stats.lines,
             msg,
         }
     }
 
-    /// Read the next physical line into `buf` (without the line ending).
-    /// `Ok(false)` at end of file.
-    fn read_line(&mut self) -> SimResult<bool> {
-        self.buf.clear();
-        let n = (&mut self.reader)
-            .take(MAX_LINE + 1)
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|source| SimError::Io {
-                path: self.path.clone(),
-                source,
-            })?;
-        if n == 0 {
-            return Ok(false);
+    /// A malformed line: the error to return, or `None` when it is skipped
+    /// (`skip_bad`).
+    #[cold]
+    fn bad_line(&mut self, msg: String) -> Option<SimError> {
+        self.bad_line_at(self.stats.lines, msg)
+    }
+
+    /// [`TraceReader::bad_line`] for an earlier line (a record leaving the
+    /// sort window).
+    #[cold]
+    fn bad_line_at(&mut self, line: u64, msg: String) -> Option<SimError> {
+        let e = SimError::Trace {
+            file: self.path.clone(),
+            line,
+            msg,
+        };
+        if !self.options.skip_bad {
+            return Some(e);
         }
-        self.line += 1;
-        if self.buf.last() == Some(&b'\n') {
-            self.buf.pop();
-        } else if n as u64 > MAX_LINE {
-            return Err(self.trace_error(format!(
-                "line longer than {MAX_LINE} bytes (not a text trace?)"
-            )));
+        self.stats.bad_lines += 1;
+        if self.stats.first_bad.is_none() {
+            self.stats.first_bad = Some(e.to_string());
         }
-        if self.buf.last() == Some(&b'\r') {
-            self.buf.pop();
+        None
+    }
+
+    /// End of input: an error when no record was delivered.
+    #[cold]
+    fn at_end(&mut self) -> Option<SimResult<IoRecord>> {
+        if self.done {
+            return None;
         }
-        Ok(true)
+        self.done = true;
+        if self.stats.records > 0 {
+            return None;
+        }
+        let why = match (&self.stats.first_bad, self.stats.dropped) {
+            (Some(first), _) => format!(
+                "{} bad lines skipped, the first: {first}",
+                self.stats.bad_lines
+            ),
+            (None, 0) if self.stats.lines == 0 => "the file is empty".to_string(),
+            (None, 0) => "no line is a record".to_string(),
+            (None, n) => format!("all {n} records were dropped (size 0 or stale)"),
+        };
+        Some(Err(self.trace_error(format!(
+            "no records in this {} trace: {why}",
+            self.format
+        ))))
+    }
+
+    /// Size and offset checks of a parsed record; `Ok(None)`: dropped (size
+    /// 0). `Err` is a bad-line message.
+    #[inline(always)]
+    fn check(&mut self, raw: RawRecord) -> Result<Option<RawRecord>, String> {
+        self.seen_record = true;
+        if raw.size == 0 {
+            self.stats.dropped += 1;
+            return Ok(None);
+        }
+        if u32::try_from(raw.size).is_err() {
+            return Err(format!(
+                "request size {} B exceeds the 4 GiB limit of one request",
+                raw.size
+            ));
+        }
+        if raw.offset.checked_add(raw.size).is_none() {
+            return Err(format!(
+                "request end (offset {} + size {}) overflows 64 bits",
+                raw.offset, raw.size
+            ));
+        }
+        Ok(Some(raw))
+    }
+
+    /// The delivered record: time base and time-order policy. `Err` is a
+    /// bad-line message.
+    #[inline(always)]
+    fn deliver(&mut self, raw: RawRecord) -> Result<IoRecord, String> {
+        let first = *self.first_ts.get_or_insert(raw.ts_ns);
+        let mut ts = raw.ts_ns;
+        if ts < self.last_ts {
+            if self.options.time_order == TimeOrder::Reject {
+                return Err(format!(
+                    "time {} ns is earlier than the previous record's {} ns (time order \
+                     `reject`; `clamp` issues such records at the previous time)",
+                    ts.saturating_sub(first),
+                    self.last_ts - first
+                ));
+            }
+            self.stats.clamped += 1;
+            ts = self.last_ts;
+        }
+        let Ok(time_ns) = u64::try_from(ts - first) else {
+            return Err(format!(
+                "time {} ns after the first record exceeds the 584-year range of the clock",
+                ts - first
+            ));
+        };
+        self.last_ts = ts;
+        self.stats.records += 1;
+        Ok(IoRecord {
+            time_ns,
+            offset: raw.offset,
+            // check() made sure it fits.
+            size: raw.size as u32,
+            op: raw.op,
+            stream: raw.stream,
+        })
+    }
+
+    /// Sort mode: the earliest held record once the window is full, or at
+    /// the end of the input.
+    #[inline]
+    fn pop_window(&mut self) -> Option<Option<SimResult<IoRecord>>> {
+        let window = self.window.as_mut()?;
+        if window.len() < SORT_WINDOW && !self.eof {
+            return None;
+        }
+        let Reverse(p) = window.pop()?;
+        Some(match self.deliver(p.raw) {
+            Ok(rec) => Some(Ok(rec)),
+            Err(msg) => self.bad_line_at(p.line, msg).map(Err),
+        })
     }
 }
 
@@ -297,62 +536,99 @@ impl Iterator for TraceReader {
 
     fn next(&mut self) -> Option<SimResult<IoRecord>> {
         while !self.done {
-            match self.read_line() {
-                Ok(true) => {}
-                Ok(false) => {
-                    self.done = true;
-                    return None;
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
+            match self.pop_window() {
+                Some(Some(item)) => return Some(item),
+                Some(None) => continue,
+                None => {}
             }
-            let text = match clean_line(&self.buf, self.seen_record) {
+            if self.eof {
+                return self.at_end();
+            }
+            let (range, nul) = match self.src.next_line() {
+                Ok(Next::Line { range, nul }) => (range, nul),
+                Ok(Next::Eof) => {
+                    self.eof = true;
+                    continue;
+                }
+                Ok(Next::TooLong) => {
+                    self.stats.lines += 1;
+                    let msg = format!("line longer than {MAX_LINE} bytes (not a text trace?)");
+                    match self.bad_line(msg) {
+                        None => continue,
+                        Some(e) => {
+                            self.done = true;
+                            return Some(Err(e));
+                        }
+                    }
+                }
+                Err(source) => {
+                    self.done = true;
+                    return Some(Err(SimError::Io {
+                        path: self.path.clone(),
+                        source,
+                    }));
+                }
+            };
+            self.stats.lines += 1;
+            let line = self.src.bytes(range);
+            let cleaned = if nul {
+                clean_line(line, self.seen_record)
+            } else {
+                clean_text(line, self.seen_record)
+            };
+            let text = match cleaned {
                 Ok(Some(text)) => text,
                 Ok(None) => continue,
-                Err(msg) => return Some(Err(self.trace_error(msg))),
+                Err(msg) => match self.bad_line(msg) {
+                    None => continue,
+                    Some(e) => return Some(Err(e)),
+                },
             };
-            let raw = match self.parser.parse(text) {
-                Ok(Parsed::Record(raw)) => raw,
+            let msg = match self.parser.parse(text) {
+                Ok(Parsed::Record(raw)) => match self.check(raw) {
+                    Ok(None) => continue,
+                    Ok(Some(raw)) => match &mut self.window {
+                        Some(window) => {
+                            self.pushed += 1;
+                            window.push(Reverse(Pending {
+                                raw,
+                                seq: self.pushed,
+                                line: self.stats.lines,
+                            }));
+                            continue;
+                        }
+                        None => match self.deliver(raw) {
+                            Ok(rec) => return Some(Ok(rec)),
+                            Err(msg) => msg,
+                        },
+                    },
+                    Err(msg) => msg,
+                },
                 Ok(Parsed::NotRecord) => continue,
                 Ok(Parsed::Dropped) => {
                     self.seen_record = true;
-                    self.skipped += 1;
+                    self.stats.dropped += 1;
                     continue;
                 }
-                Err(msg) => {
-                    let msg = if !self.seen_record && self.buf.contains(&0) {
-                        format!("{msg} (after tar header junk)")
-                    } else {
-                        msg
-                    };
-                    return Some(Err(self.trace_error(msg)));
-                }
+                Err(msg) if !self.seen_record && nul => format!("{msg} (after tar header junk)"),
+                Err(msg) => msg,
             };
-            self.seen_record = true;
-            if raw.size == 0 {
-                self.skipped += 1;
-                continue;
+            if let Some(e) = self.bad_line(msg) {
+                return Some(Err(e));
             }
-            let Ok(size) = u32::try_from(raw.size) else {
-                return Some(Err(self.trace_error(format!(
-                    "request size {} B exceeds the 4 GiB limit of one request",
-                    raw.size
-                ))));
-            };
-            let first = *self.first_ts.get_or_insert(raw.ts_ns);
-            let rel = raw.ts_ns.saturating_sub(first);
-            return Some(Ok(IoRecord {
-                time_ns: u64::try_from(rel).unwrap_or(u64::MAX),
-                offset: raw.offset,
-                size,
-                op: raw.op,
-                stream: raw.stream,
-            }));
         }
         None
     }
+}
+
+/// [`clean_line`] for a line known to hold no NUL byte.
+#[inline]
+fn clean_text(line: &[u8], seen_record: bool) -> Result<Option<&[u8]>, String> {
+    let text = line.trim_ascii();
+    if text.is_empty() || text[0] == b'#' || (!seen_record && is_pax_record(text)) {
+        return Ok(None);
+    }
+    Ok(Some(text))
 }
 
 /// Reduce one physical line to the text a format parser sees: `Ok(None)` when
@@ -449,14 +725,29 @@ impl Parser {
     /// without the `file:line` prefix.
     pub(super) fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
         match self {
-            Parser::Msr => msr::parse(line),
-            Parser::Spc => spc::parse(line),
-            Parser::Ascii { scale } => ascii::parse(line, *scale),
-            Parser::Ssdsim => ssdsim::parse(line),
+            Parser::Msr => fast_or(fast::msr(line), || msr::parse(line)),
+            Parser::Spc => fast_or(fast::spc(line), || spc::parse(line)),
+            Parser::Ascii { scale } => {
+                let scale = *scale;
+                fast_or(fast::ascii(line, scale), || ascii::parse(line, scale))
+            }
+            Parser::Ssdsim => fast_or(fast::ssdsim(line), || ssdsim::parse(line)),
             Parser::Blkparse(state) => state.parse(line),
-            Parser::Fiu => fiu::parse(line),
-            Parser::Heimdall => heimdall::parse(line),
+            Parser::Fiu => fast_or(fast::fiu(line), || fiu::parse(line)),
+            Parser::Heimdall => fast_or(fast::heimdall(line), || heimdall::parse(line)),
         }
+    }
+}
+
+/// The fast path's record, else the full parser's verdict.
+#[inline]
+fn fast_or(
+    fast: Option<RawRecord>,
+    full: impl FnOnce() -> Result<Parsed, String>,
+) -> Result<Parsed, String> {
+    match fast {
+        Some(r) => Ok(Parsed::Record(r)),
+        None => full(),
     }
 }
 
@@ -471,33 +762,48 @@ pub(super) struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
-    /// Split on runs of ASCII whitespace (spaces, tabs).
+    /// Split on runs of ASCII whitespace (`u8::is_ascii_whitespace`).
+    #[inline]
     pub(super) fn whitespace(line: &'a [u8]) -> Fields<'a> {
         let mut f = Fields {
             stored: [&[]; MAX_FIELDS],
             count: 0,
         };
-        for field in line
-            .split(|b| b.is_ascii_whitespace())
-            .filter(|s| !s.is_empty())
-        {
-            f.push(field);
+        let mut i = 0;
+        let n = line.len();
+        while i < n {
+            if is_space(line[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < n && !is_space(line[i]) {
+                i += 1;
+            }
+            f.push(&line[start..i]);
         }
         f
     }
 
     /// Split on commas; surrounding whitespace of each field is trimmed.
+    #[inline]
     pub(super) fn commas(line: &'a [u8]) -> Fields<'a> {
         let mut f = Fields {
             stored: [&[]; MAX_FIELDS],
             count: 0,
         };
-        for field in line.split(|&b| b == b',') {
-            f.push(field.trim_ascii());
+        let mut start = 0;
+        for (i, &b) in line.iter().enumerate() {
+            if b == b',' {
+                f.push(line[start..i].trim_ascii());
+                start = i + 1;
+            }
         }
+        f.push(line[start..].trim_ascii());
         f
     }
 
+    #[inline]
     fn push(&mut self, field: &'a [u8]) {
         if self.count < MAX_FIELDS {
             self.stored[self.count] = field;
@@ -547,10 +853,30 @@ pub(super) fn count_error(expected: &str, layout: &str, got: usize, line: &[u8])
     )
 }
 
-/// Decimal unsigned integer.
+/// `u8::is_ascii_whitespace` as one shift and mask.
+#[inline]
+pub(super) fn is_space(b: u8) -> bool {
+    const MASK: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\n' | 1 << 0x0c | 1 << b'\r';
+    b < 64 && (MASK >> b) & 1 == 1
+}
+
+/// Decimal unsigned integer (digits only, no sign).
+#[inline]
 pub(super) fn parse_u64(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 20 {
         return None;
+    }
+    if s.len() < 20 {
+        // 19 digits cannot overflow.
+        let mut v: u64 = 0;
+        for &b in s {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            v = v * 10 + u64::from(d);
+        }
+        return Some(v);
     }
     let mut v: u64 = 0;
     for &b in s {
@@ -735,11 +1061,165 @@ mod tests {
     }
 
     #[test]
-    fn time_is_relative_and_saturates() {
-        let text = b"10.0 0 0 512 1\n12.5 0 512 512 0\n9.0 0 1024 512 1\n";
-        let recs = records(TraceFormat::Heimdall, text);
-        let times: Vec<u64> = recs.iter().map(|r| r.time_ns).collect();
-        assert_eq!(times, vec![0, 2_500_000, 0]);
+    fn time_is_relative_and_clamped() {
+        let text = b"10.0 0 0 512 1\n12.5 0 512 512 0\n9.0 0 1024 512 1\n13 0 0 512 1\n";
+        let mut r = reader(TraceFormat::Heimdall, text);
+        let times: Vec<u64> = r.by_ref().map(|x| x.unwrap().time_ns).collect();
+        assert_eq!(times, vec![0, 2_500_000, 2_500_000, 3_000_000]);
+        assert_eq!(r.stats().clamped, 1);
+        assert_eq!(r.stats().records, 4);
+    }
+
+    #[test]
+    fn time_order_reject_names_the_line() {
+        let text = b"10.0 0 0 512 1\n12.5 0 512 512 0\n9.0 0 1024 512 1\n13 0 0 512 1\n";
+        let opts = TraceOptions {
+            skip_bad: false,
+            time_order: TimeOrder::Reject,
+        };
+        let items: Vec<_> = reader(TraceFormat::Heimdall, text)
+            .with_options(opts)
+            .collect();
+        assert_eq!(items.len(), 4);
+        let e = items[2].as_ref().unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{PATH}:3: time 0 ns is earlier than the previous record's 2500000 ns"
+            )),
+            "{e}"
+        );
+        // The rejected record does not move the clock back.
+        assert_eq!(items[3].as_ref().unwrap().time_ns, 3_000_000);
+        assert_eq!(TimeOrder::from_name("Reject").unwrap(), TimeOrder::Reject);
+        assert_eq!(TimeOrder::from_name("sort").unwrap(), TimeOrder::Sort);
+        let e = TimeOrder::from_name("fifo").unwrap_err().to_string();
+        assert!(
+            e.contains("`fifo`") && e.contains("clamp, reject, sort"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn time_order_sort_reorders_within_the_window() {
+        let sort = TraceOptions {
+            skip_bad: false,
+            time_order: TimeOrder::Sort,
+        };
+        // Out of order by a few records; equal times keep file order.
+        let text = b"5 0 0 512 1\n7 0 1024 512 1\n6 0 2048 512 1\n4 0 3072 512 1\n7 0 4096 512 1\n";
+        let mut r = reader(TraceFormat::Heimdall, text).with_options(sort);
+        let got: Vec<(u64, u64)> = r
+            .by_ref()
+            .map(|x| x.map(|r| (r.time_ns, r.offset)).unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, 3072),
+                (1_000_000, 0),
+                (2_000_000, 2048),
+                (3_000_000, 1024),
+                (3_000_000, 4096)
+            ]
+        );
+        assert_eq!(r.stats().clamped, 0);
+        // A record later than the window can repair is clamped and counted;
+        // errors still name their own line.
+        let mut text = String::new();
+        for i in 0..SORT_WINDOW + 10 {
+            text.push_str(&format!("{} 0 0 512 1\n", 1000 + i));
+        }
+        text.push_str("1 0 0 512 1\nbad\n");
+        let items: Vec<_> = reader(TraceFormat::Heimdall, text.as_bytes())
+            .with_options(sort)
+            .collect();
+        assert_eq!(items.len(), SORT_WINDOW + 12);
+        let e = items
+            .iter()
+            .find_map(|x| x.as_ref().err())
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with(&format!("{PATH}:{}: expected 5", SORT_WINDOW + 12)),
+            "{e}"
+        );
+        let times: Vec<u64> = items
+            .iter()
+            .filter_map(|x| x.as_ref().ok())
+            .map(|r| r.time_ns)
+            .collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(
+            times[SORT_WINDOW + 10],
+            (SORT_WINDOW as u64 + 9) * 1_000_000
+        );
+    }
+
+    #[test]
+    fn skip_bad_counts_and_keeps_the_first_message() {
+        let text = b"1 0 0 512 1\nx\n2 0 0 512 0\n3 0 0 zz 0\n";
+        let opts = TraceOptions {
+            skip_bad: true,
+            ..TraceOptions::default()
+        };
+        let mut r = reader(TraceFormat::Heimdall, text).with_options(opts);
+        assert_eq!(r.by_ref().collect::<SimResult<Vec<_>>>().unwrap().len(), 2);
+        let st = r.stats();
+        assert_eq!((st.lines, st.records, st.bad_lines), (4, 2, 2));
+        let first = st.first_bad.as_deref().unwrap();
+        assert!(
+            first.starts_with(&format!("{PATH}:2: expected 5")),
+            "{first}"
+        );
+    }
+
+    #[test]
+    fn a_trace_without_records_is_an_error() {
+        for (text, why) in [
+            (&b""[..], "the file is empty"),
+            (b"# only a comment\n\n", "no line is a record"),
+            (b"1 0 0 0 1\n", "all 1 records were dropped"),
+        ] {
+            assert_error(
+                TraceFormat::Heimdall,
+                text,
+                text.iter().filter(|&&b| b == b'\n').count() as u64,
+                why,
+            );
+        }
+        let opts = TraceOptions {
+            skip_bad: true,
+            ..TraceOptions::default()
+        };
+        let items: Vec<_> = reader(TraceFormat::Heimdall, b"junk\nmore junk\n")
+            .with_options(opts)
+            .collect();
+        assert_eq!(items.len(), 1);
+        let e = items[0].as_ref().unwrap_err().to_string();
+        assert!(
+            e.contains("no records in this heimdall trace: 2 bad lines skipped, the first: "),
+            "{e}"
+        );
+        assert!(
+            e.contains(":1: expected 5 whitespace-separated fields"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn overflowing_end_and_time_are_errors() {
+        assert_error(
+            TraceFormat::Heimdall,
+            b"1 0 18446744073709551615 512 1\n",
+            1,
+            "request end (offset 18446744073709551615 + size 512) overflows 64 bits",
+        );
+        assert_error(
+            TraceFormat::Heimdall,
+            b"0 0 0 512 1\n1e23 0 0 512 1\n",
+            2,
+            "exceeds the 584-year range",
+        );
     }
 
     #[test]
@@ -790,12 +1270,20 @@ mod tests {
 
     #[test]
     fn over_long_line_ends_the_reader() {
-        let mut text = vec![b'1'; (MAX_LINE + 10) as usize];
+        let mut text = vec![b'1'; MAX_LINE + 10];
         text.extend_from_slice(b"\n1 0 0 512 1\n");
         let items: Vec<_> = reader(TraceFormat::Heimdall, &text).collect();
         assert_eq!(items.len(), 1);
         let e = items[0].as_ref().unwrap_err().to_string();
         assert!(e.contains(":1: line longer than"), "{e}");
+        // skip_bad skips it and goes on.
+        let opts = TraceOptions {
+            skip_bad: true,
+            ..TraceOptions::default()
+        };
+        let mut r = reader(TraceFormat::Heimdall, &text).with_options(opts);
+        assert_eq!(r.by_ref().collect::<SimResult<Vec<_>>>().unwrap().len(), 1);
+        assert_eq!((r.stats().bad_lines, r.line()), (1, 2));
     }
 
     #[test]
