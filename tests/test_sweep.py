@@ -95,6 +95,12 @@ def test_override_axis_reaches_the_resolved_config():
         (lambda d: d["workloads"].update(x={"trace": "a", "synthetic": "b"}), "exactly one"),
         (lambda d: d["grid"].update(seed=[]), "grid.seed: expected a non-empty list"),
         (lambda d: d.pop("name"), "'name'"),
+        (lambda d: d["workloads"]["r"].update(skip_bad=True), "apply to traces only"),
+        (
+            lambda d: d["workloads"].update(t={"trace": "a", "time_order": "shuffle"}),
+            "workloads.t.time_order: expected one of clamp, reject, sort",
+        ),
+        (lambda d: d.update(output={"check": "yes"}), "output.check"),
     ],
 )
 def test_spec_errors_name_the_key(mutate, needle):
@@ -285,6 +291,28 @@ def test_sample_trace_sweep(tmp_path):
         df.loc[df["queue_depth"] == 1, "latency_us.mean"].iloc[0]
         >= df.loc[df["queue_depth"] == 16, "latency_us.mean"].iloc[0]
     )
+
+
+def test_trace_policies_and_check_mode_reach_the_runs(tmp_path):
+    d = traces_dir()
+    blk = "blkparse/ycsb-f2fs.blkparse.txt"
+    spec = {
+        "name": "pol",
+        "base": {"device": DEVICE},
+        "workloads": {
+            "clamp": {"trace": blk, "limit": 400},
+            "sort": {"trace": blk, "limit": 400, "time_order": "sort", "skip_bad": True},
+        },
+        "output": {"check": True, "cdf": False, "timeseries": False},
+    }
+    runs = sw.plan(sw.as_spec(spec, traces=d))
+    assert all(r.check for r in runs)
+    # Non-default trace policies are part of a run's identity.
+    assert len({r.key for r in runs}) == 2
+    df = sw.sweep(sw.as_spec(spec, traces=d), out=tmp_path, workers=1).set_index("workload")
+    # blkparse lists per-CPU batches one after another: clamped unless sorted.
+    assert df.loc["clamp", "input.clamped"] > 0
+    assert df.loc["sort", "input.clamped"] == 0
 
 
 def test_ray_backend_matches_local(tmp_path):

@@ -43,7 +43,7 @@ def plan(spec: Any, traces: str | os.PathLike[str] | None = None) -> list[Resolv
     runs: list[ResolvedRun] = []
     seen: set[str] = set()
     for p in s.expand():
-        r = resolve(p, cdf=s.cdf, timeseries=s.timeseries)
+        r = resolve(p, cdf=s.cdf, timeseries=s.timeseries, check=s.check)
         if r.key not in seen:
             seen.add(r.key)
             runs.append(r)

@@ -41,6 +41,8 @@ class ResolvedRun:
     device_toml: str
     cdf: bool = True
     timeseries: bool = True
+    #: check mode (not part of the key: it never changes results)
+    check: bool = False
 
     def task(self) -> dict[str, Any]:
         """The picklable description a worker executes."""
@@ -55,6 +57,7 @@ class ResolvedRun:
             "seed": self.point.seed,
             "cdf": self.cdf,
             "timeseries": self.timeseries,
+            "check": self.check,
         }
 
 
@@ -92,7 +95,9 @@ def run_key(point: RunPoint, device_toml: str, cdf: bool, timeseries: bool) -> s
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def resolve(point: RunPoint, cdf: bool = True, timeseries: bool = True) -> ResolvedRun:
+def resolve(
+    point: RunPoint, cdf: bool = True, timeseries: bool = True, check: bool = False
+) -> ResolvedRun:
     """Resolve a point's device config (validating every override; errors name
     the key) and compute its key. A missing trace raises FileNotFoundError."""
     from flashsched import _core
@@ -102,7 +107,8 @@ def resolve(point: RunPoint, cdf: bool = True, timeseries: bool = True) -> Resol
             f"workload '{point.workload.name}': trace file not found: {point.workload.trace}"
         )
     toml = _core.load_config(point.device, point.override_strings())
-    return ResolvedRun(run_key(point, toml, cdf, timeseries), point, toml, cdf, timeseries)
+    key = run_key(point, toml, cdf, timeseries)
+    return ResolvedRun(key, point, toml, cdf, timeseries, check)
 
 
 def _finite(values: Any) -> list[Any]:
@@ -137,6 +143,9 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         overrides=task["overrides"],
         seed=task["seed"],
         keep_records=task["cdf"],
+        check=task.get("check", False),
+        skip_bad=w.get("skip_bad", False),
+        time_order=w.get("time_order", "clamp"),
     )
     if sim.config_toml() != task["device_toml"]:
         raise _core.SimulationError(

@@ -27,8 +27,19 @@ else:  # pragma: no cover - Python < 3.11
 # device-config key ("section.key", applied as an override).
 AXES = ("device", "workload", "host_scheduler", "device_scheduler", "queue_depth", "seed", "label")
 TOP_KEYS = {"name", "description", "base", "workloads", "grid", "points", "output"}
-WORKLOAD_KEYS = {"trace", "format", "intensity", "limit", "synthetic", "description"}
-OUTPUT_KEYS = {"cdf", "timeseries"}
+WORKLOAD_KEYS = {
+    "trace",
+    "format",
+    "intensity",
+    "limit",
+    "synthetic",
+    "description",
+    "skip_bad",
+    "time_order",
+}
+TRACE_ONLY_KEYS = {"format", "intensity", "limit", "skip_bad", "time_order"}
+TIME_ORDERS = ("clamp", "reject", "sort")
+OUTPUT_KEYS = {"cdf", "timeseries", "check"}
 BASE_EXTRA = {"set"}
 
 
@@ -43,17 +54,26 @@ class Workload:
     limit: int | None = None
     synthetic: str | None = None
     description: str = ""
+    #: trace input policies (docs/reliability.md); only non-defaults are
+    #: part of a run's identity, so existing sweeps keep their keys
+    skip_bad: bool = False
+    time_order: str = "clamp"
 
     def as_dict(self) -> dict[str, Any]:
         if self.synthetic is not None:
             return {"name": self.name, "synthetic": self.synthetic}
-        return {
+        d: dict[str, Any] = {
             "name": self.name,
             "trace": self.trace,
             "format": self.format,
             "intensity": self.intensity,
             "limit": self.limit,
         }
+        if self.skip_bad:
+            d["skip_bad"] = True
+        if self.time_order != "clamp":
+            d["time_order"] = self.time_order
+        return d
 
 
 @dataclass(frozen=True)
@@ -108,6 +128,8 @@ class SweepSpec:
     description: str = ""
     cdf: bool = True
     timeseries: bool = True
+    #: run every simulation in check mode (version oracle + invariants)
+    check: bool = False
     source: str = ""
     base_dir: Path | None = None
     traces_dir: Path | None = None
@@ -236,8 +258,17 @@ def _parse_workload(name: str, t: Any) -> Workload:
     _check_strict(t, WORKLOAD_KEYS, where)
     if ("trace" in t) == ("synthetic" in t):
         raise ConfigError(f"{where}: give exactly one of 'trace' or 'synthetic'")
-    if "synthetic" in t and set(t) & {"format", "intensity", "limit"}:
-        raise ConfigError(f"{where}: 'format', 'intensity' and 'limit' apply to traces only")
+    if "synthetic" in t and set(t) & TRACE_ONLY_KEYS:
+        keys = ", ".join(f"'{k}'" for k in sorted(TRACE_ONLY_KEYS))
+        raise ConfigError(f"{where}: {keys} apply to traces only")
+    skip_bad = t.get("skip_bad", False)
+    if not isinstance(skip_bad, bool):
+        raise ConfigError(f"{where}.skip_bad: expected true or false, got {skip_bad!r}")
+    time_order = t.get("time_order", "clamp")
+    if time_order not in TIME_ORDERS:
+        raise ConfigError(
+            f"{where}.time_order: expected one of {', '.join(TIME_ORDERS)}, got {time_order!r}"
+        )
     intensity = t.get("intensity", 1.0)
     if not isinstance(intensity, (int, float)) or isinstance(intensity, bool) or intensity <= 0:
         raise ConfigError(f"{where}.intensity: expected a positive number, got {intensity!r}")
@@ -252,6 +283,8 @@ def _parse_workload(name: str, t: Any) -> Workload:
         limit=limit,
         synthetic=t.get("synthetic"),
         description=str(t.get("description", "")),
+        skip_bad=skip_bad,
+        time_order=time_order,
     )
 
 
@@ -316,6 +349,7 @@ def parse_spec(
         points=parsed_points,
         cdf=out.get("cdf", True),
         timeseries=out.get("timeseries", True),
+        check=out.get("check", False),
         source=source,
         base_dir=base_dir,
     )
