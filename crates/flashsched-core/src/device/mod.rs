@@ -256,7 +256,9 @@ impl Ssd {
 
     /// Requests completed since the last call (host ids).
     pub fn take_done(&mut self, out: &mut Vec<u32>) {
-        out.append(&mut self.done);
+        if !self.done.is_empty() {
+            out.append(&mut self.done);
+        }
     }
 
     /// Whether the device has no queued or running work.

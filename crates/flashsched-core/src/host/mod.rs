@@ -53,13 +53,20 @@ pub struct Host {
     scratch: Vec<u32>,
     pub outstanding: u32,
     next_seq: u64,
+    /// The scheduler never dispatches from an empty queue (`idle_when_empty`),
+    /// and `held` mirrors its queue length, so empty polls are skipped.
+    skip_empty: bool,
+    held: usize,
 }
 
 impl Host {
     pub fn new(cfg: &DeviceConfig) -> SimResult<Host> {
+        let sched = host::build(&cfg.host.scheduler, cfg)?;
         Ok(Host {
             queue_depth: cfg.host.queue_depth,
-            sched: host::build(&cfg.host.scheduler, cfg)?,
+            skip_empty: sched.idle_when_empty(),
+            held: 0,
+            sched,
             slots: Vec::new(),
             members: Vec::new(),
             free: Vec::new(),
@@ -97,6 +104,7 @@ impl Host {
             probe: false,
         };
         self.sched.enqueue(&req, now);
+        self.held += 1;
         req
     }
 
@@ -123,11 +131,14 @@ impl Host {
 
     /// Next device request to send, if the queue depth allows.
     pub fn next_dispatch(&mut self, ctx: &HostCtx) -> Option<Issue> {
-        if self.outstanding >= self.queue_depth {
+        if self.outstanding >= self.queue_depth || (self.skip_empty && self.held == 0) {
             return None;
         }
         self.scratch.clear();
         let pick = self.sched.dispatch(ctx, &mut self.scratch)?;
+        if self.skip_empty {
+            self.held = self.sched.len();
+        }
         self.outstanding += 1;
         let id = match pick {
             Pick::Req(id) => id,
@@ -211,10 +222,14 @@ impl Host {
         );
         if !slot.probe {
             out.push(slot);
-            out.extend(members.iter().map(|&m| self.slots[m as usize]));
         }
         self.free.push(id);
-        self.free.extend_from_slice(&members);
+        if !members.is_empty() {
+            if !slot.probe {
+                out.extend(members.iter().map(|&m| self.slots[m as usize]));
+            }
+            self.free.extend_from_slice(&members);
+        }
         self.members[id as usize] = members;
     }
 

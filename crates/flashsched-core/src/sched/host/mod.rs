@@ -118,6 +118,12 @@ pub trait HostScheduler: Send {
     }
     /// Requests held in the scheduler.
     fn len(&self) -> usize;
+    /// Whether `dispatch` is a no-op returning `None` whenever `len() == 0`
+    /// (no timers, probes or other state changes): the host then skips
+    /// asking while nothing is queued.
+    fn idle_when_empty(&self) -> bool {
+        false
+    }
     fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -51,4 +51,8 @@ impl HostScheduler for Noop {
     fn len(&self) -> usize {
         self.held
     }
+
+    fn idle_when_empty(&self) -> bool {
+        true
+    }
 }
