@@ -284,7 +284,7 @@ impl Simulation {
                 break;
             }
         }
-        if let Some(t) = self.host.sched.next_timer() {
+        if let Some(t) = self.host.next_timer() {
             if t > now && self.host_timer != Some(t) {
                 self.host_timer = Some(t);
                 self.q.push(t, Ev::HostTimer);

@@ -884,7 +884,7 @@ impl ArraySim {
             }
         }
         self.completed_any = false;
-        if let Some(t) = self.host.sched.next_timer() {
+        if let Some(t) = self.host.next_timer() {
             if t > now && self.host_timer != Some(t) {
                 self.host_timer = Some(t);
                 self.q.push(t, Ev::HostTimer);

@@ -653,6 +653,9 @@ impl Ssd {
             self.sched.prepare(&ctx);
             self.drain_wakes();
         }
+        if self.dirty.is_empty() {
+            return Ok(());
+        }
         let mut batch = std::mem::take(&mut self.dirty_spare);
         while !self.dirty.is_empty() {
             std::mem::swap(&mut batch, &mut self.dirty);

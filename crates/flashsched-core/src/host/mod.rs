@@ -57,6 +57,8 @@ pub struct Host {
     /// and `held` mirrors its queue length, so empty polls are skipped.
     skip_empty: bool,
     held: usize,
+    /// The scheduler may ask for timer wake-ups.
+    timers: bool,
 }
 
 impl Host {
@@ -65,6 +67,7 @@ impl Host {
         Ok(Host {
             queue_depth: cfg.host.queue_depth,
             skip_empty: sched.idle_when_empty(),
+            timers: sched.has_timers(),
             held: 0,
             sched,
             slots: Vec::new(),
@@ -231,6 +234,16 @@ impl Host {
             self.free.extend_from_slice(&members);
         }
         self.members[id as usize] = members;
+    }
+
+    /// The scheduler's next timer, if it has timers at all.
+    #[inline]
+    pub fn next_timer(&self) -> Option<Ns> {
+        if self.timers {
+            self.sched.next_timer()
+        } else {
+            None
+        }
     }
 
     /// Requests waiting in the host queue.

@@ -112,6 +112,11 @@ pub trait HostScheduler: Send {
     fn next_timer(&self) -> Option<Ns> {
         None
     }
+    /// Whether `next_timer` can ever return a time (the loop skips asking
+    /// schedulers that have no timers).
+    fn has_timers(&self) -> bool {
+        true
+    }
     /// Zones this scheduler flagged as in GC, in order (GC-aware ones only).
     fn gc_log(&self) -> &[GcFlag] {
         &[]

@@ -55,4 +55,8 @@ impl HostScheduler for Noop {
     fn idle_when_empty(&self) -> bool {
         true
     }
+
+    fn has_timers(&self) -> bool {
+        false
+    }
 }
