@@ -177,7 +177,7 @@ impl Aos {
         while self.rs_len < self.rs_cap && rejected < limit {
             let Some(id) = q.pop_front() else { break };
             let t = ctx.txs.get(id);
-            if !(ctx.issuable)(t) {
+            if !ctx.can_issue(t) {
                 kept.push(id);
             } else if unchecked || (!self.conflicts(t, ctx) && !self.hazard(t)) {
                 self.add_rs(id, t);
@@ -252,7 +252,7 @@ impl Aos {
             while i < self.rs[chip].len() {
                 let id = self.rs[chip][i];
                 let t = ctx.txs.get(id);
-                if (ctx.issuable)(t) {
+                if ctx.can_issue(t) {
                     i += 1;
                     continue;
                 }
@@ -272,7 +272,7 @@ impl Aos {
         let set = &self.rs[chip];
         let ok = |id: TxId| {
             let t = ctx.txs.get(id);
-            t.die == die && (ctx.issuable)(t)
+            t.die == die && ctx.can_issue(t)
         };
         set.iter()
             .position(|&id| ok(id) && class(ctx.txs.get(id)) == Class::Read)

@@ -452,7 +452,7 @@ impl BatchCore {
             self.prepare(ctx);
         }
         let q = &mut self.ready[die as usize];
-        let pos = q.iter().position(|&id| (ctx.issuable)(ctx.txs.get(id)));
+        let pos = q.iter().position(|&id| ctx.can_issue(ctx.txs.get(id)));
         if let Some(pos) = pos {
             let id = q.remove(pos)?;
             self.pending -= 1;
@@ -462,7 +462,7 @@ impl BatchCore {
             return Some(id);
         }
         let q = &mut self.gc[die as usize];
-        let pos = q.iter().position(|&id| (ctx.issuable)(ctx.txs.get(id)))?;
+        let pos = q.iter().position(|&id| ctx.can_issue(ctx.txs.get(id)))?;
         self.pending -= 1;
         q.remove(pos)
     }

@@ -38,14 +38,14 @@ impl TxScheduler for Fifo {
         let q = &mut self.queues[die as usize];
         // The head is almost always issuable; scan past it only if not.
         let head = *q.front()?;
-        if (ctx.issuable)(ctx.txs.get(head)) {
+        if ctx.can_issue(ctx.txs.get(head)) {
             self.pending -= 1;
             return q.pop_front();
         }
         let pos = q
             .iter()
             .skip(1)
-            .position(|&id| (ctx.issuable)(ctx.txs.get(id)))?;
+            .position(|&id| ctx.can_issue(ctx.txs.get(id)))?;
         self.pending -= 1;
         q.remove(pos + 1)
     }

@@ -23,7 +23,7 @@ mod vios;
 
 use super::Registry;
 use crate::config::ControllerConfig;
-use crate::device::tx::{Tx, TxArena, TxId};
+use crate::device::tx::{Tx, TxArena, TxId, TxKind};
 use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::flash::Geometry;
@@ -43,6 +43,18 @@ pub struct PickCtx<'a> {
     /// Whether a transaction can start now (a program needs a free page; GC
     /// may hold the last free block). Schedulers must skip ones that cannot.
     pub issuable: &'a dyn Fn(&Tx) -> bool,
+}
+
+impl PickCtx<'_> {
+    /// Whether `tx` can start now. Only programs (and copyback moves, which
+    /// program) can be blocked on space, so other transactions skip the call.
+    #[inline]
+    pub fn can_issue(&self, tx: &Tx) -> bool {
+        match (tx.kind, tx.copyback) {
+            (TxKind::Program, _) | (TxKind::Read, true) => (self.issuable)(tx),
+            _ => true,
+        }
+    }
 }
 
 /// A flash transaction scheduler.

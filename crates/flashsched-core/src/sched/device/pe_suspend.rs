@@ -48,7 +48,7 @@ pub struct PeSuspend {
 fn take_first(q: &mut VecDeque<TxId>, ctx: &PickCtx, pred: impl Fn(&Tx) -> bool) -> Option<TxId> {
     let pos = q.iter().position(|&id| {
         let t = ctx.txs.get(id);
-        pred(t) && (ctx.issuable)(t)
+        pred(t) && ctx.can_issue(t)
     })?;
     q.remove(pos)
 }
