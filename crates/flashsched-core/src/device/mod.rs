@@ -169,6 +169,9 @@ pub struct Ssd {
     suspends: bool,
     /// The scheduler plans across dies (`prepare`/`wakes` are called).
     coordinates: bool,
+    /// The scheduler's `pick(die)` sees only that die's queue (skipped when
+    /// the die has no work).
+    per_die: bool,
     wake_buf: Vec<u32>,
     /// Chips touched by the request being split (conflict accounting).
     req_chips: Vec<u32>,
@@ -201,6 +204,7 @@ impl Ssd {
         Ok(Ssd {
             suspends: sched.suspends(),
             coordinates: sched.coordinates(),
+            per_die: sched.per_die(),
             sched,
             timing,
             par: Parallelism::new(&geo),
@@ -711,6 +715,11 @@ impl Ssd {
                     continue;
                 }
                 self.resume(die, now, sink);
+                break;
+            }
+            // Nothing queued or running here (an idle die has nothing
+            // running, and a suspended operation would count).
+            if self.per_die && self.die_load[die as usize] == 0 {
                 break;
             }
             let ftl = &self.ftl;

@@ -53,4 +53,8 @@ impl TxScheduler for Fifo {
     fn pending(&self) -> usize {
         self.pending
     }
+
+    fn per_die(&self) -> bool {
+        true
+    }
 }

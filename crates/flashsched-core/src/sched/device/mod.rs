@@ -67,6 +67,12 @@ pub trait TxScheduler: Send {
     fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId>;
     /// Transactions queued (not yet started).
     fn pending(&self) -> usize;
+    /// Whether `pick(die)` only looks at `die`'s own transactions and does
+    /// nothing when it has none: the device then skips asking for a die with
+    /// no queued work.
+    fn per_die(&self) -> bool {
+        false
+    }
     /// Whether this scheduler uses `prepare` and `wakes` (schedulers that
     /// plan across dies); the device skips both calls otherwise.
     fn coordinates(&self) -> bool {

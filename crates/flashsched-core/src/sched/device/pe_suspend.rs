@@ -108,6 +108,10 @@ impl TxScheduler for PeSuspend {
         self.pending
     }
 
+    fn per_die(&self) -> bool {
+        true
+    }
+
     fn suspends(&self) -> bool {
         true
     }
