@@ -173,8 +173,11 @@ pub struct Ssd {
     /// the die has no work).
     per_die: bool,
     wake_buf: Vec<u32>,
-    /// Chips touched by the request being split (conflict accounting).
-    req_chips: Vec<u32>,
+    /// Conflict accounting for the request being split: `chip_seen[c] ==
+    /// req_stamp` once the request has a page on chip `c`.
+    chip_seen: Vec<u64>,
+    req_stamp: u64,
+    req_touched: bool,
     /// What flash and DRAM did, for data-version oracles (off by default).
     op_log: Option<Box<OpTap>>,
     read_ids: u64,
@@ -216,7 +219,9 @@ impl Ssd {
                 resume: us(c.resume_us),
             },
             wake_buf: Vec::new(),
-            req_chips: Vec::new(),
+            chip_seen: vec![0; geo.chips() as usize],
+            req_stamp: 0,
+            req_touched: false,
             op_log: None,
             read_ids: 0,
             dies: vec![Die::default(); geo.dies() as usize],
@@ -380,11 +385,21 @@ impl Ssd {
     /// (first page per chip only); returns whether it conflicts.
     fn note_chip(&mut self, die: u32) -> bool {
         let chip = self.geo.chip_of_die(die);
-        if self.req_chips.contains(&chip) {
+        self.req_touched = true;
+        let seen = &mut self.chip_seen[chip as usize];
+        if *seen == self.req_stamp {
             return false;
         }
-        self.req_chips.push(chip);
+        *seen = self.req_stamp;
         self.chip_loaded(chip)
+    }
+
+    /// Start conflict accounting for a new request (stamps start at 1, so a
+    /// fresh `chip_seen` of zeros means "not seen").
+    #[inline]
+    fn begin_conflict_scan(&mut self) {
+        self.req_stamp += 1;
+        self.req_touched = false;
     }
 
     fn new_req(&mut self, host: u32) -> u32 {
@@ -490,7 +505,7 @@ impl Ssd {
 
     fn submit_read(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
         let (a, b) = self.lpn_range(offset, size);
-        self.req_chips.clear();
+        self.begin_conflict_scan();
         let mut conflict = false;
         for lpn in a..=b {
             let lpn = self.fold(lpn);
@@ -557,7 +572,7 @@ impl Ssd {
             self.reqs[r as usize].remaining += 1;
             self.enqueue(tx, now);
         }
-        if !self.req_chips.is_empty() {
+        if self.req_touched {
             self.stats.read_requests += 1;
             self.stats.read_conflicts += conflict as u64;
         }
@@ -565,7 +580,7 @@ impl Ssd {
 
     fn submit_write(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
         let (a, b) = self.lpn_range(offset, size);
-        self.req_chips.clear();
+        self.begin_conflict_scan();
         let mut conflict = false;
         for lpn in a..=b {
             let lpn = self.fold(lpn);
