@@ -18,8 +18,8 @@ struct Group {
 
 /// Queued merge groups, indexed by start and end byte offset per direction.
 ///
-/// Indexing is deferred: a new group waits in `unindexed` until the next
-/// merge lookup needs the index. When load is light a request is usually
+/// Indexing is deferred: a new group waits in `pending` until the next
+/// merge lookup (or the next insert) needs the index. When load is light a request is usually
 /// dispatched before the next one arrives, and then it never touches the
 /// hash maps. The maps always answer exactly as if every insert had been
 /// applied at once (a deferred insert overwrites an older group's entry with
@@ -33,8 +33,10 @@ pub struct Merger {
     groups: Vec<Group>,
     by_end: FxHashMap<(u8, u64), u32>,
     by_start: FxHashMap<(u8, u64), u32>,
-    /// Groups inserted but not yet in the maps, in insertion order.
-    unindexed: Vec<u32>,
+    /// The newest group, not yet in the maps. Trims (which never merge) and
+    /// groups of a merger with merging off are never indexed: no lookup can
+    /// reach them.
+    pending: Option<u32>,
 }
 
 fn op_key(op: Op) -> u8 {
@@ -80,19 +82,21 @@ impl Merger {
         g.end = end;
         g.op = op;
         g.members.clear();
-        self.unindexed.push(r.id);
+        if r.op != Op::Trim && self.max_bytes > 0 {
+            self.flush();
+            self.pending = Some(r.id);
+        }
     }
 
-    /// Apply deferred inserts, oldest first.
+    /// Apply the deferred insert.
     fn flush(&mut self) {
-        for &id in &self.unindexed {
+        if let Some(id) = self.pending.take() {
             let g = &self.groups[id as usize];
             self.by_end.insert((g.op, g.end), id);
             if self.front {
                 self.by_start.insert((g.op, g.offset), id);
             }
         }
-        self.unindexed.clear();
     }
 
     /// Append `r` to a queued group that ends where `r` starts; returns the lead.
@@ -150,36 +154,15 @@ impl Merger {
         let g = &mut self.groups[lead as usize];
         let (op, s, e) = (g.op, g.offset, g.end);
         out.append(&mut g.members);
-        if let Some(pos) = self.unindexed.iter().rposition(|&id| id == lead) {
+        if self.pending == Some(lead) {
             // Never indexed (so never extended: its keys are as inserted).
-            // Had it been indexed it would own its keys now, unless a later
-            // deferred group with the same key overwrites them; dispatching
-            // it removes the keys (and with them any older group's entry it
-            // overwrote).
-            // Older deferred groups are indexed first so that, as with
-            // immediate indexing, this group's keys overwrite theirs.
-            if pos > 0 {
-                let older: Vec<u32> = self.unindexed.drain(..pos).collect();
-                let rest = std::mem::replace(&mut self.unindexed, older);
-                self.flush();
-                self.unindexed = rest;
-            }
-            self.unindexed.remove(0);
-            let groups = &self.groups;
-            let later = &self.unindexed[..];
-            if !self.by_end.is_empty()
-                && !later
-                    .iter()
-                    .any(|&id| (groups[id as usize].op, groups[id as usize].end) == (op, e))
-            {
+            // Indexed, it would own its keys now (overwriting any older
+            // group's entry), and dispatching it would remove them.
+            self.pending = None;
+            if !self.by_end.is_empty() {
                 self.by_end.remove(&(op, e));
             }
-            if self.front
-                && !self.by_start.is_empty()
-                && !later
-                    .iter()
-                    .any(|&id| (groups[id as usize].op, groups[id as usize].offset) == (op, s))
-            {
+            if self.front && !self.by_start.is_empty() {
                 self.by_start.remove(&(op, s));
             }
             return;
@@ -286,7 +269,7 @@ mod tests {
                         id,
                         seq: step,
                         arrival: 0,
-                        // Trims never merge, so several can wait unindexed.
+                        // Trims never merge (and are never indexed).
                         op: [Op::Read, Op::Write, Op::Trim][rng.below(3) as usize],
                         offset: rng.below(8) * 4096,
                         size: 4096 * (1 + rng.below(2) as u32),
