@@ -156,7 +156,8 @@ def verdict(r: dict[str, Any]) -> str:
     return "met" if ok else "MISSED"
 
 
-def _isolated(code: str) -> dict[str, Any]:
+def isolated(code: str) -> dict[str, Any]:
+    """Run Python `code` in a fresh interpreter; its last stdout line is JSON."""
     out = subprocess.run(
         [sys.executable, "-c", code], check=True, capture_output=True, text=True
     ).stdout
@@ -165,7 +166,7 @@ def _isolated(code: str) -> dict[str, Any]:
 
 def run_isolated(name: str, n: int) -> dict[str, Any]:
     """Run a case in a fresh interpreter so peak memory is its own."""
-    return _isolated(
+    return isolated(
         "import json; from flashsched.bench import run_case; "
         f"print(json.dumps(run_case({name!r}, {n})))"
     )
@@ -262,7 +263,7 @@ def overhead_case(n: int, keep_records: bool) -> dict[str, Any]:
 def python_overhead(n: int = 1_000_000) -> list[dict[str, Any]]:
     rows = []
     for keep in (False, True):
-        r = _isolated(
+        r = isolated(
             "import json; from flashsched.bench import overhead_case; "
             f"print(json.dumps(overhead_case({n}, {keep})))"
         )

@@ -12,10 +12,7 @@ readers stream).
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -152,14 +149,12 @@ def measure(path: str, fmt: str) -> dict[str, Any]:
 
 
 def _isolated(path: Path, fmt: str) -> dict[str, Any]:
-    code = (
+    from flashsched.bench import isolated
+
+    return isolated(
         "import json; from flashsched.bench_parse import measure; "
         f"print(json.dumps(measure({str(path)!r}, {fmt!r})))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True
-    ).stdout
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def main(formats: list[str], lines: int, out_dir: str | None = None) -> list[dict[str, Any]]:
