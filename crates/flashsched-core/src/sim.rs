@@ -162,16 +162,18 @@ impl Simulation {
             self.settle()?;
         }
         for _ in 0..max_steps {
-            let Some(t) = self.q.peek_time() else {
+            let Some((t, first)) = self.q.pop() else {
                 return self.finish();
             };
             self.now = t;
-            while let Some(ev) = self.q.pop_at(t) {
+            let mut next = Some(first);
+            while let Some(ev) = next {
                 match ev {
                     Ev::Dev(e) => self.ssd.handle(e, t, &mut QSink(&mut self.q))?,
                     Ev::Workload => self.poll_workload()?,
                     Ev::HostTimer => self.host_timer = None,
                 }
+                next = self.q.pop_at(t);
             }
             self.settle()?;
             if let Some(l) = &mut self.ledger {

@@ -693,14 +693,15 @@ impl ArraySim {
             self.settle()?;
         }
         for _ in 0..max_steps {
-            let Some(t) = self.q.peek_time() else {
+            let Some((t, first)) = self.q.pop() else {
                 return self.finish();
             };
             if t / self.series.bin_ns > self.series.sampled() as u64 {
                 self.sample(t);
             }
             self.now = t;
-            while let Some(ev) = self.q.pop_at(t) {
+            let mut next = Some(first);
+            while let Some(ev) = next {
                 match ev {
                     Ev::Dev(i, e) => self.ssds[i as usize].handle(
                         e,
@@ -715,6 +716,7 @@ impl ArraySim {
                     Ev::LinkIn(c) => self.arrive_host(c),
                     Ev::LinkOut(c) => self.client_complete(c),
                 }
+                next = self.q.pop_at(t);
             }
             self.settle()?;
             if self.ledger.is_some() {

@@ -11,40 +11,236 @@ pub const NS_PER_S: Ns = 1_000_000_000;
 
 /// Min-queue of `(time, payload)`; equal times pop in insertion order.
 ///
-/// A 4-ary implicit heap keyed by one `u128` (`time << 64 | seq`): shallower
-/// than a binary heap and its four children share a cache line or two, which
-/// matters because every flash operation costs one push and one pop.
+/// Every event carries the key `time << 64 | seq` (`seq` counts pushes), and
+/// pops come out in key order, so ties are FIFO and a run is reproducible.
+///
+/// Flash events fall within a few milliseconds of now, so most live in a
+/// timing wheel: `WHEEL` buckets of `2^BUCKET_SHIFT` ns, each kept sorted by
+/// key, with a bitmap of the non-empty ones. A push is a bucket append (events
+/// usually arrive in key order within a bucket) and a pop takes the front of
+/// the first non-empty bucket: no sift through a heap whose comparisons a CPU
+/// cannot predict. Events beyond the wheel's horizon (host timers, sparse
+/// arrivals, long erases) go to a 4-ary heap; a pop takes the smaller of the
+/// two fronts, so the order is exactly the heap's alone.
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    heap: Vec<(u128, E)>,
+    buckets: Box<[Bucket<E>]>,
+    /// Bit `i` set iff `buckets[i]` is non-empty.
+    occupied: [u64; WHEEL / 64],
+    /// Bucket number (`time >> BUCKET_SHIFT`) the wheel starts at: every
+    /// wheel event lies in `[base, base + WHEEL)`; `base` never decreases and
+    /// never passes the earliest wheel event.
+    base: u64,
+    in_wheel: usize,
+    far: Heap<E>,
     seq: u64,
     processed: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+const BUCKET_SHIFT: u32 = 12;
+const WHEEL: usize = 1024;
+
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-const ARITY: usize = 4;
-
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            heap: Vec::with_capacity(1024),
+            buckets: (0..WHEEL).map(|_| Bucket::default()).collect(),
+            occupied: [0; WHEEL / 64],
+            base: 0,
+            in_wheel: 0,
+            far: Heap::default(),
             seq: 0,
             processed: 0,
         }
     }
 
     /// Schedule `payload` at absolute time `at`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, at: Ns, payload: E) {
         let key = ((at as u128) << 64) | self.seq as u128;
         self.seq += 1;
+        let bucket = at >> BUCKET_SHIFT;
+        if bucket >= self.base && bucket - self.base < WHEEL as u64 {
+            let i = bucket as usize & (WHEEL - 1);
+            self.buckets[i].insert(key, payload);
+            self.occupied[i >> 6] |= 1 << (i & 63);
+            self.in_wheel += 1;
+        } else {
+            self.far.push(key, payload);
+        }
+    }
+
+    /// The first non-empty wheel bucket.
+    #[inline]
+    fn first_bucket(&self) -> Option<usize> {
+        if self.in_wheel == 0 {
+            return None;
+        }
+        let start = self.base as usize & (WHEEL - 1);
+        let w0 = start >> 6;
+        let m = self.occupied[w0] & (!0u64 << (start & 63));
+        if m != 0 {
+            return Some((w0 << 6) | m.trailing_zeros() as usize);
+        }
+        // Wrap around: the words after w0, then w0's low bits.
+        for k in 1..=WHEEL / 64 {
+            let w = (w0 + k) & (WHEEL / 64 - 1);
+            let m = self.occupied[w];
+            if m != 0 {
+                return Some((w << 6) | m.trailing_zeros() as usize);
+            }
+        }
+        None
+    }
+
+    /// Key of the earliest event, and the wheel bucket holding it (`None` if
+    /// it is in the far heap).
+    #[inline]
+    fn front(&self) -> Option<(u128, Option<usize>)> {
+        let far = self.far.peek_key();
+        match self.first_bucket() {
+            Some(i) => {
+                let k = self.buckets[i].front_key();
+                match far {
+                    Some(f) if f < k => Some((f, None)),
+                    _ => Some((k, Some(i))),
+                }
+            }
+            None => far.map(|f| (f, None)),
+        }
+    }
+
+    #[inline]
+    fn take(&mut self, at: Option<usize>) -> Option<(u128, E)> {
+        let (key, payload) = match at {
+            Some(i) => {
+                let b = &mut self.buckets[i];
+                let e = b.pop_front()?;
+                if b.is_empty() {
+                    self.occupied[i >> 6] &= !(1 << (i & 63));
+                }
+                self.in_wheel -= 1;
+                e
+            }
+            None => self.far.pop()?,
+        };
+        self.base = self.base.max(((key >> 64) as u64) >> BUCKET_SHIFT);
+        self.processed += 1;
+        Some((key, payload))
+    }
+
+    /// Time of the earliest pending event.
+    #[inline]
+    pub fn peek_time(&self) -> Option<Ns> {
+        self.front().map(|(k, _)| (k >> 64) as Ns)
+    }
+
+    /// Pop the earliest event.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Ns, E)> {
+        let (_, at) = self.front()?;
+        self.take(at).map(|(k, e)| ((k >> 64) as Ns, e))
+    }
+
+    /// Pop the earliest event only if it is at time `t`.
+    #[inline]
+    pub fn pop_at(&mut self, t: Ns) -> Option<E> {
+        let (key, at) = self.front()?;
+        if (key >> 64) as Ns != t {
+            return None;
+        }
+        self.take(at).map(|(_, e)| e)
+    }
+
+    pub fn len(&self) -> usize {
+        self.in_wheel + self.far.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Events popped so far.
+    pub fn processed(&self) -> u64 {
+        self.processed
+    }
+}
+
+/// One wheel bucket: events sorted by key, consumed from `head`.
+#[derive(Debug)]
+struct Bucket<E> {
+    items: Vec<(u128, E)>,
+    head: usize,
+}
+
+impl<E> Default for Bucket<E> {
+    fn default() -> Self {
+        Bucket {
+            items: Vec::new(),
+            head: 0,
+        }
+    }
+}
+
+impl<E> Bucket<E> {
+    #[inline(always)]
+    fn insert(&mut self, key: u128, payload: E) {
+        // Keys grow with `seq`, so the new event usually goes last.
+        // Otherwise it is rarely more than a place or two from the end.
+        let mut pos = self.items.len();
+        while pos > self.head && self.items[pos - 1].0 > key {
+            pos -= 1;
+        }
+        self.items.insert(pos, (key, payload));
+    }
+
+    #[inline]
+    fn front_key(&self) -> u128 {
+        self.items.get(self.head).map_or(u128::MAX, |e| e.0)
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.head == self.items.len()
+    }
+
+    #[inline]
+    fn pop_front(&mut self) -> Option<(u128, E)>
+    where
+        E: Copy,
+    {
+        let e = *self.items.get(self.head)?;
+        self.head += 1;
+        if self.head == self.items.len() {
+            self.items.clear();
+            self.head = 0;
+        }
+        Some(e)
+    }
+}
+
+/// 4-ary implicit min-heap of `(key, payload)`: the far events.
+#[derive(Debug)]
+struct Heap<E> {
+    heap: Vec<(u128, E)>,
+}
+
+impl<E> Default for Heap<E> {
+    fn default() -> Self {
+        Heap { heap: Vec::new() }
+    }
+}
+
+const ARITY: usize = 4;
+
+impl<E> Heap<E> {
+    fn push(&mut self, key: u128, payload: E) {
         self.heap.push((key, payload));
-        // Sift up.
         let mut i = self.heap.len() - 1;
         while i > 0 {
             let parent = (i - 1) / ARITY;
@@ -56,23 +252,19 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// Time of the earliest pending event.
     #[inline]
-    pub fn peek_time(&self) -> Option<Ns> {
-        self.heap.first().map(|e| (e.0 >> 64) as Ns)
+    fn peek_key(&self) -> Option<u128> {
+        self.heap.first().map(|e| e.0)
     }
 
-    /// Pop the earliest event.
-    #[inline]
-    pub fn pop(&mut self) -> Option<(Ns, E)> {
+    fn pop(&mut self) -> Option<(u128, E)> {
         let n = self.heap.len();
         if n == 0 {
             return None;
         }
-        let (key, payload) = self.heap.swap_remove(0);
+        let top = self.heap.swap_remove(0);
         let n = n - 1;
         if n > 1 {
-            // Sift the moved last element down.
             let moved = self.heap[0].0;
             let mut i = 0;
             loop {
@@ -97,31 +289,7 @@ impl<E> EventQueue<E> {
                 i = best;
             }
         }
-        self.processed += 1;
-        Some(((key >> 64) as Ns, payload))
-    }
-
-    /// Pop the earliest event only if it is at time `t`.
-    #[inline]
-    pub fn pop_at(&mut self, t: Ns) -> Option<E> {
-        if self.peek_time() == Some(t) {
-            self.pop().map(|(_, e)| e)
-        } else {
-            None
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
-
-    /// Events popped so far.
-    pub fn processed(&self) -> u64 {
-        self.processed
+        Some(top)
     }
 }
 
@@ -169,6 +337,53 @@ mod tests {
             assert_eq!(q.pop(), Some(expected));
         }
         assert!(q.is_empty());
+    }
+
+    /// Like the simulator: pushes at or after the last pop, spread from the
+    /// same instant to far beyond the wheel's horizon, with many ties; plus a
+    /// few pushes into the past, which must still pop first.
+    #[test]
+    fn wheel_and_far_heap_pop_in_key_order() {
+        use std::collections::BTreeSet;
+        let mut rng = crate::rng::Rng::new(11);
+        let mut q = EventQueue::new();
+        let mut reference = BTreeSet::new();
+        let (mut now, mut inserted) = (0u64, 0u64);
+        let horizon = (WHEEL as u64) << BUCKET_SHIFT;
+        for _ in 0..200_000 {
+            if rng.below(100) < 55 {
+                let at = match rng.below(10) {
+                    0 => now,
+                    1..=4 => now + 1_000 * rng.below(80),
+                    5..=7 => now + rng.below(horizon),
+                    8 => now + horizon - 1 + rng.below(3),
+                    _ => {
+                        if rng.below(20) == 0 {
+                            now.saturating_sub(rng.below(horizon * 2))
+                        } else {
+                            now + rng.below(horizon * 50)
+                        }
+                    }
+                };
+                q.push(at, inserted);
+                reference.insert((at, inserted));
+                inserted += 1;
+            } else {
+                let expected = reference.pop_first();
+                assert_eq!(q.peek_time(), expected.map(|e| e.0));
+                let got = q.pop();
+                assert_eq!(got, expected);
+                if let Some((t, _)) = got {
+                    now = now.max(t);
+                }
+            }
+            assert_eq!(q.len(), reference.len());
+        }
+        while let Some(expected) = reference.pop_first() {
+            assert_eq!(q.pop(), Some(expected));
+        }
+        assert!(q.is_empty());
+        assert_eq!(q.pop(), None);
     }
 
     #[test]
