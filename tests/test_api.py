@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 
 import flashsched
@@ -77,6 +78,33 @@ def test_requests_frame_columns(small_result):
     assert (df["size"] % 4096 == 0).all()
     # a fresh device with no queueing backlog has positive flash latencies
     assert (df["latency_us"] > 0).all()
+
+
+def test_records_are_shared_with_the_core_not_copied():
+    sim = flashsched.simulation(synthetic="read=0.5,bs=4k,n=500", device=DEVICE)
+    sim.run()
+    cols = sim.records()
+    arr = np.asarray(cols["complete_ns"])
+    # A read-only view whose base is the core's column: no copy was made.
+    assert arr.base is cols["complete_ns"] and not arr.flags.writeable
+    assert len(arr) == len(cols["op"]) == 500
+    assert arr[-1] == cols["complete_ns"][-1] and (np.diff(arr.astype(np.int64)) >= 0).all()
+    with pytest.raises(IndexError):
+        cols["op"][500]
+    # A later records() call hands out the same contents.
+    assert np.array_equal(np.asarray(sim.records()["complete_ns"]), arr)
+    # The DataFrame's integer columns are views of those buffers.
+    res = flashsched.RunResult.from_sim(sim)
+    df = res.requests
+    core_offsets = np.asarray(res._records["offset"])
+    assert np.shares_memory(df["offset"].to_numpy(), core_offsets)
+    assert len(df) == 500 and list(df.columns)[3] == "op"
+
+
+def test_run_result_pickles_with_its_records(small_result):
+    back = pickle.loads(pickle.dumps(small_result))
+    pd.testing.assert_frame_equal(back.requests, small_result.requests)
+    assert np.array_equal(back.erase_counts, small_result.erase_counts)
 
 
 def test_timeseries_sums_to_request_count(small_result):

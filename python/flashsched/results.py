@@ -30,9 +30,10 @@ class RunResult:
 
     summary: dict[str, Any]
     config_toml: str
-    _records: dict[str, tuple[str, bytearray]] = field(repr=False)
+    _records: dict[str, _core.Column] = field(repr=False)
     _timeseries: dict[str, list[float]] = field(repr=False)
-    erase_counts: list[int] = field(repr=False, default_factory=list)
+    #: erase count of every block (global block order)
+    erase_counts: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, np.uint32))
 
     @classmethod
     def from_sim(cls, sim: _core.Simulation) -> RunResult:
@@ -41,24 +42,29 @@ class RunResult:
             config_toml=sim.config_toml(),
             _records=sim.records(),
             _timeseries=sim.timeseries(),
-            erase_counts=sim.erase_counts(),
+            erase_counts=np.asarray(sim.erase_counts()),
         )
 
     @cached_property
     def requests(self) -> pd.DataFrame:
         """One row per completed request (empty if records were not kept).
 
-        Built once, on first access, as views of the buffers the core filled
-        (no copy); later accesses return the same DataFrame.
+        Built once, on first access, as read-only views of the columns the
+        core filled (no copy); later accesses return the same DataFrame.
         """
-        cols = {name: np.frombuffer(buf, dtype=dt) for name, (dt, buf) in self._records.items()}
-        op = cols.pop("op")
-        df = pd.DataFrame(cols, copy=False)
-        # Op codes index OPS directly (no per-row strings to factorise).
-        df.insert(3, "op", pd.Categorical.from_codes(op, categories=list(OPS)))
+        cols = {name: np.asarray(col) for name, col in self._records.items()}
         arrival = cols["arrival_ns"]
-        df["latency_us"] = _us_since(cols["complete_ns"], arrival)
-        df["wait_us"] = _us_since(cols["dispatch_ns"], arrival)
+        # Op codes index OPS directly (no per-row strings to factorise).
+        op = pd.Categorical.from_codes(cols.pop("op"), categories=list(OPS))
+        data: dict[str, Any] = {}
+        for name, col in cols.items():
+            data[name] = col
+            if name == "complete_ns":
+                data["op"] = op
+        data["latency_us"] = _us_since(cols["complete_ns"], arrival)
+        data["wait_us"] = _us_since(cols["dispatch_ns"], arrival)
+        # All columns at once: adding them one by one copies each.
+        df = pd.DataFrame(data, copy=False)
         return df
 
     @property
@@ -81,6 +87,6 @@ class RunResult:
         (d / "summary.json").write_text(json.dumps(self.summary, indent=2))
         (d / "config.toml").write_text(self.config_toml)
         self.timeseries.to_csv(d / "timeseries.csv", index=False)
-        if self._records and len(next(iter(self._records.values()))[1]) > 0:
+        if self._records and len(next(iter(self._records.values()))) > 0:
             self.requests.to_parquet(d / "requests.parquet", index=False)
         return d

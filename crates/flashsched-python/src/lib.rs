@@ -3,7 +3,7 @@
 //! simulation work runs with the GIL released.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use flashsched_core::array::network::LinkConfig;
 use flashsched_core::array::{ArrayConfig, ArraySim, ArrayWorkload, Layout};
@@ -15,9 +15,11 @@ use flashsched_core::sim::Simulation as CoreSim;
 use flashsched_core::workload::trace::{
     detect_format as core_detect, open_trace_with, TimeOrder, TraceFormat, TraceOptions,
 };
-use pyo3::exceptions::{PyException, PyFileNotFoundError, PyRuntimeError};
+use pyo3::exceptions::{
+    PyException, PyFileNotFoundError, PyIndexError, PyRuntimeError, PyValueError,
+};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyDict};
+use pyo3::types::{PyBytes, PyDict};
 
 pyo3::create_exception!(
     flashsched,
@@ -72,31 +74,109 @@ fn poisoned<T>(_: T) -> PyErr {
     PyRuntimeError::new_err("simulation state is unusable after an earlier panic")
 }
 
-/// Little-endian bytes of a column, written straight into a Python
-/// `bytearray` (one copy, no intermediate buffer; mutable, so numpy views of
-/// it are writable and pandas can use them without copying again).
-fn le_bytes<'py, T: LeBytes>(py: Python<'py>, v: &[T]) -> PyResult<Bound<'py, PyByteArray>> {
-    PyByteArray::new_with(py, std::mem::size_of_val(v), |buf| {
-        for (chunk, x) in buf.chunks_exact_mut(std::mem::size_of::<T>()).zip(v) {
-            x.write_le(chunk);
+/// One per-request column handed to numpy without a copy: it holds the
+/// core's shared column (whose contents never change once shared; see
+/// `metrics::Column`) and describes it through numpy's array interface
+/// (version 3), which also works under the stable ABI. `numpy.asarray`
+/// gives a read-only array whose `base` keeps this object alive.
+#[pyclass(module = "flashsched._core", frozen)]
+struct Column {
+    data: ColumnData,
+}
+
+/// What `Column.__reduce__` returns: the constructor and its arguments.
+type Reduced<'py> = (Bound<'py, PyAny>, (&'static str, Bound<'py, PyBytes>));
+
+enum ColumnData {
+    U64(Arc<Vec<u64>>),
+    U32(Arc<Vec<u32>>),
+    U8(Arc<Vec<u8>>),
+}
+
+impl Column {
+    fn new(data: ColumnData) -> Column {
+        Column { data }
+    }
+
+    /// (address, rows, numpy type string)
+    fn raw(&self) -> (usize, usize, &'static str) {
+        // Little-endian hosts only (x86-64, aarch64); the type string says so.
+        match &self.data {
+            ColumnData::U64(v) => (v.as_ptr() as usize, v.len(), "<u8"),
+            ColumnData::U32(v) => (v.as_ptr() as usize, v.len(), "<u4"),
+            ColumnData::U8(v) => (v.as_ptr() as usize, v.len(), "|u1"),
         }
-        Ok(())
-    })
-}
-
-trait LeBytes: Copy {
-    fn write_le(self, out: &mut [u8]);
-}
-
-impl LeBytes for u64 {
-    fn write_le(self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
     }
 }
 
-impl LeBytes for u32 {
-    fn write_le(self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
+#[pymethods]
+impl Column {
+    #[getter]
+    fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (addr, rows, typestr) = self.raw();
+        let d = PyDict::new(py);
+        d.set_item("shape", (rows,))?;
+        d.set_item("typestr", typestr)?;
+        d.set_item("data", (addr, true))?;
+        d.set_item("version", 3)?;
+        Ok(d)
+    }
+
+    fn __len__(&self) -> usize {
+        self.raw().1
+    }
+
+    /// Row `i` (negative counts from the end); makes a column iterable.
+    fn __getitem__(&self, i: isize) -> PyResult<u64> {
+        let n = self.raw().1 as isize;
+        let j = if i < 0 { i + n } else { i };
+        if !(0..n).contains(&j) {
+            return Err(PyIndexError::new_err(format!(
+                "row {i} of a {n}-row column"
+            )));
+        }
+        let j = j as usize;
+        Ok(match &self.data {
+            ColumnData::U64(v) => v[j],
+            ColumnData::U32(v) => v[j] as u64,
+            ColumnData::U8(v) => v[j] as u64,
+        })
+    }
+
+    /// Pickle support: (Column._from_bytes, (type string, little-endian bytes)).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        let py = slf.py();
+        let me = slf.get();
+        let typestr = me.raw().2;
+        let bytes = match &me.data {
+            ColumnData::U64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>(),
+            ColumnData::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            ColumnData::U8(v) => v.to_vec(),
+        };
+        let ctor = py.get_type::<Column>().getattr("_from_bytes")?;
+        Ok((ctor, (typestr, PyBytes::new(py, &bytes))))
+    }
+
+    /// Rebuild a pickled column.
+    #[staticmethod]
+    fn _from_bytes(typestr: &str, data: &[u8]) -> PyResult<Column> {
+        let bad =
+            || PyValueError::new_err(format!("not a {typestr} column of {} bytes", data.len()));
+        let data = match typestr {
+            "<u8" if data.len().is_multiple_of(8) => ColumnData::U64(Arc::new(
+                data.chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
+                    .collect(),
+            )),
+            "<u4" if data.len().is_multiple_of(4) => ColumnData::U32(Arc::new(
+                data.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap_or_default()))
+                    .collect(),
+            )),
+            "|u1" => ColumnData::U8(Arc::new(data.to_vec())),
+            _ => return Err(bad()),
+        };
+        Ok(Column::new(data))
     }
 }
 
@@ -210,19 +290,24 @@ impl Simulation {
         })
     }
 
-    /// Per-request columns as raw little-endian buffers:
-    /// {name: (dtype, bytes)}.
+    /// Per-request columns, shared with the core without a copy:
+    /// {name: Column} (pass each to `numpy.asarray`).
     fn records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.inner.lock().map_err(poisoned)?;
         let r = &s.metrics.records;
         let d = PyDict::new(py);
-        d.set_item("arrival_ns", ("<u8", le_bytes(py, &r.arrival)?))?;
-        d.set_item("dispatch_ns", ("<u8", le_bytes(py, &r.dispatch)?))?;
-        d.set_item("complete_ns", ("<u8", le_bytes(py, &r.complete)?))?;
-        d.set_item("op", ("u1", PyByteArray::new(py, &r.op)))?;
-        d.set_item("offset", ("<u8", le_bytes(py, &r.offset)?))?;
-        d.set_item("size", ("<u4", le_bytes(py, &r.size)?))?;
-        d.set_item("stream", ("<u4", le_bytes(py, &r.stream)?))?;
+        let u64s = [
+            ("arrival_ns", &r.arrival),
+            ("dispatch_ns", &r.dispatch),
+            ("complete_ns", &r.complete),
+        ];
+        for (name, c) in u64s {
+            d.set_item(name, Column::new(ColumnData::U64(c.share())))?;
+        }
+        d.set_item("op", Column::new(ColumnData::U8(r.op.share())))?;
+        d.set_item("offset", Column::new(ColumnData::U64(r.offset.share())))?;
+        d.set_item("size", Column::new(ColumnData::U32(r.size.share())))?;
+        d.set_item("stream", Column::new(ColumnData::U32(r.stream.share())))?;
         Ok(d)
     }
 
@@ -256,15 +341,10 @@ impl Simulation {
     }
 
     /// Erase count of every block (global block order).
-    fn erase_counts(&self) -> PyResult<Vec<u32>> {
-        Ok(self
-            .inner
-            .lock()
-            .map_err(poisoned)?
-            .ssd
-            .ftl
-            .erase_counts()
-            .to_vec())
+    fn erase_counts(&self) -> PyResult<Column> {
+        let s = self.inner.lock().map_err(poisoned)?;
+        let counts = s.ssd.ftl.erase_counts().to_vec();
+        Ok(Column::new(ColumnData::U32(Arc::new(counts))))
     }
 
     /// The device configuration this run uses, as TOML.
@@ -519,8 +599,8 @@ mod _core {
     #[pymodule_export]
     use super::{
         detect_format, device_schedulers, formats, host_schedulers, load_config, presets,
-        scan_trace, ArraySimulation, ConfigError, FlashschedError, Simulation, SimulationError,
-        TraceError,
+        scan_trace, ArraySimulation, Column, ConfigError, FlashschedError, Simulation,
+        SimulationError, TraceError,
     };
 
     #[pymodule_init]

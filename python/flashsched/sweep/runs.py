@@ -116,8 +116,8 @@ def _finite(values: Any) -> list[Any]:
     return [None if isinstance(v, float) and not math.isfinite(v) else v for v in values]
 
 
-def _latency_cdf(records: dict[str, tuple[str, bytearray]]) -> dict[str, Any]:
-    cols = {n: np.frombuffer(buf, dtype=dt) for n, (dt, buf) in records.items()}
+def _latency_cdf(records: dict[str, Any]) -> dict[str, Any]:
+    cols = {n: np.asarray(col) for n, col in records.items()}
     lat = (cols["complete_ns"].astype(np.int64) - cols["arrival_ns"].astype(np.int64)) / 1e3
     out: dict[str, Any] = {"p": CDF_PROBS}
     for name, mask in (("all", None), ("read", cols["op"] == 0), ("write", cols["op"] == 1)):

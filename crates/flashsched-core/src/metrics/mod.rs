@@ -5,22 +5,61 @@
 pub mod histogram;
 pub mod summary;
 
+use std::ops::Deref;
+use std::sync::Arc;
+
 use crate::engine::{Ns, NS_PER_S};
 use crate::workload::Op;
 pub use histogram::Histogram;
 pub use summary::{GcSummary, LatencySummary, Summary};
 
+/// A growable column that can be handed out without copying: the run
+/// appends while it is the only owner, [`Column::share`] gives out the
+/// current contents, and an append after that copies first (copy on write),
+/// so shared contents never change.
+#[derive(Debug, Clone)]
+pub struct Column<T>(Arc<Vec<T>>);
+
+impl<T> Default for Column<T> {
+    fn default() -> Self {
+        Column(Arc::new(Vec::new()))
+    }
+}
+
+impl<T: Clone> Column<T> {
+    #[inline]
+    pub fn push(&mut self, x: T) {
+        Arc::make_mut(&mut self.0).push(x);
+    }
+
+    /// The contents so far, shared (no copy).
+    pub fn share(&self) -> Arc<Vec<T>> {
+        Arc::clone(&self.0)
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+}
+
+impl<T> Deref for Column<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.0
+    }
+}
+
 /// Per-request columns; row i is the i-th completed request.
 #[derive(Debug, Default, Clone)]
 pub struct Records {
-    pub arrival: Vec<u64>,
-    pub dispatch: Vec<u64>,
-    pub complete: Vec<u64>,
+    pub arrival: Column<u64>,
+    pub dispatch: Column<u64>,
+    pub complete: Column<u64>,
     /// 0 = read, 1 = write, 2 = trim.
-    pub op: Vec<u8>,
-    pub offset: Vec<u64>,
-    pub size: Vec<u32>,
-    pub stream: Vec<u32>,
+    pub op: Column<u8>,
+    pub offset: Column<u64>,
+    pub size: Column<u32>,
+    pub stream: Column<u32>,
 }
 
 impl Records {
@@ -140,21 +179,84 @@ impl Metrics {
         if !self.keep_records {
             return Vec::new();
         }
-        let mut per: Vec<Vec<u64>> = vec![Vec::new(); self.seconds.len()];
+        // The simulators record at completion time, so rows are in time
+        // order and each second is one run of rows; sort otherwise.
         let r = &self.records;
-        for i in 0..r.len() {
-            if r.op[i] != 2 {
-                per[(r.complete[i] / NS_PER_S) as usize].push(r.complete[i] - r.arrival[i]);
+        let mut order: Vec<usize> = Vec::new();
+        if !r.complete.is_sorted() {
+            order = (0..r.len()).collect();
+            order.sort_by_key(|&i| r.complete[i]);
+        }
+        let row = |k: usize| if order.is_empty() { k } else { order[k] };
+        let mut out = vec![0.0; self.seconds.len()];
+        let mut lat = Vec::new();
+        let mut k = 0;
+        while k < r.len() {
+            let sec = r.complete[row(k)] / NS_PER_S;
+            lat.clear();
+            while k < r.len() && r.complete[row(k)] / NS_PER_S == sec {
+                let i = row(k);
+                if r.op[i] != 2 {
+                    lat.push(r.complete[i] - r.arrival[i]);
+                }
+                k += 1;
+            }
+            if !lat.is_empty() {
+                let n = lat.len();
+                let q = ((0.99 * n as f64).ceil() as usize).clamp(1, n) - 1;
+                out[sec as usize] = *lat.select_nth_unstable(q).1 as f64;
             }
         }
-        per.into_iter()
-            .map(|mut v| {
-                if v.is_empty() {
-                    return 0.0;
-                }
-                let k = ((0.99 * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1;
-                *v.select_nth_unstable(k).1 as f64
-            })
-            .collect()
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_column_contents_never_change() {
+        let mut c = Column::default();
+        c.push(1u64);
+        c.push(2);
+        let before = c.share();
+        c.push(3); // copies: `before` still sees two rows
+        assert_eq!(*before, vec![1, 2]);
+        assert_eq!(&*c, &[1, 2, 3]);
+        let again = c.share();
+        drop(before);
+        assert!(Arc::ptr_eq(&again, &c.share()));
+    }
+
+    fn done(arrival: Ns, complete: Ns, op: Op) -> Completion {
+        Completion {
+            arrival,
+            dispatch: arrival,
+            complete,
+            op,
+            offset: 0,
+            size: 4096,
+            stream: 0,
+        }
+    }
+
+    /// p99 per second is the nearest-rank p99 of that second's reads and
+    /// writes, whether or not rows arrive in time order.
+    #[test]
+    fn p99_per_second_by_completion_second() {
+        let s = NS_PER_S;
+        // Second 0: latencies 1..=100 (p99 = 99); second 1: none (trim
+        // only); second 2: one write of 7.
+        let mut rows: Vec<Completion> = (1..=100).map(|l| done(0, l, Op::Read)).collect();
+        rows.push(done(s, s + 5, Op::Trim));
+        rows.push(done(2 * s, 2 * s + 7, Op::Write));
+        let mut m = Metrics::new(true);
+        rows.iter().for_each(|c| m.record(c));
+        assert_eq!(m.p99_per_second(), vec![99.0, 0.0, 7.0]);
+        let mut shuffled = Metrics::new(true);
+        rows.iter().rev().for_each(|c| shuffled.record(c));
+        assert_eq!(shuffled.p99_per_second(), vec![99.0, 0.0, 7.0]);
+        assert!(Metrics::new(false).p99_per_second().is_empty());
     }
 }
