@@ -662,12 +662,10 @@ impl Ssd {
         // Dies are served in the order they became ready (deterministic and
         // fair); dies marked while serving are handled in the next round.
         if self.coordinates {
-            let ftl = &self.ftl;
-            let issuable = |t: &Tx| Self::issuable(ftl, t);
             let ctx = PickCtx {
                 now,
                 txs: &self.txs,
-                issuable: &issuable,
+                ftl: &self.ftl,
             };
             self.sched.prepare(&ctx);
             self.drain_wakes();
@@ -699,16 +697,6 @@ impl Ssd {
         self.wake_buf.clear();
     }
 
-    #[inline]
-    fn issuable(ftl: &Ftl, t: &Tx) -> bool {
-        match (t.kind, t.origin) {
-            (TxKind::Program, Origin::User) => ftl.can_alloc(t.plane, Stream::User),
-            (TxKind::Program, Origin::Gc) => ftl.can_alloc(t.plane, Stream::Gc),
-            (TxKind::Read, Origin::Gc) if t.copyback => ftl.can_alloc(t.plane, Stream::Gc),
-            _ => true,
-        }
-    }
-
     fn schedule_die<S: EventSink>(&mut self, die: u32, now: Ns, sink: &mut S) -> SimResult<()> {
         self.dies[die as usize].dirty = false;
         if self.suspends && !self.dies[die as usize].is_idle() {
@@ -718,12 +706,10 @@ impl Ssd {
             if let Some((sid, remaining)) = self.dies[die as usize].suspended {
                 // A suspended P/E: serve what the scheduler preempts with, then resume.
                 let running = *self.txs.get(sid);
-                let ftl = &self.ftl;
-                let issuable = |t: &Tx| Self::issuable(ftl, t);
                 let ctx = PickCtx {
                     now,
                     txs: &self.txs,
-                    issuable: &issuable,
+                    ftl: &self.ftl,
                 };
                 if let Some(id) = self.sched.preempt(die, &running, remaining, &ctx) {
                     self.start(id, now, sink)?;
@@ -737,12 +723,10 @@ impl Ssd {
             if self.per_die && self.die_load[die as usize] == 0 {
                 break;
             }
-            let ftl = &self.ftl;
-            let issuable = |t: &Tx| Self::issuable(ftl, t);
             let ctx = PickCtx {
                 now,
                 txs: &self.txs,
-                issuable: &issuable,
+                ftl: &self.ftl,
             };
             let Some(id) = self.sched.pick(die, &ctx) else {
                 break;
@@ -775,12 +759,10 @@ impl Ssd {
         if remaining == 0 {
             return Ok(());
         }
-        let ftl = &self.ftl;
-        let issuable = |t: &Tx| Self::issuable(ftl, t);
         let ctx = PickCtx {
             now,
             txs: &self.txs,
-            issuable: &issuable,
+            ftl: &self.ftl,
         };
         let Some(id) = self.sched.preempt(die, &running, remaining, &ctx) else {
             return Ok(());

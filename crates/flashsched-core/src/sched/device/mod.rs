@@ -23,11 +23,11 @@ mod vios;
 
 use super::Registry;
 use crate::config::ControllerConfig;
-use crate::device::tx::{Tx, TxArena, TxId, TxKind};
+use crate::device::tx::{Origin, Tx, TxArena, TxId, TxKind};
 use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::flash::Geometry;
-use crate::ftl::SpeedPref;
+use crate::ftl::{Ftl, SpeedPref, Stream};
 
 pub use aos::Aos;
 pub use batch::{BatchQueue, ChipSet};
@@ -40,18 +40,21 @@ pub use vios::Vios;
 pub struct PickCtx<'a> {
     pub now: Ns,
     pub txs: &'a TxArena,
-    /// Whether a transaction can start now (a program needs a free page; GC
-    /// may hold the last free block). Schedulers must skip ones that cannot.
-    pub issuable: &'a dyn Fn(&Tx) -> bool,
+    /// Free-page state, for [`PickCtx::can_issue`].
+    pub ftl: &'a Ftl,
 }
 
 impl PickCtx<'_> {
-    /// Whether `tx` can start now. Only programs (and copyback moves, which
-    /// program) can be blocked on space, so other transactions skip the call.
+    /// Whether `tx` can start now: a program needs a free page, and GC may
+    /// hold the last free block. Schedulers must skip ones that cannot. Only
+    /// programs (and copyback moves, which program) can be blocked on space.
     #[inline]
     pub fn can_issue(&self, tx: &Tx) -> bool {
-        match (tx.kind, tx.copyback) {
-            (TxKind::Program, _) | (TxKind::Read, true) => (self.issuable)(tx),
+        match (tx.kind, tx.origin, tx.copyback) {
+            (TxKind::Program, Origin::User, _) => self.ftl.can_alloc(tx.plane, Stream::User),
+            (TxKind::Program, Origin::Gc, _) | (TxKind::Read, Origin::Gc, true) => {
+                self.ftl.can_alloc(tx.plane, Stream::Gc)
+            }
             _ => true,
         }
     }
