@@ -37,8 +37,8 @@ pub struct EventQueue<E> {
     processed: u64,
 }
 
-const BUCKET_SHIFT: u32 = 12;
-const WHEEL: usize = 1024;
+const BUCKET_SHIFT: u32 = 10;
+const WHEEL: usize = 4096;
 
 impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
