@@ -190,9 +190,18 @@ impl<E> Default for Bucket<E> {
 impl<E> Bucket<E> {
     #[inline(always)]
     fn insert(&mut self, key: u128, payload: E) {
-        // Keys grow with `seq`, so the new event usually goes last.
-        // Otherwise it is rarely more than a place or two from the end.
-        let mut pos = self.items.len();
+        // Keys grow with `seq`, so the new event usually goes last (an empty
+        // bucket's stale `items` are cleared on its last pop).
+        match self.items.last() {
+            Some(last) if last.0 > key => self.insert_before_end(key, payload),
+            _ => self.items.push((key, payload)),
+        }
+    }
+
+    /// Out of order: rarely more than a place or two from the end.
+    #[inline(never)]
+    fn insert_before_end(&mut self, key: u128, payload: E) {
+        let mut pos = self.items.len() - 1;
         while pos > self.head && self.items[pos - 1].0 > key {
             pos -= 1;
         }
