@@ -27,6 +27,35 @@ fn event_queue(c: &mut Criterion) {
             black_box(s)
         })
     });
+    // The simulator's pattern ("hold" model): ~70 pending events (one per
+    // busy die and bus), each pop followed by a push a flash delay later:
+    // transfers, reads, programs, erases.
+    let ops = 1_000_000u64;
+    g.throughput(Throughput::Elements(ops));
+    g.bench_function("hold_70_flash_delays_1m", |b| {
+        let mut rng = Rng::new(2);
+        let delays: Vec<u64> = (0..4096)
+            .map(|_| match rng.below(10) {
+                0..=3 => 20_000 + rng.below(5_000),
+                4..=6 => 60_000,
+                7..=8 => 600_000 + rng.below(600_000),
+                _ => 3_500_000,
+            })
+            .collect();
+        b.iter(|| {
+            let mut q = EventQueue::new();
+            for i in 0..70u32 {
+                q.push(delays[i as usize], i);
+            }
+            let mut s = 0u64;
+            for k in 0..ops as usize {
+                let (t, e) = q.pop().unwrap_or_default();
+                s = s.wrapping_add(e as u64);
+                q.push(t + delays[k & 4095], e);
+            }
+            black_box(s)
+        })
+    });
     g.finish();
 }
 
