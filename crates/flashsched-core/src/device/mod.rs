@@ -266,6 +266,14 @@ impl Ssd {
         !self.done.is_empty()
     }
 
+    /// Whether a decide phase has anything to do on the device side:
+    /// requests to report, dies to offer work, or a scheduler that plans at
+    /// every step. When false, `schedule` returns at once.
+    #[inline]
+    pub fn needs_decide(&self) -> bool {
+        !self.done.is_empty() || !self.dirty.is_empty() || self.coordinates
+    }
+
     /// Requests completed since the last call (host ids).
     pub fn take_done(&mut self, out: &mut Vec<u32>) {
         if !self.done.is_empty() {

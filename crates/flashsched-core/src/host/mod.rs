@@ -132,9 +132,22 @@ impl Host {
         })
     }
 
+    /// Whether `next_dispatch` may return a request; when false it returns
+    /// `None` without consulting the scheduler.
+    #[inline]
+    pub fn may_dispatch(&self) -> bool {
+        self.outstanding < self.queue_depth && !(self.skip_empty && self.held == 0)
+    }
+
+    /// Whether the scheduler uses timers (`next_timer` is always `None` if not).
+    #[inline]
+    pub fn has_timers(&self) -> bool {
+        self.timers
+    }
+
     /// Next device request to send, if the queue depth allows.
     pub fn next_dispatch(&mut self, ctx: &HostCtx) -> Option<Issue> {
-        if self.outstanding >= self.queue_depth || (self.skip_empty && self.held == 0) {
+        if !self.may_dispatch() {
             return None;
         }
         self.scratch.clear();
@@ -246,12 +259,12 @@ impl Host {
         }
     }
 
-    /// Requests waiting in the host queue.
     /// Whether slot `id` holds a probe read injected by the scheduler.
     pub fn is_probe(&self, id: u32) -> bool {
         self.slots.get(id as usize).is_some_and(|s| s.probe)
     }
 
+    /// Requests waiting in the host queue.
     pub fn queued(&self) -> usize {
         self.sched.len()
     }
