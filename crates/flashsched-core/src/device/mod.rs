@@ -145,7 +145,6 @@ pub struct Ssd {
     reqs: Vec<DevReq>,
     free_reqs: Vec<u32>,
     dirty: Vec<u32>,
-    dirty_spare: Vec<u32>,
     gc: Vec<GcJob>,
     /// Planes with GC running, per chip (for the host's oracle view).
     chip_gc: Vec<u32>,
@@ -233,7 +232,6 @@ impl Ssd {
             reqs: Vec::new(),
             free_reqs: Vec::new(),
             dirty: Vec::new(),
-            dirty_spare: Vec::new(),
             gc: vec![GcJob::default(); geo.planes() as usize],
             chip_gc: vec![0; geo.chips() as usize],
             inflight: FxHashMap::default(),
@@ -678,8 +676,8 @@ impl Ssd {
     /// Start work on every idle die that may have some. Call once per time
     /// step, after all events at that instant have been applied.
     pub fn schedule<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
-        // Dies are served in the order they became ready (deterministic and
-        // fair); dies marked while serving are handled in the next round.
+        // Dies are served in the order they were marked (deterministic and
+        // fair); dies marked while serving join the end of the list.
         if self.coordinates {
             let ctx = PickCtx {
                 now,
@@ -689,20 +687,16 @@ impl Ssd {
             self.sched.prepare(&ctx);
             self.drain_wakes();
         }
-        if self.dirty.is_empty() {
-            return Ok(());
-        }
-        let mut batch = std::mem::take(&mut self.dirty_spare);
-        while !self.dirty.is_empty() {
-            std::mem::swap(&mut batch, &mut self.dirty);
-            for die in batch.drain(..) {
-                self.schedule_die(die, now, sink)?;
-                if self.coordinates {
-                    self.drain_wakes();
-                }
+        let mut i = 0;
+        while i < self.dirty.len() {
+            let die = self.dirty[i];
+            i += 1;
+            self.schedule_die(die, now, sink)?;
+            if self.coordinates {
+                self.drain_wakes();
             }
         }
-        self.dirty_spare = batch;
+        self.dirty.clear();
         Ok(())
     }
 
