@@ -50,6 +50,27 @@ def test_verdict_checks_every_target() -> None:
     assert bench.verdict({"build_s": 12.0, "target_build_s": 10.0}) == "MISSED"
 
 
+def test_repeated_runs_report_the_median_run() -> None:
+    runs = [{"run_s": t, "build_s": 0.0, "requests_per_s": round(1e6 / t)} for t in (0.5, 0.4, 0.7)]
+    r = bench.summarize(runs)
+    assert r["run_s"] == 0.5 and r["requests_per_s"] == 2_000_000
+    assert r["repeats"] == 3
+    assert r["requests_per_s_all"] == [2_000_000, 2_500_000, 1_428_571]
+    # An even count takes the slower middle run.
+    assert bench.summarize(runs[:2])["run_s"] == 0.5
+    assert bench.summarize(runs[:1])["run_s"] == 0.5
+
+
+def test_repeat_runs_each_case_that_often(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    argv = ["bench", "--case", "ssdsim-default", "--requests", "2000", "--repeat", "2"]
+    assert cli.main([*argv, "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["cases"]
+    assert row["repeats"] == 2 and len(row["requests_per_s_all"]) == 2
+    with pytest.raises(ValueError, match="--repeat"):
+        bench.main(["ssdsim-default"], 10, repeat=0)
+
+
 def test_unknown_case_is_named() -> None:
     with pytest.raises(ValueError, match="nope"):
         bench.main(["nope"], 10)

@@ -172,25 +172,49 @@ def run_isolated(name: str, n: int) -> dict[str, Any]:
     )
 
 
+def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One row for repeated runs of a case: the median run by wall time (the
+    slower middle one for an even count) with every run's rate kept, so a
+    verdict does not rest on one lucky or unlucky run."""
+    ordered = sorted(runs, key=lambda r: (r["run_s"], r["build_s"]))
+    r = dict(ordered[len(ordered) // 2])
+    r["repeats"] = len(runs)
+    r["requests_per_s_all"] = [x["requests_per_s"] for x in runs]
+    r["build_s_all"] = [x["build_s"] for x in runs]
+    return r
+
+
 def print_case(r: dict[str, Any]) -> None:
-    print(
+    line = (
         f"{r['case']:<18} {r['requests']:>9,} req  run {r['run_s']:6.2f} s  "
         f"{r['requests_per_s']:>10,} req/s  {r['events_per_s']:>11,} ev/s  "
         f"build {r['build_s']:5.2f} s  peak {r['peak_rss_mib']:6.1f} MiB "
         f"(Python {r['python_baseline_mib']:.0f}) "
         f"({r['peak_rss_bytes_per_page']:.2f} B/page)  [{verdict(r)}]"
     )
+    if r.get("repeats", 1) > 1:
+        rates = r["requests_per_s_all"]
+        line += f"  median of {r['repeats']}, {min(rates):,}–{max(rates):,} req/s"
+    print(line)
 
 
-def main(cases: list[str], n: int) -> list[dict[str, Any]]:
+def main(cases: list[str], n: int, repeat: int = 1) -> list[dict[str, Any]]:
+    """Run every case `repeat` times, round-robin (so a machine whose speed
+    drifts affects every case alike), and report each case's median run."""
     unknown = [c for c in cases if c not in CASES]
     if unknown:
         raise ValueError(f"unknown bench case(s) {unknown} (known: {', '.join(CASES)})")
+    if repeat < 1:
+        raise ValueError(f"--repeat must be at least 1 (got {repeat})")
     print(f"# flashsched bench ({platform.machine()}, Python {platform.python_version()})")
-    rows = []
-    for c in cases:
-        r = run_isolated(c, n)
-        rows.append(r)
+    runs: dict[str, list[dict[str, Any]]] = {c: [] for c in cases}
+    for k in range(repeat):
+        for c in cases:
+            runs[c].append(run_isolated(c, n))
+            if repeat > 1:
+                print(f"  {c}: run {k + 1}/{repeat}", file=sys.stderr)
+    rows = [summarize(runs[c]) for c in cases]
+    for r in rows:
         print_case(r)
     return rows
 

@@ -160,7 +160,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     extras = args.scaling or args.overhead
     if args.case or not extras:
-        out["cases"] = bench.main(args.case or list(bench.CASES), args.requests)
+        out["cases"] = bench.main(args.case or list(bench.CASES), args.requests, args.repeat)
     if args.scaling:
         out["sweep_scaling"] = bench.sweep_scaling()
     if args.overhead:
@@ -205,6 +205,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help="bench case (repeatable; default all): mqsim-default, gc-heavy, "
         "precondition-512g, ssdsim-default",
+    )
+    b.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run each case N times (round-robin) and report the median run",
     )
     b.add_argument("--scaling", action="store_true", help="sweep on 1 vs 2 worker processes")
     b.add_argument("--overhead", action="store_true", help="cost of the Python layer")
