@@ -59,6 +59,8 @@ def test_repeated_runs_report_the_median_run() -> None:
     # An even count takes the slower middle run.
     assert bench.summarize(runs[:2])["run_s"] == 0.5
     assert bench.summarize(runs[:1])["run_s"] == 0.5
+    builds = [{**x, "build_s": b, "target_build_s": 10.0} for x, b in zip(runs, (3.0, 1.0, 2.0))]
+    assert bench.summarize(builds)["build_s"] == 2.0
 
 
 def test_repeat_runs_each_case_that_often(tmp_path: Path) -> None:
