@@ -105,6 +105,11 @@ def test_run_result_pickles_with_its_records(small_result):
     back = pickle.loads(pickle.dumps(small_result))
     pd.testing.assert_frame_equal(back.requests, small_result.requests)
     assert np.array_equal(back.erase_counts, small_result.erase_counts)
+    # Unpickling checks what it is given.
+    with pytest.raises(ValueError, match="<u8"):
+        flashsched._core.Column._from_bytes("<u8", b"12345")
+    with pytest.raises(ValueError, match="<f8"):
+        flashsched._core.Column._from_bytes("<f8", b"")
 
 
 def test_timeseries_sums_to_request_count(small_result):

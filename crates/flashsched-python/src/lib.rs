@@ -100,10 +100,19 @@ impl Column {
 
     /// (address, rows, numpy type string)
     fn raw(&self) -> (usize, usize, &'static str) {
-        // Little-endian hosts only (x86-64, aarch64); the type string says so.
+        // The memory is in the host's byte order.
+        let big = cfg!(target_endian = "big");
         match &self.data {
-            ColumnData::U64(v) => (v.as_ptr() as usize, v.len(), "<u8"),
-            ColumnData::U32(v) => (v.as_ptr() as usize, v.len(), "<u4"),
+            ColumnData::U64(v) => (
+                v.as_ptr() as usize,
+                v.len(),
+                if big { ">u8" } else { "<u8" },
+            ),
+            ColumnData::U32(v) => (
+                v.as_ptr() as usize,
+                v.len(),
+                if big { ">u4" } else { "<u4" },
+            ),
             ColumnData::U8(v) => (v.as_ptr() as usize, v.len(), "|u1"),
         }
     }
@@ -146,12 +155,11 @@ impl Column {
     /// Pickle support: (Column._from_bytes, (type string, little-endian bytes)).
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
         let py = slf.py();
-        let me = slf.get();
-        let typestr = me.raw().2;
-        let bytes = match &me.data {
-            ColumnData::U64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>(),
-            ColumnData::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            ColumnData::U8(v) => v.to_vec(),
+        // Pickled bytes are little-endian whatever the host.
+        let (typestr, bytes) = match &slf.get().data {
+            ColumnData::U64(v) => ("<u8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+            ColumnData::U32(v) => ("<u4", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+            ColumnData::U8(v) => ("|u1", v.to_vec()),
         };
         let ctor = py.get_type::<Column>().getattr("_from_bytes")?;
         Ok((ctor, (typestr, PyBytes::new(py, &bytes))))
