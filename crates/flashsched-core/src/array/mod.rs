@@ -837,19 +837,6 @@ impl ArraySim {
 
     /// The decide phase at `self.now`.
     fn settle(&mut self) -> SimResult<()> {
-        // As in the single-device loop: a step in which no SSD completed a
-        // request or freed a die, nothing reached the client and the host
-        // cannot dispatch changes nothing here. The serial array's copy
-        // pump may have work at any step, so it always runs.
-        let serial = matches!(self.engine, Engine::Serial(_));
-        if !serial
-            && !self.completed_any
-            && !self.host.may_dispatch()
-            && !self.host.has_timers()
-            && !self.ssds.iter().any(|s| s.needs_decide())
-        {
-            return Ok(());
-        }
         let now = self.now;
         loop {
             for i in 0..self.ssds.len() {
