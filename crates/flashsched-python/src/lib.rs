@@ -74,6 +74,11 @@ fn poisoned<T>(_: T) -> PyErr {
     PyRuntimeError::new_err("simulation state is unusable after an earlier panic")
 }
 
+/// Run `f` on the simulation behind `m`, [`guarded`].
+fn locked<S, T>(m: &Mutex<S>, f: impl FnOnce(&mut S) -> PyResult<T>) -> PyResult<T> {
+    guarded(|| f(&mut *m.lock().map_err(poisoned)?))
+}
+
 /// One per-request column handed to numpy without a copy: it holds the
 /// core's shared column (whose contents never change once shared; see
 /// `metrics::Column`) and describes it through numpy's array interface
@@ -256,22 +261,12 @@ impl Simulation {
 
     /// Run up to `max_steps` event time steps; returns True when finished.
     fn advance(&self, py: Python<'_>, max_steps: u64) -> PyResult<bool> {
-        py.detach(|| {
-            guarded(|| {
-                let mut s = self.inner.lock().map_err(poisoned)?;
-                s.advance(max_steps).map_err(to_py)
-            })
-        })
+        py.detach(|| locked(&self.inner, |s| s.advance(max_steps).map_err(to_py)))
     }
 
     /// Run to completion.
     fn run(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| {
-            guarded(|| {
-                let mut s = self.inner.lock().map_err(poisoned)?;
-                s.run().map_err(to_py)
-            })
-        })
+        py.detach(|| locked(&self.inner, |s| s.run().map_err(to_py)))
     }
 
     /// (completed requests, expected total or None, simulated ns).
@@ -288,14 +283,7 @@ impl Simulation {
     /// Summary as JSON text (`stable` zeroes wall-clock fields).
     #[pyo3(signature = (stable=false))]
     fn summary_json(&self, stable: bool) -> PyResult<String> {
-        guarded(|| {
-            Ok(self
-                .inner
-                .lock()
-                .map_err(poisoned)?
-                .summary()
-                .to_json(stable))
-        })
+        locked(&self.inner, |s| Ok(s.summary().to_json(stable)))
     }
 
     /// Per-request columns, shared with the core without a copy:
@@ -443,22 +431,12 @@ impl ArraySimulation {
 
     /// Run up to `max_steps` event time steps; returns True when finished.
     fn advance(&self, py: Python<'_>, max_steps: u64) -> PyResult<bool> {
-        py.detach(|| {
-            guarded(|| {
-                let mut s = self.inner.lock().map_err(poisoned)?;
-                s.advance(max_steps).map_err(to_py)
-            })
-        })
+        py.detach(|| locked(&self.inner, |s| s.advance(max_steps).map_err(to_py)))
     }
 
     /// Run to completion.
     fn run(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| {
-            guarded(|| {
-                let mut s = self.inner.lock().map_err(poisoned)?;
-                s.run().map_err(to_py)
-            })
-        })
+        py.detach(|| locked(&self.inner, |s| s.run().map_err(to_py)))
     }
 
     /// (completed requests, expected total or None, simulated ns).
@@ -471,14 +449,7 @@ impl ArraySimulation {
     /// Summary as JSON text (`stable` zeroes wall-clock fields).
     #[pyo3(signature = (stable=false))]
     fn summary_json(&self, stable: bool) -> PyResult<String> {
-        guarded(|| {
-            Ok(self
-                .inner
-                .lock()
-                .map_err(poisoned)?
-                .summary()
-                .to_json(stable))
-        })
+        locked(&self.inner, |s| Ok(s.summary().to_json(stable)))
     }
 
     /// Per-bin series: bin_s, array_bytes, wire_in, wire_out, xgc_units,
