@@ -151,8 +151,6 @@ pub struct Ssd {
     inflight: FxHashMap<u32, Inflight>,
     /// Transactions queued or running per die (dynamic allocation, stats).
     die_load: Vec<u32>,
-    /// The same summed per chip (conflict accounting asks per chip).
-    chip_load: Vec<u32>,
     rr_die: u32,
     rr_plane: Vec<u32>,
     buffer: Option<WriteBuffer>,
@@ -236,7 +234,6 @@ impl Ssd {
             chip_gc: vec![0; geo.chips() as usize],
             inflight: FxHashMap::default(),
             die_load: vec![0; geo.dies() as usize],
-            chip_load: vec![0; geo.chips() as usize],
             rr_die: 0,
             rr_plane: vec![0; geo.dies() as usize],
             buffer: (buffer_pages > 0).then(|| WriteBuffer {
@@ -386,7 +383,8 @@ impl Ssd {
     /// Chip `chip` holds queued or running transactions.
     #[inline]
     fn chip_loaded(&self, chip: u32) -> bool {
-        self.chip_load[chip as usize] > 0
+        let n = self.geo.dies_per_chip;
+        (chip * n..(chip + 1) * n).any(|d| self.die_load[d as usize] > 0)
     }
 
     /// Conflict accounting for the page of the request being split on `die`
@@ -643,19 +641,10 @@ impl Ssd {
         }
     }
 
-    /// Transactions queued or running on `die` change by `delta`.
-    #[inline]
-    fn load(&mut self, die: u32, delta: i32) {
-        let d = &mut self.die_load[die as usize];
-        *d = d.wrapping_add_signed(delta);
-        let c = &mut self.chip_load[self.geo.chip_of_die(die) as usize];
-        *c = c.wrapping_add_signed(delta);
-    }
-
     fn enqueue(&mut self, tx: Tx, now: Ns) {
         let die = tx.die;
         let id = self.txs.insert(tx);
-        self.load(die, 1);
+        self.die_load[die as usize] += 1;
         self.sched.push(id, &tx, now);
         // A busy die is re-marked when it frees; only a suspending scheduler
         // needs to see new work arrive at a busy die (to preempt it).
@@ -991,8 +980,8 @@ impl Ssd {
                 } else {
                     t.die = new_die;
                     let moved = *t;
-                    self.load(tx.die, -1);
-                    self.load(new_die, 1);
+                    self.die_load[tx.die as usize] -= 1;
+                    self.die_load[new_die as usize] += 1;
                     self.sched.push(id, &moved, now);
                     self.mark(new_die);
                     Ok(None)
@@ -1021,7 +1010,7 @@ impl Ssd {
     /// A GC move finished (or turned out unnecessary) without holding a die.
     fn finish_gc_move(&mut self, id: TxId, plane: u32, now: Ns) {
         let tx = self.txs.remove(id);
-        self.load(tx.die, -1);
+        self.die_load[tx.die as usize] -= 1;
         self.gc_move_done(plane, now);
     }
 
@@ -1157,7 +1146,7 @@ impl Ssd {
                 self.dies[die].pe_release = now;
             }
         }
-        self.load(tx.die, -1);
+        self.die_load[die] -= 1;
         self.mark(tx.die);
         match (tx.kind, tx.origin) {
             (TxKind::Read, Origin::User) => self.req_page_done(tx.owner),
