@@ -1242,18 +1242,18 @@ impl Ssd {
     fn release_buffer(&mut self, now: Ns) {
         let Some(buf) = &mut self.buffer else { return };
         buf.used -= 1;
-        // Admit waiting writes in order while they fit (the buffer is only
-        // touched here; the writes are issued after the borrow ends).
-        let mut admitted = Vec::new();
-        while let Some(&(r, offset, size, pages)) = buf.waiting.front() {
+        // Admit waiting writes in order while they fit (issuing one does not
+        // touch the buffer, so admitting and issuing can interleave).
+        loop {
+            let Some(buf) = &mut self.buffer else { return };
+            let Some(&(r, offset, size, pages)) = buf.waiting.front() else {
+                return;
+            };
             if buf.used + pages > buf.capacity && buf.used > 0 {
-                break;
+                return;
             }
             buf.used += pages;
             buf.waiting.pop_front();
-            admitted.push((r, offset, size));
-        }
-        for (r, offset, size) in admitted {
             self.submit_write(r, offset, size, now);
             self.finish_req(r);
         }
