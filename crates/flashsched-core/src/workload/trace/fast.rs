@@ -5,37 +5,16 @@
 //! ([`super::msr::parse`] and friends) accepts as exactly that record;
 //! anything unusual (a header, a 20-digit number, exponent notation, a wrong
 //! field) gives `None` and the caller runs the full parser, which also words
-//! the error. `tests/fuzz_props.rs` checks that agreement on mutated lines.
+//! the error. `mutate.rs`'s property test and `tests/trace_golden.rs` check
+//! that agreement.
 
-use super::RawRecord;
+use super::{is_space, RawRecord};
 use crate::workload::Op;
 
 /// A position in one line.
 pub(super) struct Cursor<'a> {
     s: &'a [u8],
     i: usize,
-}
-
-/// Byte classes: bit 0 = `u8::is_ascii_whitespace`, bit 1 = hex digit.
-static CLASS: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        if c.is_ascii_whitespace() {
-            t[b] |= 1;
-        }
-        if c.is_ascii_hexdigit() {
-            t[b] |= 2;
-        }
-        b += 1;
-    }
-    t
-};
-
-#[inline]
-fn is_space(b: u8) -> bool {
-    CLASS[b as usize] & 1 != 0
 }
 
 /// Length of the token at the start of `s` (up to the first whitespace
@@ -209,18 +188,10 @@ impl<'a> Cursor<'a> {
         self.i == self.s.len()
     }
 
-    /// Skip spaces/tabs around a comma field.
-    #[inline]
-    fn skip_blank(&mut self) {
-        while self.peek().is_some_and(is_space) {
-            self.i += 1;
-        }
-    }
-
     /// Consume the comma ending a field, or accept the end of the line.
     #[inline]
     fn csv_end(&mut self) -> Option<()> {
-        self.skip_blank();
+        self.skip_ws();
         match self.peek() {
             Some(b',') => {
                 self.i += 1;
@@ -234,7 +205,7 @@ impl<'a> Cursor<'a> {
     /// Next comma-separated field as an integer.
     #[inline]
     pub(super) fn csv_u64(&mut self) -> Option<u64> {
-        self.skip_blank();
+        self.skip_ws();
         let v = self.digits()?;
         self.csv_end()?;
         Some(v)
@@ -243,7 +214,7 @@ impl<'a> Cursor<'a> {
     /// Next comma-separated field, trimmed.
     #[inline]
     pub(super) fn csv_token(&mut self) -> Option<&'a [u8]> {
-        self.skip_blank();
+        self.skip_ws();
         let start = self.i;
         while self.peek().is_some_and(|b| b != b',') {
             self.i += 1;
@@ -258,7 +229,7 @@ impl<'a> Cursor<'a> {
     /// Next comma-separated field as a plain decimal scaled by 10^scale.
     #[inline]
     pub(super) fn csv_time(&mut self, scale: u32) -> Option<u128> {
-        self.skip_blank();
+        self.skip_ws();
         let t = self.decimal(scale)?;
         self.csv_end()?;
         Some(t)

@@ -117,11 +117,9 @@ impl LineSource {
                     self.scan = self.end;
                     if self.discarding {
                         self.pos = self.end;
-                        self.scan = self.end;
                     } else if self.end - self.pos > MAX_LINE {
                         self.discarding = true;
                         self.pos = self.end;
-                        self.scan = self.end;
                         self.nul = false;
                         return Ok(Next::TooLong);
                     }

@@ -648,11 +648,7 @@ pub(super) fn clean_line(line: &[u8], seen_record: bool) -> Result<Option<&[u8]>
         }
         text = &line[last_nul + 1..];
     }
-    let text = text.trim_ascii();
-    if text.is_empty() || text[0] == b'#' || (!seen_record && is_pax_record(text)) {
-        return Ok(None);
-    }
-    Ok(Some(text))
+    clean_text(text, seen_record)
 }
 
 /// A pax extended-header record: `<decimal length> <key>=<value>`, e.g.
