@@ -367,11 +367,7 @@ pub(super) fn fiu(line: &[u8]) -> Option<RawRecord> {
     }
     let offset = sectors(c.ws_u64()?)?;
     let size = sectors(c.ws_u64()?)?;
-    let op = match c.ws_token() {
-        b"R" | b"r" => Op::Read,
-        b"W" | b"w" => Op::Write,
-        _ => return None,
-    };
+    let op = super::spc::op_of(c.ws_token())?;
     c.ws_u64()?;
     c.ws_u64()?;
     if !c.ws_hex() || !c.ws_done() {
