@@ -3,6 +3,8 @@
 //! documented policy (docs/reliability.md, "Bad input and fuzzing"); never a
 //! panic, a hang or a silently wrong result.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use flashsched_core::config::DeviceConfig;
@@ -483,17 +485,7 @@ fn config_out_of_range_and_mistyped_values_name_the_key() {
 
 #[test]
 fn sort_restores_the_order_of_blkparse_captures() {
-    let Some(dir) = std::env::var_os("FLASHSCHED_TRACES")
-        .map(PathBuf::from)
-        .or_else(|| {
-            Some(PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/traces"
-            )))
-        })
-        .filter(|d| d.is_dir())
-    else {
-        eprintln!("note: trace samples not found; skipping");
+    let Some(dir) = common::traces_dir() else {
         return;
     };
     for name in ["ycsb-ext4", "ycsb-btrfs", "ycsb-f2fs"] {

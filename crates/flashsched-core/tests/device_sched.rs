@@ -2,7 +2,8 @@
 //! AOS data-hazard oracle, P/E suspension, and end-to-end runs of every
 //! scheduler on the public trace samples.
 
-use std::path::PathBuf;
+mod common;
+use common::traces_dir;
 
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::ftl::Ftl;
@@ -14,25 +15,6 @@ use flashsched_core::workload::{IoRecord, Op};
 use flashsched_core::SimResult;
 
 const SCHEDULERS: &[&str] = &["fifo", "piq", "pe-suspend", "aos", "vios"];
-
-fn traces_dir() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("FLASHSCHED_TRACES").map(PathBuf::from),
-        Some(PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/traces"
-        ))),
-        Some(PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../../shared/traces"
-        ))),
-    ];
-    let found = candidates.into_iter().flatten().find(|d| d.is_dir());
-    if found.is_none() {
-        eprintln!("note: shared/traces not found (set FLASHSCHED_TRACES); skipping");
-    }
-    found
-}
 
 fn rec(t_us: u64, op: Op, offset: u64, size: u32) -> SimResult<IoRecord> {
     Ok(IoRecord {

@@ -17,8 +17,11 @@
 //! mutated TOML documents, give either a valid config or a
 //! `Config`/`UnknownName`/`Trace`(file:line) error, never a panic.
 
+mod common;
+use common::traces_dir;
+
 use std::io::Cursor;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::error::SimError;
@@ -31,17 +34,6 @@ fn iters(default: u64) -> u64 {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(default)
-}
-
-fn traces_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("FLASHSCHED_TRACES") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/traces"
-        )),
-    };
-    dir.is_dir().then_some(dir)
 }
 
 /// Seed lines per format: the first lines of the real samples when present,

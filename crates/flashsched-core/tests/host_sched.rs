@@ -2,6 +2,9 @@
 //! bounds, mq-deadline batching and expiry, GC-aware dispatch (oracle and
 //! detected), and no lost or duplicated request on the real traces.
 
+mod common;
+use common::traces_dir;
+
 use std::path::{Path, PathBuf};
 
 use flashsched_core::config::DeviceConfig;
@@ -368,25 +371,6 @@ fn gc_aware_dispatch_avoids_the_gc_chip() {
         "detected: chip-1 reads {d:.0} us vs {base:.0} us without"
     );
     assert_eq!(sim.summary().requests, 6000);
-}
-
-fn traces_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("FLASHSCHED_TRACES") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/traces"
-        )),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "note: traces not found at {} (set FLASHSCHED_TRACES); skipping",
-            dir.display()
-        );
-        None
-    }
 }
 
 fn trace_files(dir: &Path) -> Vec<PathBuf> {

@@ -12,29 +12,11 @@
 //! `FLASHSCHED_GOLDEN_PRINT=1 cargo test --release -p flashsched-core --test
 //! trace_golden -- --nocapture`.
 
-use std::path::PathBuf;
+mod common;
+use common::traces_dir;
 
 use flashsched_core::workload::trace::{open_trace, TraceFormat};
 use flashsched_core::workload::Op;
-
-fn traces_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("FLASHSCHED_TRACES") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/traces"
-        )),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "note: trace samples not found at {}; skipping",
-            dir.display()
-        );
-        None
-    }
-}
 
 const SAMPLES: [&str; 14] = [
     "ascii/disksim-valid.ms.trace",

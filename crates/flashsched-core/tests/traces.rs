@@ -6,30 +6,14 @@
 //! directory does not exist the sample tests print a note and pass; when it
 //! exists, a missing file or a wrong count fails.
 
+mod common;
+use common::traces_dir;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use flashsched_core::workload::trace::*;
 use flashsched_core::workload::{IoRecord, Op};
-
-fn traces_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("FLASHSCHED_TRACES") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/traces"
-        )),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "note: trace samples not found at {} (set FLASHSCHED_TRACES); skipping",
-            dir.display()
-        );
-        None
-    }
-}
 
 struct Sample {
     file: &'static str,
