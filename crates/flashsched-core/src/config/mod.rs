@@ -361,10 +361,10 @@ impl DeviceConfig {
 
     fn from_tree(mut tree: toml::Value) -> SimResult<DeviceConfig> {
         let schema = schema_tree()?;
-        check_keys(&tree, &schema, "")?;
-        normalize_types(&mut tree, &schema, "")?;
+        check_keys(&tree, schema, "")?;
+        normalize_types(&mut tree, schema, "")?;
         let cfg: DeviceConfig = tree.clone().try_into().map_err(|e: toml::de::Error| {
-            let key = culprit(&tree, &schema).unwrap_or_else(|| "device".to_string());
+            let key = culprit(&tree, schema).unwrap_or_else(|| "device".to_string());
             SimError::config(key, e.message().to_string())
         })?;
         cfg.validate()?;
@@ -565,12 +565,10 @@ fn range_f(key: &str, v: f64, lo: f64, hi: f64) -> SimResult<()> {
     Ok(())
 }
 
-/// The key schema: the full default preset plus the host scheduler sections
-/// (with their defaults), so unknown keys there are named like elsewhere.
 /// The complete key schema: the default preset deserialized (so every
 /// optional key takes its serde default) and serialized back. Every key a
 /// config may hold, with its type, lives here and nowhere else.
-fn schema_tree() -> SimResult<toml::Value> {
+fn schema_tree() -> SimResult<&'static toml::Value> {
     static SCHEMA: std::sync::OnceLock<Result<toml::Value, String>> = std::sync::OnceLock::new();
     SCHEMA
         .get_or_init(|| {
@@ -580,8 +578,8 @@ fn schema_tree() -> SimResult<toml::Value> {
                 .map_err(|e: toml::de::Error| e.to_string())?;
             toml::Value::try_from(cfg).map_err(|e| e.to_string())
         })
-        .clone()
-        .map_err(|e| SimError::config("schema", e))
+        .as_ref()
+        .map_err(|e| SimError::config("schema", e.clone()))
 }
 
 fn preset_tree(name: &str) -> SimResult<toml::Value> {
@@ -687,11 +685,11 @@ fn normalize_types(tree: &mut toml::Value, schema: &toml::Value, prefix: &str) -
             format!("{prefix}.{k}")
         };
         // check_keys ran first, so every key is in the schema.
-        let Some(expected) = schema.get(k).cloned() else {
+        let Some(expected) = schema.get(k) else {
             continue;
         };
-        match (&expected, &*v) {
-            (toml::Value::Table(_), toml::Value::Table(_)) => normalize_types(v, &expected, &path)?,
+        match (expected, &*v) {
+            (toml::Value::Table(_), toml::Value::Table(_)) => normalize_types(v, expected, &path)?,
             (toml::Value::Float(_), toml::Value::Integer(i)) => *v = toml::Value::Float(*i as f64),
             (toml::Value::Integer(_), toml::Value::Integer(i)) if *i < 0 => {
                 return Err(SimError::config(path, format!("{i} must not be negative")));
@@ -743,7 +741,9 @@ fn culprit(tree: &toml::Value, schema: &toml::Value) -> Option<String> {
 
 /// Apply one `section.key=value` override. The value is parsed as TOML
 /// (numbers, booleans, quoted strings); anything else is taken as a string.
-pub fn apply_override(tree: &mut toml::Value, ov: &str) -> SimResult<()> {
+/// Types are checked (and integers for float keys widened) afterwards, with
+/// the whole tree, by `normalize_types`.
+fn apply_override(tree: &mut toml::Value, ov: &str) -> SimResult<()> {
     let (key, raw) = ov
         .split_once('=')
         .ok_or_else(|| SimError::config(ov, "override must look like section.key=value"))?;
@@ -753,12 +753,6 @@ pub fn apply_override(tree: &mut toml::Value, ov: &str) -> SimResult<()> {
         .ok()
         .and_then(|t| t.get("v").cloned())
         .unwrap_or_else(|| toml::Value::String(raw.to_string()));
-    // Integers given where the schema has floats (read_us=50) are widened.
-    let schema = schema_tree()?;
-    let value = match (lookup(&schema, key), value) {
-        (Some(toml::Value::Float(_)), toml::Value::Integer(i)) => toml::Value::Float(i as f64),
-        (_, v) => v,
-    };
     set_path(tree, key, value)
 }
 
