@@ -9,47 +9,7 @@ use std::collections::VecDeque;
 use super::flash::{show_lpn, FlashModel};
 use super::oracle::{show_key, Oracle};
 use crate::engine::Ns;
-use crate::ftl::{BlockState, Ftl};
-
-/// The FTL's tables: per-block valid counts equal the mapping, l2p and p2l
-/// are inverse, nothing is mapped above a write pointer (`check_invariants`),
-/// and in every plane free + open + full + victim blocks = blocks per plane
-/// with the free list holding each erased block exactly once (the model has
-/// no bad blocks).
-pub fn audit_ftl(ftl: &Ftl) -> Result<(), String> {
-    ftl.check_invariants()?;
-    let bpp = ftl.geo.blocks_per_plane;
-    let mut listed = vec![false; bpp as usize];
-    for (p, ps) in ftl.planes.iter().enumerate() {
-        let first = p as u32 * bpp;
-        listed.fill(false);
-        for &b in &ps.free {
-            let i = b.wrapping_sub(first);
-            if i >= bpp {
-                return Err(format!(
-                    "plane {p}: free list holds block {b} of another plane"
-                ));
-            }
-            if std::mem::replace(&mut listed[i as usize], true) {
-                return Err(format!("plane {p}: block {b} is on the free list twice"));
-            }
-        }
-        let (mut free, mut used) = (0u32, 0u32);
-        for b in first..first + bpp {
-            match ftl.block_state(b) {
-                BlockState::Free => free += 1,
-                BlockState::Active | BlockState::Full | BlockState::Victim => used += 1,
-            }
-        }
-        if free != ps.free.len() as u32 || free + used != bpp {
-            return Err(format!(
-                "plane {p}: {free} free + {used} used blocks of {bpp}, but the free list holds {}",
-                ps.free.len()
-            ));
-        }
-    }
-    Ok(())
-}
+use crate::ftl::Ftl;
 
 /// The FTL against the checker's model: write pointers agree, every valid
 /// page holds the logical page that maps to it, and every logical page maps

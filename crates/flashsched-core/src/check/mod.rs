@@ -190,7 +190,7 @@ impl Checker {
     pub fn audit(&mut self, ftl: &Ftl) -> Result<(), String> {
         self.next_audit = self.records + self.audit_every;
         self.audits += 1;
-        invariants::audit_ftl(ftl)?;
+        ftl.check_invariants()?;
         invariants::cross_check(ftl, &self.flash, &self.oracle)
     }
 

@@ -576,7 +576,9 @@ impl Ftl {
     }
 
     /// Check the accounting invariants: per-block valid counts equal the
-    /// mapping table, l2p and p2l are inverse, free lists hold erased blocks.
+    /// mapping table, l2p and p2l are inverse, nothing is mapped above a write
+    /// pointer, and each plane's free list holds each of its erased blocks
+    /// exactly once.
     pub fn check_invariants(&self) -> Result<(), String> {
         let ppb = self.geo.pages_per_block as usize;
         for (b, &v) in self.valid.iter().enumerate() {
@@ -609,11 +611,35 @@ impl Ftl {
                 return Err(format!("ppn {p} owned by lpn {lpn} which maps elsewhere"));
             }
         }
+        // Each plane's free list holds each of its erased blocks exactly once
+        // (the model has no bad blocks).
+        let bpp = self.geo.blocks_per_plane;
+        let mut listed = vec![false; bpp as usize];
         for (p, ps) in self.planes.iter().enumerate() {
+            let first = p as u32 * bpp;
+            listed.fill(false);
             for &b in &ps.free {
+                let i = b.wrapping_sub(first);
+                if i >= bpp {
+                    return Err(format!(
+                        "plane {p}: free list holds block {b} of another plane"
+                    ));
+                }
+                if std::mem::replace(&mut listed[i as usize], true) {
+                    return Err(format!("plane {p}: block {b} is on the free list twice"));
+                }
                 if self.state[b as usize] != BlockState::Free || self.wp[b as usize] != 0 {
                     return Err(format!("free list holds non-erased block {b}"));
                 }
+            }
+            let free = (first..first + bpp)
+                .filter(|&b| self.state[b as usize] == BlockState::Free)
+                .count();
+            if free != ps.free.len() {
+                return Err(format!(
+                    "plane {p}: {free} free blocks, but the free list holds {}",
+                    ps.free.len()
+                ));
             }
             if let Some(sp) = &self.speed {
                 let tree = &sp.free[p];
