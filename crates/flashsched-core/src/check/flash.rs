@@ -150,11 +150,6 @@ impl FlashModel {
     pub fn is_erasing(&self, block: u32) -> bool {
         self.blocks[block as usize].erasing
     }
-
-    /// Bytes held by the model.
-    pub fn bytes(&self) -> u64 {
-        (self.pages.len() * 8 + self.blocks.len() * 4) as u64
-    }
 }
 
 /// An lpn for messages (`STALE` and `NONE` spelled out).

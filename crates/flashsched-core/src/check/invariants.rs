@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 
 use super::flash::{show_lpn, FlashModel};
-use super::oracle::{show_key, Oracle};
+use super::oracle::{is_trim, show_key, Oracle};
 use crate::engine::Ns;
 use crate::ftl::Ftl;
 
@@ -42,7 +42,7 @@ pub fn cross_check(ftl: &Ftl, flash: &FlashModel, oracle: &Oracle) -> Result<(),
             ));
         }
         let (key, in_dram) = oracle.state(lpn);
-        if key & 1 == 1 {
+        if is_trim(key) {
             return Err(format!(
                 "lpn {lpn} was trimmed ({}) but still maps to page {ppn} (v{v})",
                 show_key(key)
@@ -160,9 +160,5 @@ impl RequestLedger {
             ));
         }
         Ok(())
-    }
-
-    pub fn completions(&self) -> u64 {
-        self.completed
     }
 }

@@ -219,11 +219,6 @@ impl Checker {
         }
         self.audit(ftl)
     }
-
-    /// Bytes of checker state.
-    pub fn bytes(&self) -> u64 {
-        self.flash.bytes() + self.oracle.bytes()
-    }
 }
 
 fn describe(r: Option<(Op, u64, u32)>) -> String {

@@ -31,6 +31,12 @@ fn write_key(seq: u32) -> u32 {
     seq << 1
 }
 
+/// Whether ordering key `k` is a TRIM.
+#[inline]
+pub fn is_trim(k: u32) -> bool {
+    k & 1 == 1
+}
+
 /// A page read between issue and answer.
 #[derive(Debug, Clone, Copy)]
 struct PendingRead {
@@ -178,7 +184,7 @@ impl Oracle {
             ));
         }
         let k = self.key(lpn);
-        if !self.in_dram(lpn) || k & 1 == 1 {
+        if !self.in_dram(lpn) || is_trim(k) {
             return Err(format!(
                 "page read #{id} of lpn {lpn} answered from DRAM, but the newest operation on \
                  lpn {lpn} is {}, not a write still in DRAM (at issue: {})",
@@ -193,8 +199,8 @@ impl Oracle {
     pub fn unmapped(&mut self, id: u64) -> Result<(), String> {
         let r = self.take(id, "unmapped")?;
         let now = self.key(r.lpn);
-        let trimmed_since = now & 1 == 1 && now >= r.key;
-        if self.never_written(r.lpn, r.key) || r.key & 1 == 1 || trimmed_since {
+        let trimmed_since = is_trim(now) && now >= r.key;
+        if self.never_written(r.lpn, r.key) || is_trim(r.key) || trimmed_since {
             return Ok(());
         }
         Err(format!(
@@ -262,11 +268,6 @@ impl Oracle {
     /// Some read still in flight, for messages.
     pub fn any_pending(&self) -> Option<(u64, u32, u32)> {
         self.reads.iter().map(|(&id, r)| (id, r.lpn, r.req)).min()
-    }
-
-    /// Bytes held.
-    pub fn bytes(&self) -> u64 {
-        (self.key.len() * 4 + self.prewritten.len() * 8 + self.reads.capacity() * 32) as u64
     }
 
     /// Newest key of `lpn` and whether its newest write is only in DRAM.

@@ -348,7 +348,7 @@ impl Ssd {
     /// the checker's starting point.
     pub fn enable_check(&mut self) {
         let c = Checker::new(&self.ftl);
-        self.op_log.get_or_insert_with(Default::default).check = Some(Box::new(c));
+        self.op_log.get_or_insert_with(Default::default).check = Some(c);
     }
 
     /// The checker (if enabled) and the FTL it audits.

@@ -54,7 +54,7 @@ pub struct OpTap {
     /// Every record, in order (tests that replay the log).
     pub log: Option<Vec<OpRecord>>,
     /// The streaming version oracle and flash invariants (`--check`).
-    pub check: Option<Box<Checker>>,
+    pub check: Option<Checker>,
 }
 
 impl OpTap {
