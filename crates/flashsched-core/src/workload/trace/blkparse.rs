@@ -74,9 +74,7 @@ impl State {
     #[inline]
     fn event(&mut self, ev: &super::fast::BlkEvent<'_>) -> Parsed {
         let stale = self.is_stale(ev.dev, ev.cpu, ev.seq);
-        if ev.action != [self.action] {
-            return Parsed::NotRecord;
-        }
+        // Other actions and events without a range carry no range.
         let Some((offset, size)) = ev.range else {
             return Parsed::NotRecord;
         };

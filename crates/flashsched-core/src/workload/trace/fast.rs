@@ -389,9 +389,9 @@ pub(super) struct BlkEvent<'a> {
     pub seq: u64,
     pub ts_ns: u128,
     pub pid: u32,
-    pub action: &'a [u8],
     pub rwbs: &'a [u8],
-    /// `sector + n` in bytes, when present and well formed.
+    /// `sector + n` in bytes, for an event of the wanted action with a
+    /// well-formed range.
     pub range: Option<(u64, u64)>,
 }
 
@@ -411,39 +411,30 @@ pub(super) fn blkparse(line: &[u8], wanted: u8) -> Option<BlkEvent<'_>> {
     if action.is_empty() || rwbs.is_empty() {
         return None;
     }
-    if action != [wanted] {
-        return Some(BlkEvent {
-            dev,
-            cpu,
-            seq,
-            ts_ns,
-            pid,
-            action,
-            rwbs,
-            range: None,
-        });
-    }
-    if !rwbs.iter().all(u8::is_ascii_uppercase) {
-        return None;
-    }
-    let range = (|| {
-        let sector = c.ws_token();
-        if c.ws_token() != b"+" {
-            return Some(None);
+    let range = if action != [wanted] {
+        None
+    } else {
+        if !rwbs.iter().all(u8::is_ascii_uppercase) {
+            return None;
         }
-        let n = c.ws_token();
-        // Malformed numbers after `+` are errors: the full parser words them.
-        let sector = sectors(super::parse_u64(sector)?)?;
-        let n = sectors(super::parse_u64(n)?)?;
-        Some(Some((sector, n)))
-    })()?;
+        let sector = c.ws_token();
+        if c.ws_token() == b"+" {
+            // Malformed numbers after `+` are errors: the full parser words them.
+            let n = c.ws_token();
+            Some((
+                sectors(super::parse_u64(sector)?)?,
+                sectors(super::parse_u64(n)?)?,
+            ))
+        } else {
+            None
+        }
+    };
     Some(BlkEvent {
         dev,
         cpu,
         seq,
         ts_ns,
         pid,
-        action,
         rwbs,
         range,
     })
