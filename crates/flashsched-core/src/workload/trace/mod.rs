@@ -310,8 +310,6 @@ pub struct TraceReader {
     parser: Parser,
     /// Reorder window of [`TimeOrder::Sort`] (`None` otherwise).
     window: Option<BinaryHeap<Reverse<Pending>>>,
-    /// Records pushed into the window (tie-break: file order).
-    pushed: u64,
     /// The input is exhausted (the window may still hold records).
     eof: bool,
     done: bool,
@@ -321,13 +319,14 @@ pub struct TraceReader {
 #[derive(Debug, PartialEq, Eq)]
 struct Pending {
     raw: RawRecord,
-    seq: u64,
+    /// Its line: at most one record per line, so this is the file-order
+    /// tie-break.
     line: u64,
 }
 
 impl Ord for Pending {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.raw.ts_ns, self.seq).cmp(&(other.raw.ts_ns, other.seq))
+        (self.raw.ts_ns, self.line).cmp(&(other.raw.ts_ns, other.line))
     }
 }
 
@@ -356,7 +355,6 @@ impl TraceReader {
             seen_record: false,
             parser: Parser::new(format),
             window: None,
-            pushed: 0,
             eof: false,
             done: false,
         }
@@ -589,10 +587,8 @@ impl Iterator for TraceReader {
                     Ok(None) => continue,
                     Ok(Some(raw)) => match &mut self.window {
                         Some(window) => {
-                            self.pushed += 1;
                             window.push(Reverse(Pending {
                                 raw,
-                                seq: self.pushed,
                                 line: self.stats.lines,
                             }));
                             continue;
