@@ -281,9 +281,39 @@ pub(super) fn spc(line: &[u8]) -> Option<RawRecord> {
     })
 }
 
+/// The layout of SSDsim and Heimdall traces, `time dev offset size op`: `time`
+/// reads the first field, `to_bytes` converts the two address fields and
+/// `op` decodes the last one. Inlined into each caller, so each keeps its
+/// own straight-line code.
+#[inline(always)]
+fn time_dev_offset_size_op(
+    line: &[u8],
+    time: impl FnOnce(&mut Cursor) -> Option<u128>,
+    to_bytes: impl Fn(u64) -> Option<u64>,
+    op: impl FnOnce(&[u8]) -> Option<Op>,
+) -> Option<RawRecord> {
+    let mut c = Cursor::new(line);
+    let ts_ns = time(&mut c)?;
+    let stream = c.ws_u32()?;
+    let offset = to_bytes(c.ws_u64()?)?;
+    let size = to_bytes(c.ws_u64()?)?;
+    let op = op(c.ws_token())?;
+    if !c.ws_done() {
+        return None;
+    }
+    Some(RawRecord {
+        ts_ns,
+        offset,
+        size,
+        op,
+        stream,
+    })
+}
+
 /// ASCII `time dev sector size flags(hex)`.
 #[inline]
 pub(super) fn ascii(line: &[u8], scale: u32) -> Option<RawRecord> {
+    // Its own code: through `time_dev_offset_size_op` it parsed ~10 % slower.
     let mut c = Cursor::new(line);
     let ts_ns = c.ws_time(scale)?;
     let stream = c.ws_u32()?;
@@ -316,43 +346,13 @@ fn op10(t: &[u8]) -> Option<Op> {
 /// SSDsim `time(ns) dev lsn size op`.
 #[inline]
 pub(super) fn ssdsim(line: &[u8]) -> Option<RawRecord> {
-    let mut c = Cursor::new(line);
-    let ts_ns = u128::from(c.ws_u64()?);
-    let stream = c.ws_u32()?;
-    let offset = sectors(c.ws_u64()?)?;
-    let size = sectors(c.ws_u64()?)?;
-    let op = op10(c.ws_token())?;
-    if !c.ws_done() {
-        return None;
-    }
-    Some(RawRecord {
-        ts_ns,
-        offset,
-        size,
-        op,
-        stream,
-    })
+    time_dev_offset_size_op(line, |c| c.ws_u64().map(u128::from), sectors, op10)
 }
 
 /// Heimdall `ts(ms) dev offset size op`.
 #[inline]
 pub(super) fn heimdall(line: &[u8]) -> Option<RawRecord> {
-    let mut c = Cursor::new(line);
-    let ts_ns = c.ws_time(6)?;
-    let stream = c.ws_u32()?;
-    let offset = c.ws_u64()?;
-    let size = c.ws_u64()?;
-    let op = op10(c.ws_token())?;
-    if !c.ws_done() {
-        return None;
-    }
-    Some(RawRecord {
-        ts_ns,
-        offset,
-        size,
-        op,
-        stream,
-    })
+    time_dev_offset_size_op(line, |c| c.ws_time(6), Some, op10)
 }
 
 /// FIU `ts pid process lba size op major minor md5` with a one-word process
