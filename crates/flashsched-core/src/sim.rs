@@ -31,7 +31,7 @@ struct QSink<'a>(&'a mut EventQueue<Ev>);
 impl EventSink for QSink<'_> {
     #[inline]
     fn push(&mut self, at: Ns, ev: DevEvent) {
-        self.0.push(at, Ev::Dev(ev));
+        self.0.push_ranked(at, ev.rank(), Ev::Dev(ev));
     }
 }
 

@@ -205,7 +205,12 @@ struct Sink<'a> {
 impl EventSink for Sink<'_> {
     #[inline]
     fn push(&mut self, at: Ns, ev: DevEvent) {
-        self.q.push(at, Ev::Dev(self.ssd, ev));
+        // Device events rank by SSD, then as on one device (`DevEvent::rank`).
+        self.q.push_ranked(
+            at,
+            (self.ssd as u64) << 33 | ev.rank(),
+            Ev::Dev(self.ssd, ev),
+        );
     }
 }
 

@@ -44,6 +44,20 @@ pub enum DevEvent {
     BusDone { ch: u32 },
 }
 
+impl DevEvent {
+    /// Order among device events at the same nanosecond (`EventQueue::
+    /// push_ranked`): bus transfers before cell operations, each by index,
+    /// as firmware polling channels then dies in a fixed order would see them.
+    /// Below 2^33.
+    #[inline]
+    pub fn rank(self) -> u64 {
+        match self {
+            DevEvent::BusDone { ch } => ch as u64,
+            DevEvent::DieDone { die, .. } => 1 << 32 | die as u64,
+        }
+    }
+}
+
 /// Where a device puts its future events.
 pub trait EventSink {
     fn push(&mut self, at: Ns, ev: DevEvent);

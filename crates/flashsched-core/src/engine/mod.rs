@@ -1,6 +1,6 @@
-//! Discrete-event engine: integer-nanosecond time and a priority queue with
-//! FIFO order among equal timestamps (a sequence number breaks ties), so a run
-//! is a pure function of its inputs.
+//! Discrete-event engine: integer-nanosecond time and a priority queue whose
+//! order among equal timestamps is fixed by a rank, so a run is a pure
+//! function of its inputs.
 
 /// Simulated time in nanoseconds.
 pub type Ns = u64;
@@ -9,10 +9,19 @@ pub const NS_PER_US: Ns = 1_000;
 pub const NS_PER_MS: Ns = 1_000_000;
 pub const NS_PER_S: Ns = 1_000_000_000;
 
-/// Min-queue of `(time, payload)`; equal times pop in insertion order.
+/// Ranks at or above this order by insertion: `push` gives each event
+/// `FIFO_RANK + seq` (`seq` counts those pushes), so they come after every
+/// explicitly ranked event of the same instant and FIFO among themselves.
+pub const FIFO_RANK: u64 = 1 << 63;
+
+/// Min-queue of `(time, payload)` with a defined order among equal times.
 ///
-/// Every event carries the key `time << 64 | seq` (`seq` counts pushes), and
-/// pops come out in key order, so ties are FIFO and a run is reproducible.
+/// Every event carries the key `time << 64 | rank` and pops come out in key
+/// order. Flash events are pushed with an explicit rank that names what they
+/// are (`push_ranked`, e.g. "bus transfer of channel 3"), so events at the
+/// same nanosecond apply in an order that does not depend on when they were
+/// scheduled: a model may then schedule an event earlier or fold one away
+/// without changing what happens. Other events rank FIFO (`push`).
 ///
 /// Flash events fall within a few milliseconds of now, so most live in a
 /// timing wheel: `WHEEL` buckets of `2^BUCKET_SHIFT` ns, each kept sorted by
@@ -59,11 +68,21 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// Schedule `payload` at absolute time `at`.
+    /// Schedule `payload` at absolute time `at`, after every event already
+    /// pushed for that instant.
     #[inline(always)]
     pub fn push(&mut self, at: Ns, payload: E) {
-        let key = ((at as u128) << 64) | self.seq as u128;
+        let rank = FIFO_RANK | self.seq;
         self.seq += 1;
+        self.push_ranked(at, rank, payload);
+    }
+
+    /// Schedule `payload` at absolute time `at`; among events at `at` it pops
+    /// in `rank` order (ranks below `FIFO_RANK`; equal ranks in any order).
+    #[inline(always)]
+    pub fn push_ranked(&mut self, at: Ns, rank: u64, payload: E) {
+        debug_assert!(rank < FIFO_RANK || rank - FIFO_RANK < self.seq);
+        let key = ((at as u128) << 64) | rank as u128;
         let bucket = at >> BUCKET_SHIFT;
         if bucket >= self.base && bucket - self.base < WHEEL as u64 {
             let i = bucket as usize & (WHEEL - 1);
@@ -190,8 +209,9 @@ impl<E> Default for Bucket<E> {
 impl<E> Bucket<E> {
     #[inline(always)]
     fn insert(&mut self, key: u128, payload: E) {
-        // Keys grow with `seq`, so the new event usually goes last (an empty
-        // bucket's stale `items` are cleared on its last pop).
+        // Events are mostly pushed in time order, so the new one usually
+        // goes last (an empty bucket's stale `items` are cleared on its last
+        // pop).
         match self.items.last() {
             Some(last) if last.0 > key => self.insert_before_end(key, payload),
             _ => self.items.push((key, payload)),
@@ -349,15 +369,16 @@ mod tests {
     }
 
     /// Like the simulator: pushes at or after the last pop, spread from the
-    /// same instant to far beyond the wheel's horizon, with many ties; plus a
-    /// few pushes into the past, which must still pop first.
+    /// same instant to far beyond the wheel's horizon, with many ties, half of
+    /// them ranked and half FIFO; plus a few pushes into the past, which must
+    /// still pop first.
     #[test]
     fn wheel_and_far_heap_pop_in_key_order() {
         use std::collections::BTreeSet;
         let mut rng = crate::rng::Rng::new(11);
         let mut q = EventQueue::new();
         let mut reference = BTreeSet::new();
-        let (mut now, mut inserted) = (0u64, 0u64);
+        let (mut now, mut inserted, mut fifo) = (0u64, 0u64, 0u64);
         let horizon = (WHEEL as u64) << BUCKET_SHIFT;
         for _ in 0..200_000 {
             if rng.below(100) < 55 {
@@ -374,8 +395,17 @@ mod tests {
                         }
                     }
                 };
-                q.push(at, inserted);
-                reference.insert((at, inserted));
+                // The payload is the rank the event should sort by.
+                let rank = if rng.below(2) == 0 {
+                    let r = rng.below(4) << 40 | inserted;
+                    q.push_ranked(at, r, r);
+                    r
+                } else {
+                    q.push(at, FIFO_RANK | fifo);
+                    fifo += 1;
+                    FIFO_RANK | (fifo - 1)
+                };
+                reference.insert((at, rank));
                 inserted += 1;
             } else {
                 let expected = reference.pop_first();
@@ -393,6 +423,18 @@ mod tests {
         }
         assert!(q.is_empty());
         assert_eq!(q.pop(), None);
+    }
+
+    #[test]
+    fn ranked_events_pop_by_rank_before_fifo_ones() {
+        let mut q = EventQueue::new();
+        q.push(7, "fifo-1");
+        q.push_ranked(7, 5, "rank-5");
+        q.push(7, "fifo-2");
+        q.push_ranked(7, 2, "rank-2");
+        q.push_ranked(6, 9, "earlier");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|e| e.1)).collect();
+        assert_eq!(order, ["earlier", "rank-2", "rank-5", "fifo-1", "fifo-2"]);
     }
 
     #[test]
