@@ -17,7 +17,10 @@ fn main() {
         device,
         overrides: args[3.min(args.len())..].to_vec(),
         workload: WorkloadSpec::Synthetic(spec),
-        seed: std::env::var("SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1),
+        seed: std::env::var("SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1),
         keep_records: false,
     };
     let result = run::build(&run_spec).and_then(|mut sim| {

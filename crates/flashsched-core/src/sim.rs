@@ -71,6 +71,10 @@ pub struct Simulation {
     done: Vec<u32>,
     finished_slots: Vec<crate::host::Slot>,
     host_timer: Option<Ns>,
+    /// Something the host sees happened at this instant (see `settle`).
+    host_turn: bool,
+    /// `Ssd::gc_epoch` when the host last saw it.
+    gc_seen: u64,
     started: bool,
     finished: bool,
     wall: Duration,
@@ -102,6 +106,8 @@ impl Simulation {
             done: Vec::new(),
             finished_slots: Vec::new(),
             host_timer: None,
+            host_turn: true,
+            gc_seen: 0,
             started: false,
             finished: false,
             wall: t0.elapsed(),
@@ -171,7 +177,10 @@ impl Simulation {
                 match ev {
                     Ev::Dev(e) => self.ssd.handle(e, t, &mut QSink(&mut self.q))?,
                     Ev::Workload => self.poll_workload()?,
-                    Ev::HostTimer => self.host_timer = None,
+                    Ev::HostTimer => {
+                        self.host_timer = None;
+                        self.host_turn = true;
+                    }
                 }
                 next = self.q.pop_at(t);
             }
@@ -222,6 +231,7 @@ impl Simulation {
             self.host
                 .arrive(self.now, r.op, r.offset, r.size, r.stream, false);
         }
+        self.host_turn |= !self.arrivals.is_empty();
         self.wl_blocked = false;
         match p {
             Poll::At(t) => self.q.push(t.max(self.now), Ev::Workload),
@@ -231,19 +241,29 @@ impl Simulation {
         Ok(())
     }
 
-    /// The decide phase at `self.now`.
+    /// The host's view changed at this instant: asked again in `settle`.
+    #[inline]
+    fn gc_seen_changed(&self) -> bool {
+        self.host.observes_device() && self.ssd.gc_epoch() != self.gc_seen
+    }
+
+    /// The decide phase at `self.now`. The host is asked for requests only
+    /// at instants it can see — arrivals, completions, its own timers (and
+    /// GC flag changes if it reads them) — so its decisions never hang on
+    /// device-internal steps such as a transfer ending.
     fn settle(&mut self) -> SimResult<()> {
         // Most steps in a busy device only move a transaction along (a read
-        // sensed, a transfer done): nothing completed, no die to fill, and
-        // the host cannot dispatch. The loop below would then change
-        // nothing, so skip it.
-        if !self.ssd.needs_decide() && !self.host.may_dispatch() && !self.host.has_timers() {
+        // sensed): nothing completed, no die to fill and nothing for the
+        // host. The loop below would then change nothing, so skip it.
+        if !self.ssd.needs_decide() && !self.host_turn && !self.gc_seen_changed() {
             return Ok(());
         }
         let now = self.now;
+        let mut asked = false;
         loop {
             self.ssd.take_done(&mut self.done);
             let completed = !self.done.is_empty();
+            self.host_turn |= completed;
             for i in 0..self.done.len() {
                 let id = self.done[i];
                 let ctx = HostCtx {
@@ -276,27 +296,36 @@ impl Simulation {
             if completed && self.wl_blocked {
                 self.poll_workload()?;
             }
-            loop {
-                let ctx = HostCtx {
-                    now,
-                    outstanding: self.host.outstanding,
-                    queue_depth: self.host.queue_depth,
-                    device: &self.ssd,
-                };
-                let Some(io) = self.host.next_dispatch(&ctx) else {
-                    break;
-                };
-                self.ssd.submit(io.id, io.op, io.offset, io.size, now);
+            if self.gc_seen_changed() {
+                self.gc_seen = self.ssd.gc_epoch();
+                self.host_turn = true;
+            }
+            if std::mem::take(&mut self.host_turn) {
+                asked = true;
+                loop {
+                    let ctx = HostCtx {
+                        now,
+                        outstanding: self.host.outstanding,
+                        queue_depth: self.host.queue_depth,
+                        device: &self.ssd,
+                    };
+                    let Some(io) = self.host.next_dispatch(&ctx) else {
+                        break;
+                    };
+                    self.ssd.submit(io.id, io.op, io.offset, io.size, now);
+                }
             }
             self.ssd.schedule(now, &mut QSink(&mut self.q))?;
-            if !self.ssd.has_done() {
+            if !self.ssd.has_done() && !self.gc_seen_changed() {
                 break;
             }
         }
-        if let Some(t) = self.host.next_timer() {
-            if t > now && self.host_timer != Some(t) {
-                self.host_timer = Some(t);
-                self.q.push(t, Ev::HostTimer);
+        if asked {
+            if let Some(t) = self.host.next_timer() {
+                if t > now && self.host_timer != Some(t) {
+                    self.host_timer = Some(t);
+                    self.q.push(t, Ev::HostTimer);
+                }
             }
         }
         Ok(())

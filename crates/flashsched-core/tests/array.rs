@@ -292,3 +292,37 @@ fn concurrent_writers_cover_their_files() {
     let per_ssd: u64 = s.per_ssd.iter().map(|x| x.bytes_written).sum();
     assert_eq!(per_ssd, 40 << 20);
 }
+
+/// Amphibian's GC detection injects probe reads, whose host slots no
+/// arrival sized the array's tables for (this used to index out of bounds).
+#[test]
+fn raid0_runs_amphibian_probe_reads() {
+    let ov: Vec<String> = [
+        "geometry.channels=2",
+        "geometry.chips_per_channel=2",
+        "geometry.dies_per_chip=1",
+        "geometry.planes_per_die=1",
+        "geometry.blocks_per_plane=64",
+        "geometry.pages_per_block=32",
+        "geometry.page_size=16384",
+        "ftl.overprovisioning=0.1",
+        "ftl.gc_threshold=0.05",
+        "host.scheduler=amphibian",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let wl = ArrayWorkload::Phases(vec![
+        "read=0.5,bs=4k-64k,pattern=random,qd=64,n=40000".to_string()
+    ]);
+    let mut sim = ArraySim::new(
+        array("raid0", None, 100),
+        DeviceConfig::load("default", &ov).unwrap(),
+        &wl,
+    )
+    .unwrap();
+    sim.enable_check();
+    sim.run().unwrap();
+    let s = sim.summary();
+    assert_eq!(s.requests, 40_000);
+}

@@ -427,6 +427,8 @@ pub struct ArraySim {
     done: Vec<u32>,
     ext: Vec<Extent>,
     completed_any: bool,
+    /// Something the host sees happened at this instant (see `settle`).
+    host_turn: bool,
     host_timer: Option<Ns>,
     started: bool,
     finished: bool,
@@ -585,6 +587,7 @@ impl ArraySim {
             done: Vec::new(),
             ext: Vec::new(),
             completed_any: false,
+            host_turn: true,
             host_timer: None,
             started: false,
             finished: false,
@@ -717,7 +720,10 @@ impl ArraySim {
                         },
                     )?,
                     Ev::Workload => self.poll_workload()?,
-                    Ev::HostTimer => self.host_timer = None,
+                    Ev::HostTimer => {
+                        self.host_timer = None;
+                        self.host_turn = true;
+                    }
                     Ev::LinkIn(c) => self.arrive_host(c),
                     Ev::LinkOut(c) => self.client_complete(c),
                 }
@@ -835,6 +841,7 @@ impl ArraySim {
             self.remaining.resize(id + 1, 0);
         }
         self.host_client[id] = idx;
+        self.host_turn = true;
         if let Some(l) = &mut self.ledger {
             l.arrived(1);
         }
@@ -843,6 +850,7 @@ impl ArraySim {
     /// The decide phase at `self.now`.
     fn settle(&mut self) -> SimResult<()> {
         let now = self.now;
+        let mut asked = false;
         loop {
             for i in 0..self.ssds.len() {
                 self.ssds[i].take_done(&mut self.done);
@@ -861,21 +869,28 @@ impl ArraySim {
                 self.completed_any = false;
                 self.poll_workload()?;
             }
-            loop {
-                let ctx = HostCtx {
-                    now,
-                    outstanding: self.host.outstanding,
-                    queue_depth: self.host.queue_depth,
-                    device: &self.view,
-                };
-                let Some(io) = self.host.next_dispatch(&ctx) else {
-                    break;
-                };
-                if !self.host.is_probe(io.id) {
-                    let c = self.host_client[io.id as usize];
-                    self.creqs[c as usize].dispatch = now;
+            // The host is asked only at instants it can see (arrivals,
+            // completions, its timers; see `Simulation::settle`).
+            let mut dispatched = false;
+            while std::mem::take(&mut self.host_turn) {
+                asked = true;
+                loop {
+                    let ctx = HostCtx {
+                        now,
+                        outstanding: self.host.outstanding,
+                        queue_depth: self.host.queue_depth,
+                        device: &self.view,
+                    };
+                    let Some(io) = self.host.next_dispatch(&ctx) else {
+                        break;
+                    };
+                    if !self.host.is_probe(io.id) {
+                        let c = self.host_client[io.id as usize];
+                        self.creqs[c as usize].dispatch = now;
+                    }
+                    self.start_request(io)?;
+                    dispatched = true;
                 }
-                self.start_request(io)?;
             }
             for i in 0..self.ssds.len() {
                 self.ssds[i].schedule(
@@ -886,15 +901,21 @@ impl ArraySim {
                     },
                 )?;
             }
-            if !self.ssds.iter().any(|s| s.has_done()) {
+            // New front-end writes may open xGC work: pump again now rather
+            // than at whatever step comes next.
+            let serial = matches!(self.engine, Engine::Serial(_));
+            let more = self.ssds.iter().any(|s| s.has_done()) || (serial && dispatched);
+            if !more {
                 break;
             }
         }
         self.completed_any = false;
-        if let Some(t) = self.host.next_timer() {
-            if t > now && self.host_timer != Some(t) {
-                self.host_timer = Some(t);
-                self.q.push(t, Ev::HostTimer);
+        if asked {
+            if let Some(t) = self.host.next_timer() {
+                if t > now && self.host_timer != Some(t) {
+                    self.host_timer = Some(t);
+                    self.q.push(t, Ev::HostTimer);
+                }
             }
         }
         Ok(())
@@ -923,6 +944,12 @@ impl ArraySim {
 
     fn start_request(&mut self, req: Issue) -> SimResult<()> {
         let id = req.id;
+        // A probe read the host scheduler injected has a slot no arrival
+        // sized the tables for.
+        if id as usize >= self.remaining.len() {
+            self.host_client.resize(id as usize + 1, NONE);
+            self.remaining.resize(id as usize + 1, 0);
+        }
         self.remaining[id as usize] = 0;
         let mut ext = std::mem::take(&mut self.ext);
         ext.clear();
@@ -1292,6 +1319,7 @@ impl ArraySim {
         finished.clear();
         // Probes (injected by the host scheduler) finish with no slot.
         self.host.complete(id, &ctx, &mut finished);
+        self.host_turn = true;
         for slot in &finished {
             if let Some(l) = &mut self.ledger {
                 l.note_completed(slot.req.seq);

@@ -152,6 +152,8 @@ pub struct Ssd {
     pub precondition: PreconditionReport,
     dies: Vec<Die>,
     channels: Vec<Channel>,
+    decide_stamp: u64,
+    gc_epoch: u64,
     /// Die holding each channel's bus.
     bus_owner: Vec<u32>,
     sched: Box<dyn TxScheduler>,
@@ -239,6 +241,8 @@ impl Ssd {
             read_ids: 0,
             dies: vec![Die::default(); geo.dies() as usize],
             channels: vec![Channel::default(); geo.channels as usize],
+            decide_stamp: 0,
+            gc_epoch: 0,
             bus_owner: vec![NONE; geo.channels as usize],
             txs: TxArena::default(),
             reqs: Vec::new(),
@@ -271,6 +275,11 @@ impl Ssd {
     }
 
     /// Whether requests finished and wait to be collected.
+    #[inline]
+    pub fn gc_epoch(&self) -> u64 {
+        self.gc_epoch
+    }
+
     pub fn has_done(&self) -> bool {
         !self.done.is_empty()
     }
@@ -656,6 +665,7 @@ impl Ssd {
     }
 
     fn enqueue(&mut self, tx: Tx, now: Ns) {
+        self.decide_stamp += 1;
         let die = tx.die;
         let id = self.txs.insert(tx);
         self.die_load[die as usize] += 1;
@@ -676,12 +686,12 @@ impl Ssd {
         }
     }
 
-    /// Start work on every idle die that may have some. Call once per time
-    /// step, after all events at that instant have been applied.
     pub fn schedule<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
-        // Dies are served in the order they were marked (deterministic and
-        // fair); dies marked while serving join the end of the list.
-        if self.coordinates {
+        if !self.coordinates {
+            return self.serve_dirty(now, sink);
+        }
+        loop {
+            let before = self.decide_stamp;
             let ctx = PickCtx {
                 now,
                 txs: &self.txs,
@@ -689,7 +699,14 @@ impl Ssd {
             };
             self.sched.prepare(&ctx);
             self.drain_wakes();
+            self.serve_dirty(now, sink)?;
+            if self.decide_stamp == before {
+                return Ok(());
+            }
         }
+    }
+
+    fn serve_dirty<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
         let mut i = 0;
         while i < self.dirty.len() {
             let die = self.dirty[i];
@@ -706,6 +723,7 @@ impl Ssd {
     /// Mark the dies the scheduler asked to be offered work.
     fn drain_wakes(&mut self) {
         self.sched.wakes(&mut self.wake_buf);
+        self.decide_stamp += self.wake_buf.len() as u64;
         for i in 0..self.wake_buf.len() {
             let d = self.wake_buf[i];
             self.mark(d);
@@ -835,6 +853,7 @@ impl Ssd {
 
     /// Begin transaction `id` on its (idle) die.
     fn start<S: EventSink>(&mut self, id: TxId, now: Ns, sink: &mut S) -> SimResult<()> {
+        self.decide_stamp += 1;
         let tx = *self.txs.get(id);
         let die = tx.die as usize;
         let cmd = self.timing.command;
@@ -996,6 +1015,7 @@ impl Ssd {
                     let moved = *t;
                     self.die_load[tx.die as usize] -= 1;
                     self.die_load[new_die as usize] += 1;
+                    self.decide_stamp += 1;
                     self.sched.push(id, &moved, now);
                     self.mark(new_die);
                     Ok(None)
@@ -1095,6 +1115,7 @@ impl Ssd {
         };
         let chip = self.geo.chip_of_die(self.geo.die_of_plane(plane));
         self.chip_gc[chip as usize] += 1;
+        self.gc_epoch += 1;
         let moves = self.ftl.valid_pages(victim);
         let n = moves.len();
         self.gc[plane as usize] = GcJob {
@@ -1207,6 +1228,7 @@ impl Ssd {
                 }
                 let chip = self.geo.chip_of_die(tx.die);
                 self.chip_gc[chip as usize] -= 1;
+                self.gc_epoch += 1;
                 // Writes blocked on space in this plane (same die, already
                 // marked) may proceed; more GC may be due.
                 self.maybe_start_gc(tx.plane, now);

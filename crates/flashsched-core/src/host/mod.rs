@@ -59,6 +59,8 @@ pub struct Host {
     held: usize,
     /// The scheduler may ask for timer wake-ups.
     timers: bool,
+    /// The scheduler reads the device's GC flags.
+    observes: bool,
 }
 
 impl Host {
@@ -68,6 +70,7 @@ impl Host {
             queue_depth: cfg.host.queue_depth,
             skip_empty: sched.idle_when_empty(),
             timers: sched.has_timers(),
+            observes: sched.observes_device(),
             held: 0,
             sched,
             slots: Vec::new(),
@@ -143,6 +146,13 @@ impl Host {
     #[inline]
     pub fn has_timers(&self) -> bool {
         self.timers
+    }
+
+    /// Whether the scheduler must be asked again when the device's GC flags
+    /// change.
+    #[inline]
+    pub fn observes_device(&self) -> bool {
+        self.observes
     }
 
     /// Next device request to send, if the queue depth allows.

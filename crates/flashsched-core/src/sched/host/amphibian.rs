@@ -588,6 +588,10 @@ impl HostScheduler for Amphibian {
         }
     }
 
+    fn observes_device(&self) -> bool {
+        self.oracle
+    }
+
     fn next_timer(&self) -> Option<Ns> {
         if self.abnormal == 0 || self.len() == 0 {
             return None;

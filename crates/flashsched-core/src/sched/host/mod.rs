@@ -117,6 +117,11 @@ pub trait HostScheduler: Send {
     fn has_timers(&self) -> bool {
         true
     }
+    /// Whether `dispatch` reads the device's GC state (`DeviceView::
+    /// chip_in_gc`): the host is then asked again whenever that changes.
+    fn observes_device(&self) -> bool {
+        false
+    }
     /// Zones this scheduler flagged as in GC, in order (GC-aware ones only).
     fn gc_log(&self) -> &[GcFlag] {
         &[]
