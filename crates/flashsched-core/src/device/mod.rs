@@ -40,8 +40,8 @@ const RECLAIM: u32 = NONE - 1;
 pub enum DevEvent {
     /// The cell operation on `die` finished (ignored if `gen` is stale).
     DieDone { die: u32, gen: u32 },
-    /// The bus transfer on channel `ch` finished.
-    BusDone { ch: u32 },
+    /// The data-out transfer of the read on `die` (on channel `ch`) finished.
+    BusDone { ch: u32, die: u32 },
 }
 
 impl DevEvent {
@@ -52,7 +52,7 @@ impl DevEvent {
     #[inline]
     pub fn rank(self) -> u64 {
         match self {
-            DevEvent::BusDone { ch } => ch as u64,
+            DevEvent::BusDone { ch, .. } => ch as u64,
             DevEvent::DieDone { die, .. } => 1 << 32 | die as u64,
         }
     }
@@ -152,10 +152,11 @@ pub struct Ssd {
     pub precondition: PreconditionReport,
     dies: Vec<Die>,
     channels: Vec<Channel>,
+    /// Counts transactions queued or started and dies a scheduler woke: a
+    /// decide pass that leaves it unchanged changed nothing.
     decide_stamp: u64,
+    /// Counts changes of the per-chip GC flags (`chip_in_gc`).
     gc_epoch: u64,
-    /// Die holding each channel's bus.
-    bus_owner: Vec<u32>,
     sched: Box<dyn TxScheduler>,
     txs: TxArena,
     reqs: Vec<DevReq>,
@@ -243,7 +244,6 @@ impl Ssd {
             channels: vec![Channel::default(); geo.channels as usize],
             decide_stamp: 0,
             gc_epoch: 0,
-            bus_owner: vec![NONE; geo.channels as usize],
             txs: TxArena::default(),
             reqs: Vec::new(),
             free_reqs: Vec::new(),
@@ -275,6 +275,7 @@ impl Ssd {
     }
 
     /// Whether requests finished and wait to be collected.
+    /// Changes with every GC job that starts or ends.
     #[inline]
     pub fn gc_epoch(&self) -> u64 {
         self.gc_epoch
@@ -686,10 +687,16 @@ impl Ssd {
         }
     }
 
+    /// Start work on every idle die that may have some. Call once per time
+    /// step, after all events at that instant have been applied.
     pub fn schedule<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
         if !self.coordinates {
             return self.serve_dirty(now, sink);
         }
+        // A planning scheduler sees work queued or started while dies are
+        // served only at its next `prepare`; repeat until a pass changes
+        // nothing, so what it decides at an instant does not depend on
+        // whether some other event happens to share it.
         loop {
             let before = self.decide_stamp;
             let ctx = PickCtx {
@@ -706,6 +713,8 @@ impl Ssd {
         }
     }
 
+    /// Serve the marked dies in the order they were marked (deterministic
+    /// and fair); dies marked while serving join the end of the list.
     fn serve_dirty<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
         let mut i = 0;
         while i < self.dirty.len() {
@@ -776,7 +785,8 @@ impl Ssd {
     /// phase boundary (ISPP loop / erase pulse).
     fn try_suspend<S: EventSink>(&mut self, die: u32, now: Ns, sink: &mut S) -> SimResult<()> {
         let d = &self.dies[die as usize];
-        if d.phase != Phase::Array || d.suspended.is_some() {
+        // Not before a program's data-in transfer has ended.
+        if d.phase != Phase::Array || d.suspended.is_some() || now < d.xfer_end {
             return Ok(());
         }
         let sid = d.tx;
@@ -839,11 +849,12 @@ impl Ssd {
         self.par.free(&self.geo, die as u32, now);
     }
 
-    /// Begin the cell phase (`dur` ns) of the transaction holding `die`.
+    /// Begin the cell phase (`dur` ns) of the transaction holding `die` at
+    /// `from` (or when a suspension lets it).
     #[inline]
-    fn arm<S: EventSink>(&mut self, die: usize, dur: Ns, now: Ns, sink: &mut S) {
+    fn arm<S: EventSink>(&mut self, die: usize, dur: Ns, from: Ns, sink: &mut S) {
         let d = &mut self.dies[die];
-        let t0 = now.max(d.not_before);
+        let t0 = from.max(d.not_before);
         d.phase = Phase::Array;
         d.op_start = t0;
         d.op_end = t0 + dur;
@@ -935,33 +946,28 @@ impl Ssd {
         }
     }
 
-    /// Data in for a program: bus first (if any), then tPROG.
+    /// A program: data in over the bus (if any), then tPROG. The transfer is
+    /// reserved now, so the program's end is known and scheduled at once.
     fn begin_program<S: EventSink>(&mut self, id: TxId, die: usize, now: Ns, sink: &mut S) {
         let cmd = self.timing.command;
+        let t_prog = self.program_ns(self.txs.get(id).ppn);
+        self.occupy(die, id, Phase::Array, now);
         if self.timing.xfer_page == 0 {
-            let ppn = self.txs.get(id).ppn;
-            self.occupy(die, id, Phase::Array, now);
-            self.arm(die, cmd + self.program_ns(ppn), now, sink);
+            self.arm(die, cmd + t_prog, now, sink);
         } else {
-            self.occupy(die, id, Phase::WaitBus, now);
-            self.request_bus(die as u32, now, sink);
+            let end = self.reserve_bus(die as u32, now);
+            self.dies[die].xfer_end = end;
+            self.arm(die, t_prog, end, sink);
         }
     }
 
-    fn request_bus<S: EventSink>(&mut self, die: u32, now: Ns, sink: &mut S) {
+    /// Reserve `die`'s channel for one page transfer asked for at `now`;
+    /// returns when it ends.
+    #[inline]
+    fn reserve_bus(&mut self, die: u32, now: Ns) -> Ns {
         let ch = self.geo.channel_of_die(die);
-        if self.channels[ch as usize].request(die, now) {
-            self.grant_bus(ch, die, now, sink);
-        }
-    }
-
-    fn grant_bus<S: EventSink>(&mut self, ch: u32, die: u32, now: Ns, sink: &mut S) {
-        self.bus_owner[ch as usize] = die;
-        self.dies[die as usize].phase = Phase::Bus;
-        sink.push(
-            now + self.timing.command + self.timing.xfer_page,
-            DevEvent::BusDone { ch },
-        );
+        let dur = self.timing.command + self.timing.xfer_page;
+        self.channels[ch as usize].reserve(now, dur)
     }
 
     /// Check a read's page right before sensing it. Returns the page to read,
@@ -1147,25 +1153,18 @@ impl Ssd {
                 let id = d.tx;
                 let tx = *self.txs.get(id);
                 if tx.kind == TxKind::Read && !tx.copyback && self.timing.xfer_page > 0 {
-                    self.dies[die as usize].phase = Phase::WaitBus;
-                    self.request_bus(die, now, sink);
+                    // Data out: over the bus when it is free.
+                    let end = self.reserve_bus(die, now);
+                    self.dies[die as usize].phase = Phase::Bus;
+                    let ch = self.geo.channel_of_die(die);
+                    sink.push(end, DevEvent::BusDone { ch, die });
                 } else {
                     self.complete(id, now)?;
                 }
             }
-            DevEvent::BusDone { ch } => {
-                let die = self.bus_owner[ch as usize];
+            DevEvent::BusDone { die, .. } => {
                 let id = self.dies[die as usize].tx;
-                let tx = *self.txs.get(id);
-                if tx.kind == TxKind::Program {
-                    let t_prog = self.program_ns(tx.ppn);
-                    self.arm(die as usize, t_prog, now, sink);
-                } else {
-                    self.complete(id, now)?;
-                }
-                if let Some(next) = self.channels[ch as usize].release(now) {
-                    self.grant_bus(ch, next, now, sink);
-                }
+                self.complete(id, now)?;
             }
         }
         Ok(())

@@ -1,17 +1,17 @@
-//! A channel bus shared by the chips wired to it. Transfers are granted one at
-//! a time in request order.
-
-use std::collections::VecDeque;
+//! A channel bus shared by the chips wired to it. Transfers run one at a time
+//! in request order, so when a transfer asked for at `now` will run is known
+//! at once: from `now`, or from the end of the last transfer already asked
+//! for. The device reserves the slot when a die asks and schedules what
+//! follows the transfer directly; no event marks the bus changing hands.
 
 use crate::engine::Ns;
 
 /// One channel.
 #[derive(Debug, Default, Clone)]
 pub struct Channel {
-    pub busy: bool,
-    /// Dies waiting for the bus, in request order.
-    pub waiting: VecDeque<u32>,
-    pub since: Ns,
+    /// When the last reserved transfer ends.
+    pub free_at: Ns,
+    /// Total time reserved for transfers.
     pub busy_ns: Ns,
     /// Transfers that had to wait because the bus was busy.
     pub conflicts: u64,
@@ -19,35 +19,22 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// Ask for the bus for `die`; true if granted immediately.
+    /// Reserve the bus for a `dur`-ns transfer asked for at `now`; returns
+    /// when it ends. It starts at `now` if the bus is free by then (a
+    /// transfer ending exactly at `now` has freed it), else when the last
+    /// reserved one ends.
     #[inline]
-    pub fn request(&mut self, die: u32, now: Ns) -> bool {
+    pub fn reserve(&mut self, now: Ns, dur: Ns) -> Ns {
         self.transfers += 1;
-        if self.busy {
+        let start = if self.free_at > now {
             self.conflicts += 1;
-            self.waiting.push_back(die);
-            false
+            self.free_at
         } else {
-            self.busy = true;
-            self.since = now;
-            true
-        }
-    }
-
-    /// Release the bus; returns the next die to grant it to (already marked busy).
-    #[inline]
-    pub fn release(&mut self, now: Ns) -> Option<u32> {
-        self.busy_ns += now - self.since;
-        match self.waiting.pop_front() {
-            Some(d) => {
-                self.since = now;
-                Some(d)
-            }
-            None => {
-                self.busy = false;
-                None
-            }
-        }
+            now
+        };
+        self.busy_ns += dur;
+        self.free_at = start + dur;
+        self.free_at
     }
 }
 
@@ -56,16 +43,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn grants_in_request_order() {
+    fn transfers_run_back_to_back_in_request_order() {
         let mut c = Channel::default();
-        assert!(c.request(1, 0));
-        assert!(!c.request(2, 5));
-        assert!(!c.request(3, 6));
-        assert_eq!(c.release(10), Some(2));
-        assert_eq!(c.release(20), Some(3));
-        assert_eq!(c.release(30), None);
-        assert!(!c.busy);
-        assert_eq!(c.busy_ns, 30);
+        assert_eq!(c.reserve(0, 10), 10);
+        assert_eq!(c.reserve(5, 10), 20);
+        assert_eq!(c.reserve(6, 10), 30);
+        // Free exactly when asked: no wait, no conflict.
+        assert_eq!(c.reserve(30, 10), 40);
+        // Idle gap: starts when asked.
+        assert_eq!(c.reserve(100, 10), 110);
+        assert_eq!(c.busy_ns, 50);
         assert_eq!(c.conflicts, 2);
+        assert_eq!(c.transfers, 5);
     }
 }

@@ -6,11 +6,13 @@ use crate::engine::Ns;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
     Idle,
-    /// Cell operation in progress (tR, tPROG, tBERS); ends with a DieDone event.
+    /// Cell operation (tR, tPROG, tBERS); ends with a DieDone event. A
+    /// program is in this phase from its start: its data-in transfer is
+    /// reserved on the channel then and ends at `xfer_end`, and tPROG
+    /// follows it.
     Array,
-    /// Waiting for the channel bus (data in before program, data out after read).
-    WaitBus,
-    /// Data moving on the bus; ends with a BusDone event.
+    /// A read's data out: waiting for or using the bus; ends with a BusDone
+    /// event.
     Bus,
 }
 
@@ -31,6 +33,9 @@ pub struct Die {
     /// computes phase boundaries from them).
     pub op_start: Ns,
     pub op_end: Ns,
+    /// When the current program's data-in transfer ends (its cell phase
+    /// cannot be suspended before).
+    pub xfer_end: Ns,
     /// A suspended program/erase: (transaction, time left when resumed).
     pub suspended: Option<(u32, Ns)>,
     /// When a program/erase last released this die (write-caused interference).
@@ -51,6 +56,7 @@ impl Default for Die {
             dirty: false,
             op_start: 0,
             op_end: 0,
+            xfer_end: 0,
             suspended: None,
             pe_release: 0,
             not_before: 0,
