@@ -175,7 +175,7 @@ impl Simulation {
             let mut next = Some(first);
             while let Some(ev) = next {
                 match ev {
-                    Ev::Dev(e) => self.ssd.handle(e, t, &mut QSink(&mut self.q))?,
+                    Ev::Dev(e) => self.ssd.handle(e, t)?,
                     Ev::Workload => self.poll_workload()?,
                     Ev::HostTimer => {
                         self.host_timer = None;

@@ -711,14 +711,7 @@ impl ArraySim {
             let mut next = Some(first);
             while let Some(ev) = next {
                 match ev {
-                    Ev::Dev(i, e) => self.ssds[i as usize].handle(
-                        e,
-                        t,
-                        &mut Sink {
-                            q: &mut self.q,
-                            ssd: i,
-                        },
-                    )?,
+                    Ev::Dev(i, e) => self.ssds[i as usize].handle(e, t)?,
                     Ev::Workload => self.poll_workload()?,
                     Ev::HostTimer => {
                         self.host_timer = None;

@@ -40,8 +40,9 @@ const RECLAIM: u32 = NONE - 1;
 pub enum DevEvent {
     /// The cell operation on `die` finished (ignored if `gen` is stale).
     DieDone { die: u32, gen: u32 },
-    /// The data-out transfer of the read on `die` (on channel `ch`) finished.
-    BusDone { ch: u32, die: u32 },
+    /// The data-out transfer of the read on `die` (on channel `ch`) finished
+    /// (ignored if `gen` is stale: the transfer was delayed and rescheduled).
+    BusDone { ch: u32, die: u32, gen: u32 },
 }
 
 impl DevEvent {
@@ -155,6 +156,8 @@ pub struct Ssd {
     /// Counts transactions queued or started and dies a scheduler woke: a
     /// decide pass that leaves it unchanged changed nothing.
     decide_stamp: u64,
+    /// Scratch: data-outs whose planned end changed (`push_retimed`).
+    retimed: Vec<(u32, Ns)>,
     /// Counts changes of the per-chip GC flags (`chip_in_gc`).
     gc_epoch: u64,
     sched: Box<dyn TxScheduler>,
@@ -243,6 +246,7 @@ impl Ssd {
             dies: vec![Die::default(); geo.dies() as usize],
             channels: vec![Channel::default(); geo.channels as usize],
             decide_stamp: 0,
+            retimed: Vec::new(),
             gc_epoch: 0,
             txs: TxArena::default(),
             reqs: Vec::new(),
@@ -897,7 +901,11 @@ impl Ssd {
                 self.stats.flash_reads += 1;
                 busy += self.timing.read_ns(self.geo.page_in_block(ppn));
                 self.occupy(die, id, Phase::Array, now);
-                self.arm(die, cmd + busy, now, sink);
+                if tx.copyback || self.timing.xfer_page == 0 {
+                    self.arm(die, cmd + busy, now, sink);
+                } else {
+                    self.begin_read_out(die, cmd + busy, now, sink);
+                }
             }
             (TxKind::Program, Origin::User) => {
                 let pref = self.sched.alloc_pref(id, &tx);
@@ -955,19 +963,48 @@ impl Ssd {
         if self.timing.xfer_page == 0 {
             self.arm(die, cmd + t_prog, now, sink);
         } else {
-            let end = self.reserve_bus(die as u32, now);
+            let ch = self.geo.channel_of_die(die as u32);
+            let dur = self.timing.command + self.timing.xfer_page;
+            let end = self.channels[ch as usize].reserve(now, dur, &mut self.retimed);
+            self.push_retimed(ch, sink);
             self.dies[die].xfer_end = end;
             self.arm(die, t_prog, end, sink);
         }
     }
 
-    /// Reserve `die`'s channel for one page transfer asked for at `now`;
-    /// returns when it ends.
-    #[inline]
-    fn reserve_bus(&mut self, die: u32, now: Ns) -> Ns {
-        let ch = self.geo.channel_of_die(die);
+    /// A read's sense (`sense` ns from `now`, or when a suspension lets it),
+    /// then its data-out, entered in the channel's timeline now; the read
+    /// completes when the transfer ends (no event at the sense's end).
+    fn begin_read_out<S: EventSink>(&mut self, die: usize, sense: Ns, now: Ns, sink: &mut S) {
+        let d = &mut self.dies[die];
+        let t0 = now.max(d.not_before);
+        d.op_start = t0;
+        d.op_end = t0 + sense;
+        let ready = d.op_end;
+        let ch = self.geo.channel_of_die(die as u32);
         let dur = self.timing.command + self.timing.xfer_page;
-        self.channels[ch as usize].reserve(now, dur)
+        self.channels[ch as usize].add_readout(ready, die as u32, dur, &mut self.retimed);
+        self.push_retimed(ch, sink);
+    }
+
+    /// (Re)schedule the completion of data-outs whose end changed; events
+    /// already queued for them go stale.
+    #[inline]
+    fn push_retimed<S: EventSink>(&mut self, ch: u32, sink: &mut S) {
+        for i in 0..self.retimed.len() {
+            let (die, end) = self.retimed[i];
+            let d = &mut self.dies[die as usize];
+            d.gen = d.gen.wrapping_add(1);
+            sink.push(
+                end,
+                DevEvent::BusDone {
+                    ch,
+                    die,
+                    gen: d.gen,
+                },
+            );
+        }
+        self.retimed.clear();
     }
 
     /// Check a read's page right before sensing it. Returns the page to read,
@@ -1143,7 +1180,7 @@ impl Ssd {
     }
 
     /// Apply one of this device's events.
-    pub fn handle<S: EventSink>(&mut self, ev: DevEvent, now: Ns, sink: &mut S) -> SimResult<()> {
+    pub fn handle(&mut self, ev: DevEvent, now: Ns) -> SimResult<()> {
         match ev {
             DevEvent::DieDone { die, gen } => {
                 let d = &self.dies[die as usize];
@@ -1151,19 +1188,16 @@ impl Ssd {
                     return Ok(()); // stale (suspended or re-issued operation)
                 }
                 let id = d.tx;
-                let tx = *self.txs.get(id);
-                if tx.kind == TxKind::Read && !tx.copyback && self.timing.xfer_page > 0 {
-                    // Data out: over the bus when it is free.
-                    let end = self.reserve_bus(die, now);
-                    self.dies[die as usize].phase = Phase::Bus;
-                    let ch = self.geo.channel_of_die(die);
-                    sink.push(end, DevEvent::BusDone { ch, die });
-                } else {
-                    self.complete(id, now)?;
-                }
+                self.complete(id, now)?;
             }
-            DevEvent::BusDone { die, .. } => {
-                let id = self.dies[die as usize].tx;
+            DevEvent::BusDone { ch, die, gen } => {
+                let d = &self.dies[die as usize];
+                if d.gen != gen || d.is_idle() {
+                    return Ok(()); // delayed and rescheduled
+                }
+                let id = d.tx;
+                let dur = self.timing.command + self.timing.xfer_page;
+                self.channels[ch as usize].finish_readout(die, dur);
                 self.complete(id, now)?;
             }
         }

@@ -1,17 +1,37 @@
 //! A channel bus shared by the chips wired to it. Transfers run one at a time
-//! in request order, so when a transfer asked for at `now` will run is known
-//! at once: from `now`, or from the end of the last transfer already asked
-//! for. The device reserves the slot when a die asks and schedules what
-//! follows the transfer directly; no event marks the bus changing hands.
+//! in the order they are asked for, so when one runs follows from the
+//! transfers asked for before it: the channel is a reservation timeline and
+//! no event marks the bus changing hands.
+//!
+//! Order of requests: by time; at one instant, reads' data-out (their sense
+//! ends then; by die) before programs' data-in (asked for by the decide
+//! phase, in the order it serves dies). A read's data-out is known when its
+//! sense starts, so it is entered then as *pending*, with the end it would
+//! have if nothing else asked first; a program asked for before its sense
+//! ends can still delay it. Pending ends are recomputed (`retime`) whenever
+//! the timeline changes, and the device moves the completion events of the
+//! ones that changed.
 
 use crate::engine::Ns;
+
+/// A read's data-out that is not yet fixed in the timeline.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    /// When the read's sense ends (it asks for the bus then).
+    ready: Ns,
+    die: u32,
+    /// End if nothing else is asked for before it.
+    end: Ns,
+}
 
 /// One channel.
 #[derive(Debug, Default, Clone)]
 pub struct Channel {
-    /// When the last reserved transfer ends.
+    /// When the last fixed transfer ends.
     pub free_at: Ns,
-    /// Total time reserved for transfers.
+    /// Pending data-outs in request order (`ready`, then die).
+    pending: Vec<Pending>,
+    /// Total time of fixed transfers.
     pub busy_ns: Ns,
     /// Transfers that had to wait because the bus was busy.
     pub conflicts: u64,
@@ -19,22 +39,89 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// Reserve the bus for a `dur`-ns transfer asked for at `now`; returns
-    /// when it ends. It starts at `now` if the bus is free by then (a
-    /// transfer ending exactly at `now` has freed it), else when the last
-    /// reserved one ends.
+    /// Fix a transfer asked for at `ready` for `dur` ns; returns its end. It
+    /// starts at `ready` if the bus is free by then (a transfer ending
+    /// exactly at `ready` has freed it), else when the last one ends.
     #[inline]
-    pub fn reserve(&mut self, now: Ns, dur: Ns) -> Ns {
+    fn fix(&mut self, ready: Ns, dur: Ns) -> Ns {
         self.transfers += 1;
-        let start = if self.free_at > now {
+        let start = if self.free_at > ready {
             self.conflicts += 1;
             self.free_at
         } else {
-            now
+            ready
         };
         self.busy_ns += dur;
         self.free_at = start + dur;
         self.free_at
+    }
+
+    /// Fix every pending data-out asked for by `t` (they come first).
+    #[inline]
+    fn fix_pending_until(&mut self, t: Ns, dur: Ns) {
+        let n = self.pending.iter().take_while(|p| p.ready <= t).count();
+        for i in 0..n {
+            let ready = self.pending[i].ready;
+            let end = self.fix(ready, dur);
+            debug_assert_eq!(end, self.pending[i].end);
+        }
+        self.pending.drain(..n);
+    }
+
+    /// Recompute pending ends; push `(die, end)` of each that changed.
+    fn retime(&mut self, dur: Ns, changed: &mut Vec<(u32, Ns)>) {
+        let mut t = self.free_at;
+        for p in &mut self.pending {
+            let end = p.ready.max(t) + dur;
+            if end != p.end {
+                p.end = end;
+                changed.push((p.die, end));
+            }
+            t = end;
+        }
+    }
+
+    /// A program's data-in asked for at `now` (`dur` ns); returns its end.
+    /// Pending data-outs it delays are pushed to `changed`.
+    pub fn reserve(&mut self, now: Ns, dur: Ns, changed: &mut Vec<(u32, Ns)>) -> Ns {
+        self.fix_pending_until(now, dur);
+        let end = self.fix(now, dur);
+        if !self.pending.is_empty() {
+            self.retime(dur, changed);
+        }
+        end
+    }
+
+    /// A read on `die` will ask for its data-out at `ready`. Pushes its
+    /// (planned) end, and those of pending data-outs it delays, to `changed`.
+    pub fn add_readout(&mut self, ready: Ns, die: u32, dur: Ns, changed: &mut Vec<(u32, Ns)>) {
+        let pos = self
+            .pending
+            .iter()
+            .position(|p| (p.ready, p.die) > (ready, die))
+            .unwrap_or(self.pending.len());
+        self.pending.insert(
+            pos,
+            Pending {
+                ready,
+                die,
+                end: Ns::MAX,
+            },
+        );
+        self.retime(dur, changed);
+    }
+
+    /// The data-out of `die` ended (its completion event fired): fix it if it
+    /// is still pending. Anything asked for before it has ended already.
+    pub fn finish_readout(&mut self, die: u32, dur: Ns) {
+        if let Some(&p) = self.pending.first() {
+            if p.die == die {
+                let ready = p.ready;
+                let end = self.fix(ready, dur);
+                debug_assert_eq!(end, p.end);
+                self.pending.remove(0);
+            }
+        }
     }
 }
 
@@ -43,17 +130,58 @@ mod tests {
     use super::*;
 
     #[test]
-    fn transfers_run_back_to_back_in_request_order() {
+    fn programs_run_back_to_back_in_request_order() {
         let mut c = Channel::default();
-        assert_eq!(c.reserve(0, 10), 10);
-        assert_eq!(c.reserve(5, 10), 20);
-        assert_eq!(c.reserve(6, 10), 30);
+        let mut ch = Vec::new();
+        assert_eq!(c.reserve(0, 10, &mut ch), 10);
+        assert_eq!(c.reserve(5, 10, &mut ch), 20);
+        assert_eq!(c.reserve(6, 10, &mut ch), 30);
         // Free exactly when asked: no wait, no conflict.
-        assert_eq!(c.reserve(30, 10), 40);
+        assert_eq!(c.reserve(30, 10, &mut ch), 40);
         // Idle gap: starts when asked.
-        assert_eq!(c.reserve(100, 10), 110);
+        assert_eq!(c.reserve(100, 10, &mut ch), 110);
+        assert!(ch.is_empty());
         assert_eq!(c.busy_ns, 50);
         assert_eq!(c.conflicts, 2);
         assert_eq!(c.transfers, 5);
+    }
+
+    #[test]
+    fn a_program_asked_for_first_delays_a_pending_readout() {
+        let mut c = Channel::default();
+        let mut ch = Vec::new();
+        // Die 3's sense ends at 50: data out 50..60 if nothing comes first.
+        c.add_readout(50, 3, 10, &mut ch);
+        assert_eq!(ch, [(3, 60)]);
+        ch.clear();
+        // A program asked for at 45 takes 45..55; the data-out moves to 55..65.
+        assert_eq!(c.reserve(45, 10, &mut ch), 55);
+        assert_eq!(ch, [(3, 65)]);
+        ch.clear();
+        // A program asked for at 50 comes after the data-out asked at 50.
+        assert_eq!(c.reserve(50, 10, &mut ch), 75);
+        assert!(ch.is_empty());
+        assert_eq!(c.conflicts, 2);
+        c.finish_readout(3, 10); // already fixed: nothing to do
+        assert_eq!((c.transfers, c.busy_ns), (3, 30));
+    }
+
+    #[test]
+    fn readouts_order_by_ready_time_then_die() {
+        let mut c = Channel::default();
+        let mut ch = Vec::new();
+        c.add_readout(20, 5, 10, &mut ch);
+        c.add_readout(20, 2, 10, &mut ch);
+        c.add_readout(15, 7, 10, &mut ch);
+        ch.clear();
+        c.retime(10, &mut ch);
+        assert!(ch.is_empty());
+        // 7: 15..25, 2: 25..35, 5: 35..45.
+        let ends: Vec<_> = c.pending.iter().map(|p| (p.die, p.end)).collect();
+        assert_eq!(ends, [(7, 25), (2, 35), (5, 45)]);
+        c.finish_readout(7, 10);
+        c.finish_readout(2, 10);
+        c.finish_readout(5, 10);
+        assert_eq!((c.free_at, c.conflicts, c.transfers), (45, 2, 3));
     }
 }

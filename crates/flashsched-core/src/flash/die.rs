@@ -6,14 +6,11 @@ use crate::engine::Ns;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
     Idle,
-    /// Cell operation (tR, tPROG, tBERS); ends with a DieDone event. A
-    /// program is in this phase from its start: its data-in transfer is
-    /// reserved on the channel then and ends at `xfer_end`, and tPROG
-    /// follows it.
+    /// Running its operation, from start to completion: a program's data-in
+    /// (reserved on the channel at its start, ending at `xfer_end`) then
+    /// tPROG; a read's tR then data-out (ends with a BusDone event); an
+    /// erase. Other operations end with a DieDone event.
     Array,
-    /// A read's data out: waiting for or using the bus; ends with a BusDone
-    /// event.
-    Bus,
 }
 
 /// One die. `gen` invalidates stale completion events (suspension support).
