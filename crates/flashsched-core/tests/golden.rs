@@ -7,6 +7,10 @@
 
 use std::path::PathBuf;
 
+use flashsched_core::array::network::LinkConfig;
+use flashsched_core::array::{ArrayConfig, ArraySim, ArrayWorkload, Layout};
+use flashsched_core::config::DeviceConfig;
+use flashsched_core::engine::NS_PER_MS;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 
 const CASES: &[(&str, &str, &str, &[&str])] = &[
@@ -129,6 +133,98 @@ fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
 
+/// Compare `got` with golden file `name`.json (or write it when blessing).
+fn check(name: &str, got: &str, bless: bool, failures: &mut Vec<String>) {
+    let path = golden_dir().join(format!("{name}.json"));
+    if bless {
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (bless with FLASHSCHED_BLESS=1)", path.display()));
+    if got != want {
+        let line = got
+            .lines()
+            .zip(want.lines())
+            .find(|(g, w)| g != w)
+            .map(|(g, w)| format!("got `{}`, golden `{}`", g.trim(), w.trim()))
+            .unwrap_or_else(|| "lengths differ".into());
+        failures.push(format!("{name}: {line}"));
+    }
+}
+
+/// Arrays: layout, network link, host scheduler, transaction scheduler.
+const ARRAY_CASES: &[(&str, &str, Option<&str>, &str, &str)] = &[
+    ("array_raid5_cfq", "raid5", None, "cfq", "fifo"),
+    (
+        "array_serial_link_deadline_aos",
+        "serial",
+        Some("10gbe"),
+        "deadline",
+        "aos",
+    ),
+    (
+        "array_raid0_amphibian_vios",
+        "raid0",
+        None,
+        "amphibian",
+        "vios",
+    ),
+];
+
+#[test]
+fn array_results_match_golden_files() {
+    let bless = std::env::var_os("FLASHSCHED_BLESS").is_some();
+    let mut failures = Vec::new();
+    for &(name, layout, link, host, dev) in ARRAY_CASES {
+        let overrides: Vec<String> = [
+            "geometry.channels=2",
+            "geometry.chips_per_channel=2",
+            "geometry.dies_per_chip=1",
+            "geometry.planes_per_die=1",
+            "geometry.blocks_per_plane=64",
+            "geometry.pages_per_block=32",
+            "geometry.page_size=16384",
+            "ftl.overprovisioning=0.1",
+            "ftl.gc_threshold=0.05",
+            &format!("host.scheduler={host}"),
+            &format!("controller.scheduler={dev}"),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let cfg = ArrayConfig {
+            layout: Layout::parse(layout).unwrap(),
+            ssds: 4,
+            queue_depth: 64,
+            link: link.map(|l| LinkConfig::parse(l).unwrap()),
+            bin_ns: 100 * NS_PER_MS,
+            seed: 7,
+            keep_records: false,
+        };
+        let wl = ArrayWorkload::Phases(vec![
+            "read=0.5,bs=4k-64k,pattern=random,qd=64,n=20000".to_string()
+        ]);
+        let device = DeviceConfig::load("default", &overrides).unwrap();
+        let mut sim = ArraySim::new(cfg, device, &wl).unwrap();
+        sim.run().unwrap();
+        let mut v = serde_json::to_value(sim.summary()).unwrap();
+        // Wall-clock fields vary run to run.
+        for key in ["wall_s", "requests_per_wall_s"] {
+            if let Some(x) = v.get_mut(key) {
+                *x = serde_json::json!(0.0);
+            }
+        }
+        let got = serde_json::to_string_pretty(&v).unwrap() + "\n";
+        check(name, &got, bless, &mut failures);
+    }
+    assert!(
+        failures.is_empty(),
+        "results changed (bless with FLASHSCHED_BLESS=1 if intended):\n{}",
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn results_match_golden_files() {
     let bless = std::env::var_os("FLASHSCHED_BLESS").is_some();
@@ -144,22 +240,7 @@ fn results_match_golden_files() {
         let mut sim = run::build(&run_spec).unwrap();
         sim.run().unwrap();
         let got = sim.summary().to_json(true);
-        let path = golden_dir().join(format!("{name}.json"));
-        if bless {
-            std::fs::write(&path, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (bless with FLASHSCHED_BLESS=1)", path.display()));
-        if got != want {
-            let line = got
-                .lines()
-                .zip(want.lines())
-                .find(|(g, w)| g != w)
-                .map(|(g, w)| format!("got `{}`, golden `{}`", g.trim(), w.trim()))
-                .unwrap_or_else(|| "lengths differ".into());
-            failures.push(format!("{name}: {line}"));
-        }
+        check(name, &got, bless, &mut failures);
     }
     assert!(
         failures.is_empty(),
