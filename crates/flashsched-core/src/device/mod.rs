@@ -35,6 +35,9 @@ use tx::{Origin, Tx, TxArena, TxId, TxKind};
 /// part of a GC job).
 const RECLAIM: u32 = NONE - 1;
 
+/// Decide passes a planning scheduler may take at one instant (`schedule`).
+const MAX_DECIDE_PASSES: u32 = 100_000;
+
 /// Events a device schedules for itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DevEvent {
@@ -701,7 +704,9 @@ impl Ssd {
         // served only at its next `prepare`; repeat until a pass changes
         // nothing, so what it decides at an instant does not depend on
         // whether some other event happens to share it.
-        loop {
+        // Each pass that changes something moves queued work along, so this
+        // ends; the bound turns a scheduler bug into an error, not a hang.
+        for _ in 0..MAX_DECIDE_PASSES {
             let before = self.decide_stamp;
             let ctx = PickCtx {
                 now,
@@ -715,6 +720,10 @@ impl Ssd {
                 return Ok(());
             }
         }
+        Err(SimError::Invalid(format!(
+            "transaction scheduler `{}` kept changing its plan at t={now} ns ({MAX_DECIDE_PASSES} passes)",
+            self.sched.name()
+        )))
     }
 
     /// Serve the marked dies in the order they were marked (deterministic

@@ -13,7 +13,8 @@ pub enum Phase {
     Array,
 }
 
-/// One die. `gen` invalidates stale completion events (suspension support).
+/// One die. `gen` invalidates stale completion events (a suspended
+/// operation, a data-out the channel moved).
 #[derive(Debug, Clone)]
 pub struct Die {
     pub phase: Phase,

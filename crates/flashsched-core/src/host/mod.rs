@@ -138,14 +138,8 @@ impl Host {
     /// Whether `next_dispatch` may return a request; when false it returns
     /// `None` without consulting the scheduler.
     #[inline]
-    pub fn may_dispatch(&self) -> bool {
+    fn may_dispatch(&self) -> bool {
         self.outstanding < self.queue_depth && !(self.skip_empty && self.held == 0)
-    }
-
-    /// Whether the scheduler uses timers (`next_timer` is always `None` if not).
-    #[inline]
-    pub fn has_timers(&self) -> bool {
-        self.timers
     }
 
     /// Whether the scheduler must be asked again when the device's GC flags
