@@ -34,13 +34,14 @@ Experiments: ``main`` (NOOP/PIQ/VIOS at 12K), ``wear`` (PIQ/VIOS at 6K, 9K,
 12K, 15K), ``chips`` (PIQ/VIOS with 8…4 chips per channel = 64…32 chips),
 ``program`` (PIQ/VIOS with baseline program latency 200…550 µs).
 
-``--quick`` (CI, ~6 s): the same device and workloads but the longer
+``--quick`` (CI, ~4 s): the same device and workloads but the longer
 traces cut to their first 2000 requests and the synthetic mix to 6000
 requests; the chip sweep keeps its end points (64, 32 chips) and the
-program sweep 200/550 µs, one seed instead of three. Every measured claim
-keeps the full run's sign (checked against the full run; docs/devsched.md),
-with smaller magnitudes (less queueing, fewer conflicts); VIOS vs NOOP on
-writes is only just positive (+0.3 % vs +6.5 %). ``hm_0`` and ``rsrch_0``
+program sweep 200/550 µs, one seed instead of three. Measured claims keep
+the full run's sign except the 9K wear stage (full +2.7 %, quick −0.8 %;
+docs/devsched.md), with smaller magnitudes (less queueing, fewer
+conflicts); VIOS vs NOOP on writes is only just positive (+0.3 % vs
++7.5 %). ``hm_0`` and ``rsrch_0``
 hold only 1000 requests, so the *rsrch* and Table 1 values are the full
 run's seed-1 runs.
 
@@ -420,8 +421,8 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
 
 
 RUNTIME = (
-    "full run: 61 s wall on 2 shared cores, 77 s CPU, 183 MB RSS, "
-    "999 runs (9 workloads × 3 seeds); quick: 6 s, 36 runs"
+    "full run: 41 s wall on 2 shared cores, 67 s CPU, 203 MB RSS, "
+    "999 runs (9 workloads × 3 seeds); quick: 4 s, 171 runs"
 )
 
 REPRODUCTION = Reproduction(
