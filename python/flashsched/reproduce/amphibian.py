@@ -467,6 +467,5 @@ REPRODUCTION = Reproduction(
     figures=make_figures,
     host_schedulers=tuple(SCHEDULERS),
     notes=__doc__ or "",
-    runtime="full run: 29 s wall on 2 cores, 55 s CPU, 219 MB RSS, 578 runs "
-    "(quick: about 5 s)",
+    runtime="full run: 29 s wall on 2 cores, 55 s CPU, 219 MB RSS, 578 runs (quick: about 5 s)",
 )
