@@ -166,6 +166,79 @@ mod tests {
         assert_eq!((c.transfers, c.busy_ns), (3, 30));
     }
 
+    /// Against a reference that knows every request up front: transfers
+    /// run in request order (time; at one instant data-outs by die, then
+    /// programs in the order asked), each from max(request, previous end).
+    /// The timeline, told of data-outs early and of programs only when they
+    /// are asked for, must give every transfer the same end.
+    #[test]
+    fn online_timeline_matches_the_offline_order() {
+        use std::collections::HashMap;
+        let dur = 7;
+        for seed in 0..20 {
+            let mut rng = crate::rng::Rng::new(seed);
+            let mut c = Channel::default();
+            let mut changed = Vec::new();
+            // (request time, class, key) -> transfer id; planned end by die.
+            let mut requests: Vec<(Ns, u8, u64, usize)> = Vec::new();
+            let mut planned: HashMap<u32, (Ns, usize)> = HashMap::new();
+            let mut ends: Vec<Ns> = Vec::new();
+            let mut fixed_programs = 0u64;
+            for t in 0..3_000u64 {
+                // Data-outs whose planned end has come complete first.
+                let mut due: Vec<(Ns, u32)> = planned
+                    .iter()
+                    .filter(|(_, &(e, _))| e <= t)
+                    .map(|(&d, &(e, _))| (e, d))
+                    .collect();
+                due.sort();
+                for (e, d) in due {
+                    c.finish_readout(d, dur);
+                    let (_, id) = planned.remove(&d).unwrap();
+                    ends[id] = e;
+                }
+                // Programs asked for now (load from light to overloaded).
+                let n = u64::from(rng.below(60) < 2 + seed);
+                for _ in 0..n {
+                    let id = ends.len();
+                    ends.push(c.reserve(t, dur, &mut changed));
+                    requests.push((t, 1, fixed_programs, id));
+                    fixed_programs += 1;
+                }
+                // Reads starting now on idle dies: data-out after the sense.
+                for die in 0..6u32 {
+                    if !planned.contains_key(&die) && rng.below(8) == 0 {
+                        let ready = t + 1 + rng.below(40);
+                        let id = ends.len();
+                        ends.push(Ns::MAX);
+                        requests.push((ready, 0, die as u64, id));
+                        planned.insert(die, (Ns::MAX, id));
+                        c.add_readout(ready, die, dur, &mut changed);
+                    }
+                }
+                for (d, e) in changed.drain(..) {
+                    planned.get_mut(&d).unwrap().0 = e;
+                }
+            }
+            // Let the rest complete.
+            let mut rest: Vec<(Ns, u32, usize)> =
+                planned.iter().map(|(&d, &(e, id))| (e, d, id)).collect();
+            rest.sort();
+            for (e, d, id) in rest {
+                c.finish_readout(d, dur);
+                ends[id] = e;
+            }
+            requests.sort();
+            let mut free = 0;
+            for &(at, _, _, id) in &requests {
+                free = at.max(free) + dur;
+                assert_eq!(ends[id], free, "seed {seed}: transfer {id} asked at {at}");
+            }
+            assert_eq!(c.free_at, free);
+            assert_eq!(c.transfers, requests.len() as u64);
+        }
+    }
+
     #[test]
     fn readouts_order_by_ready_time_then_die() {
         let mut c = Channel::default();
