@@ -5,8 +5,10 @@ use flashsched_core::array::network::LinkConfig;
 use flashsched_core::array::raid::{Extent, Raid0, Raid5};
 use flashsched_core::array::serial::Role;
 use flashsched_core::array::{ArrayConfig, ArraySim, ArrayWorkload, Layout};
-use flashsched_core::config::DeviceConfig;
 use flashsched_core::engine::NS_PER_MS;
+
+mod common;
+use common::small_ssd;
 
 const K: u64 = 1024;
 
@@ -16,26 +18,6 @@ fn ext(ssd: u32, offset: u64, len: u64) -> Extent {
         offset,
         len: len as u32,
     }
-}
-
-/// A small SSD: 2 channels × 2 chips, 1 die, 1 plane, 64 blocks × 32 pages
-/// × 16 KiB (128 MiB raw), 10 % OP, 5 % GC threshold.
-fn small_ssd() -> DeviceConfig {
-    let ov: Vec<String> = [
-        "geometry.channels=2",
-        "geometry.chips_per_channel=2",
-        "geometry.dies_per_chip=1",
-        "geometry.planes_per_die=1",
-        "geometry.blocks_per_plane=64",
-        "geometry.pages_per_block=32",
-        "geometry.page_size=16384",
-        "ftl.overprovisioning=0.1",
-        "ftl.gc_threshold=0.05",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    DeviceConfig::load("default", &ov).unwrap()
 }
 
 fn array(layout: &str, link: Option<&str>, bin_ms: u64) -> ArrayConfig {
@@ -52,7 +34,7 @@ fn array(layout: &str, link: Option<&str>, bin_ms: u64) -> ArrayConfig {
 
 fn run(cfg: ArrayConfig, phases: &[&str]) -> ArraySim {
     let wl = ArrayWorkload::Phases(phases.iter().map(|s| s.to_string()).collect());
-    let mut sim = ArraySim::new(cfg, small_ssd(), &wl).unwrap();
+    let mut sim = ArraySim::new(cfg, small_ssd(&[]), &wl).unwrap();
     sim.enable_check();
     sim.run().unwrap();
     sim
@@ -172,7 +154,7 @@ fn check_serial(victim: &str) {
         "read=0,bs=256k,qd=32,n=1500,align=256k".into(),
         "read=0.3,bs=16k-64k,qd=32,n=12000,align=16k,span=96m".into(),
     ]);
-    let mut sim = ArraySim::new(cfg, small_ssd(), &wl).unwrap();
+    let mut sim = ArraySim::new(cfg, small_ssd(&[]), &wl).unwrap();
     sim.enable_check();
     sim.run().unwrap();
     let s = sim.summary();
@@ -268,7 +250,7 @@ fn concurrent_writers_cover_their_files() {
             keep_records: true,
             ..cfg
         },
-        small_ssd(),
+        small_ssd(&[]),
         &wl,
     )
     .unwrap();
@@ -297,27 +279,12 @@ fn concurrent_writers_cover_their_files() {
 /// arrival sized the array's tables for (this used to index out of bounds).
 #[test]
 fn raid0_runs_amphibian_probe_reads() {
-    let ov: Vec<String> = [
-        "geometry.channels=2",
-        "geometry.chips_per_channel=2",
-        "geometry.dies_per_chip=1",
-        "geometry.planes_per_die=1",
-        "geometry.blocks_per_plane=64",
-        "geometry.pages_per_block=32",
-        "geometry.page_size=16384",
-        "ftl.overprovisioning=0.1",
-        "ftl.gc_threshold=0.05",
-        "host.scheduler=amphibian",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
     let wl = ArrayWorkload::Phases(vec![
         "read=0.5,bs=4k-64k,pattern=random,qd=64,n=40000".to_string()
     ]);
     let mut sim = ArraySim::new(
         array("raid0", None, 100),
-        DeviceConfig::load("default", &ov).unwrap(),
+        small_ssd(&["host.scheduler=amphibian"]),
         &wl,
     )
     .unwrap();

@@ -9,9 +9,11 @@ use std::path::PathBuf;
 
 use flashsched_core::array::network::LinkConfig;
 use flashsched_core::array::{ArrayConfig, ArraySim, ArrayWorkload, Layout};
-use flashsched_core::config::DeviceConfig;
 use flashsched_core::engine::NS_PER_MS;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
+
+mod common;
+use common::small_ssd;
 
 const CASES: &[(&str, &str, &str, &[&str])] = &[
     (
@@ -177,22 +179,8 @@ fn array_results_match_golden_files() {
     let bless = std::env::var_os("FLASHSCHED_BLESS").is_some();
     let mut failures = Vec::new();
     for &(name, layout, link, host, dev) in ARRAY_CASES {
-        let overrides: Vec<String> = [
-            "geometry.channels=2",
-            "geometry.chips_per_channel=2",
-            "geometry.dies_per_chip=1",
-            "geometry.planes_per_die=1",
-            "geometry.blocks_per_plane=64",
-            "geometry.pages_per_block=32",
-            "geometry.page_size=16384",
-            "ftl.overprovisioning=0.1",
-            "ftl.gc_threshold=0.05",
-            &format!("host.scheduler={host}"),
-            &format!("controller.scheduler={dev}"),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        let host = format!("host.scheduler={host}");
+        let dev = format!("controller.scheduler={dev}");
         let cfg = ArrayConfig {
             layout: Layout::parse(layout).unwrap(),
             ssds: 4,
@@ -205,8 +193,7 @@ fn array_results_match_golden_files() {
         let wl = ArrayWorkload::Phases(vec![
             "read=0.5,bs=4k-64k,pattern=random,qd=64,n=20000".to_string()
         ]);
-        let device = DeviceConfig::load("default", &overrides).unwrap();
-        let mut sim = ArraySim::new(cfg, device, &wl).unwrap();
+        let mut sim = ArraySim::new(cfg, small_ssd(&[&host, &dev]), &wl).unwrap();
         sim.run().unwrap();
         let mut v = serde_json::to_value(sim.summary()).unwrap();
         // Wall-clock fields vary run to run.
