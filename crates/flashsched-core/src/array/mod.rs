@@ -843,6 +843,7 @@ impl ArraySim {
     /// The decide phase at `self.now`.
     fn settle(&mut self) -> SimResult<()> {
         let now = self.now;
+        let serial = matches!(self.engine, Engine::Serial(_));
         let mut asked = false;
         loop {
             for i in 0..self.ssds.len() {
@@ -855,7 +856,7 @@ impl ArraySim {
                 }
                 self.done.clear();
             }
-            if matches!(self.engine, Engine::Serial(_)) {
+            if serial {
                 self.pump_xgc()?;
             }
             if self.completed_any && self.wl_blocked {
@@ -896,7 +897,6 @@ impl ArraySim {
             }
             // New front-end writes may open xGC work: pump again now rather
             // than at whatever step comes next.
-            let serial = matches!(self.engine, Engine::Serial(_));
             let more = self.ssds.iter().any(|s| s.has_done()) || (serial && dispatched);
             if !more {
                 break;

@@ -215,6 +215,7 @@ impl Ssd {
         let buffer_pages =
             (cfg.ftl.write_buffer_mib * 1024.0 * 1024.0 / geo.page_size as f64) as u32;
         let timing = Timing::new(&cfg.timing, geo.page_size);
+        let xfer = timing.command + timing.xfer_page;
         let variation = cfg.variation.enabled.then(|| {
             let v = Variation::new(&cfg.variation, geo.blocks(), ftl.erase_counts(), seed);
             let keys = (0..geo.blocks())
@@ -247,7 +248,7 @@ impl Ssd {
             op_log: None,
             read_ids: 0,
             dies: vec![Die::default(); geo.dies() as usize],
-            channels: vec![Channel::default(); geo.channels as usize],
+            channels: vec![Channel::new(xfer); geo.channels as usize],
             decide_stamp: 0,
             retimed: Vec::new(),
             gc_epoch: 0,
@@ -862,17 +863,24 @@ impl Ssd {
         self.par.free(&self.geo, die as u32, now);
     }
 
-    /// Begin the cell phase (`dur` ns) of the transaction holding `die` at
-    /// `from` (or when a suspension lets it).
+    /// Plan the cell phase (`dur` ns) of the transaction holding `die` from
+    /// `from` (or when a suspension lets it); returns its end.
     #[inline]
-    fn arm<S: EventSink>(&mut self, die: usize, dur: Ns, from: Ns, sink: &mut S) {
+    fn plan_cell(&mut self, die: usize, dur: Ns, from: Ns) -> Ns {
         let d = &mut self.dies[die];
         let t0 = from.max(d.not_before);
         d.phase = Phase::Array;
         d.op_start = t0;
         d.op_end = t0 + dur;
+        d.op_end
+    }
+
+    /// Begin the cell phase, ending with a DieDone event.
+    #[inline]
+    fn arm<S: EventSink>(&mut self, die: usize, dur: Ns, from: Ns, sink: &mut S) {
+        let end = self.plan_cell(die, dur, from);
         let ev = self.die_event(die);
-        sink.push(t0 + dur, ev);
+        sink.push(end, ev);
     }
 
     /// Begin transaction `id` on its (idle) die.
@@ -973,8 +981,7 @@ impl Ssd {
             self.arm(die, cmd + t_prog, now, sink);
         } else {
             let ch = self.geo.channel_of_die(die as u32);
-            let dur = self.timing.command + self.timing.xfer_page;
-            let end = self.channels[ch as usize].reserve(now, dur, &mut self.retimed);
+            let end = self.channels[ch as usize].reserve(now, &mut self.retimed);
             self.push_retimed(ch, sink);
             self.dies[die].xfer_end = end;
             self.arm(die, t_prog, end, sink);
@@ -985,14 +992,9 @@ impl Ssd {
     /// then its data-out, entered in the channel's timeline now; the read
     /// completes when the transfer ends (no event at the sense's end).
     fn begin_read_out<S: EventSink>(&mut self, die: usize, sense: Ns, now: Ns, sink: &mut S) {
-        let d = &mut self.dies[die];
-        let t0 = now.max(d.not_before);
-        d.op_start = t0;
-        d.op_end = t0 + sense;
-        let ready = d.op_end;
+        let ready = self.plan_cell(die, sense, now);
         let ch = self.geo.channel_of_die(die as u32);
-        let dur = self.timing.command + self.timing.xfer_page;
-        self.channels[ch as usize].add_readout(ready, die as u32, dur, &mut self.retimed);
+        self.channels[ch as usize].add_readout(ready, die as u32, &mut self.retimed);
         self.push_retimed(ch, sink);
     }
 
@@ -1205,8 +1207,7 @@ impl Ssd {
                     return Ok(()); // delayed and rescheduled
                 }
                 let id = d.tx;
-                let dur = self.timing.command + self.timing.xfer_page;
-                self.channels[ch as usize].finish_readout(die, dur);
+                self.channels[ch as usize].finish_readout(die);
                 self.complete(id, now)?;
             }
         }

@@ -27,6 +27,8 @@ struct Pending {
 /// One channel.
 #[derive(Debug, Default, Clone)]
 pub struct Channel {
+    /// Length of one transfer (command + one page), ns.
+    xfer: Ns,
     /// When the last fixed transfer ends.
     pub free_at: Ns,
     /// Pending data-outs in request order (`ready`, then die).
@@ -39,11 +41,19 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// Fix a transfer asked for at `ready` for `dur` ns; returns its end. It
+    /// A channel whose transfers take `xfer` ns each.
+    pub fn new(xfer: Ns) -> Self {
+        Channel {
+            xfer,
+            ..Default::default()
+        }
+    }
+
+    /// Fix a transfer asked for at `ready`; returns its end. It
     /// starts at `ready` if the bus is free by then (a transfer ending
     /// exactly at `ready` has freed it), else when the last one ends.
     #[inline]
-    fn fix(&mut self, ready: Ns, dur: Ns) -> Ns {
+    fn fix(&mut self, ready: Ns) -> Ns {
         self.transfers += 1;
         let start = if self.free_at > ready {
             self.conflicts += 1;
@@ -51,28 +61,28 @@ impl Channel {
         } else {
             ready
         };
-        self.busy_ns += dur;
-        self.free_at = start + dur;
+        self.busy_ns += self.xfer;
+        self.free_at = start + self.xfer;
         self.free_at
     }
 
     /// Fix every pending data-out asked for by `t` (they come first).
     #[inline]
-    fn fix_pending_until(&mut self, t: Ns, dur: Ns) {
+    fn fix_pending_until(&mut self, t: Ns) {
         let n = self.pending.iter().take_while(|p| p.ready <= t).count();
         for i in 0..n {
             let ready = self.pending[i].ready;
-            let end = self.fix(ready, dur);
+            let end = self.fix(ready);
             debug_assert_eq!(end, self.pending[i].end);
         }
         self.pending.drain(..n);
     }
 
     /// Recompute pending ends; push `(die, end)` of each that changed.
-    fn retime(&mut self, dur: Ns, changed: &mut Vec<(u32, Ns)>) {
+    fn retime(&mut self, changed: &mut Vec<(u32, Ns)>) {
         let mut t = self.free_at;
         for p in &mut self.pending {
-            let end = p.ready.max(t) + dur;
+            let end = p.ready.max(t) + self.xfer;
             if end != p.end {
                 p.end = end;
                 changed.push((p.die, end));
@@ -81,20 +91,20 @@ impl Channel {
         }
     }
 
-    /// A program's data-in asked for at `now` (`dur` ns); returns its end.
-    /// Pending data-outs it delays are pushed to `changed`.
-    pub fn reserve(&mut self, now: Ns, dur: Ns, changed: &mut Vec<(u32, Ns)>) -> Ns {
-        self.fix_pending_until(now, dur);
-        let end = self.fix(now, dur);
+    /// A program's data-in asked for at `now`; returns its end. Pending
+    /// data-outs it delays are pushed to `changed`.
+    pub fn reserve(&mut self, now: Ns, changed: &mut Vec<(u32, Ns)>) -> Ns {
+        self.fix_pending_until(now);
+        let end = self.fix(now);
         if !self.pending.is_empty() {
-            self.retime(dur, changed);
+            self.retime(changed);
         }
         end
     }
 
     /// A read on `die` will ask for its data-out at `ready`. Pushes its
     /// (planned) end, and those of pending data-outs it delays, to `changed`.
-    pub fn add_readout(&mut self, ready: Ns, die: u32, dur: Ns, changed: &mut Vec<(u32, Ns)>) {
+    pub fn add_readout(&mut self, ready: Ns, die: u32, changed: &mut Vec<(u32, Ns)>) {
         let pos = self
             .pending
             .iter()
@@ -108,16 +118,16 @@ impl Channel {
                 end: Ns::MAX,
             },
         );
-        self.retime(dur, changed);
+        self.retime(changed);
     }
 
     /// The data-out of `die` ended (its completion event fired): fix it if it
     /// is still pending. Anything asked for before it has ended already.
-    pub fn finish_readout(&mut self, die: u32, dur: Ns) {
+    pub fn finish_readout(&mut self, die: u32) {
         if let Some(&p) = self.pending.first() {
             if p.die == die {
                 let ready = p.ready;
-                let end = self.fix(ready, dur);
+                let end = self.fix(ready);
                 debug_assert_eq!(end, p.end);
                 self.pending.remove(0);
             }
@@ -131,15 +141,15 @@ mod tests {
 
     #[test]
     fn programs_run_back_to_back_in_request_order() {
-        let mut c = Channel::default();
+        let mut c = Channel::new(10);
         let mut ch = Vec::new();
-        assert_eq!(c.reserve(0, 10, &mut ch), 10);
-        assert_eq!(c.reserve(5, 10, &mut ch), 20);
-        assert_eq!(c.reserve(6, 10, &mut ch), 30);
+        assert_eq!(c.reserve(0, &mut ch), 10);
+        assert_eq!(c.reserve(5, &mut ch), 20);
+        assert_eq!(c.reserve(6, &mut ch), 30);
         // Free exactly when asked: no wait, no conflict.
-        assert_eq!(c.reserve(30, 10, &mut ch), 40);
+        assert_eq!(c.reserve(30, &mut ch), 40);
         // Idle gap: starts when asked.
-        assert_eq!(c.reserve(100, 10, &mut ch), 110);
+        assert_eq!(c.reserve(100, &mut ch), 110);
         assert!(ch.is_empty());
         assert_eq!(c.busy_ns, 50);
         assert_eq!(c.conflicts, 2);
@@ -148,21 +158,21 @@ mod tests {
 
     #[test]
     fn a_program_asked_for_first_delays_a_pending_readout() {
-        let mut c = Channel::default();
+        let mut c = Channel::new(10);
         let mut ch = Vec::new();
         // Die 3's sense ends at 50: data out 50..60 if nothing comes first.
-        c.add_readout(50, 3, 10, &mut ch);
+        c.add_readout(50, 3, &mut ch);
         assert_eq!(ch, [(3, 60)]);
         ch.clear();
         // A program asked for at 45 takes 45..55; the data-out moves to 55..65.
-        assert_eq!(c.reserve(45, 10, &mut ch), 55);
+        assert_eq!(c.reserve(45, &mut ch), 55);
         assert_eq!(ch, [(3, 65)]);
         ch.clear();
         // A program asked for at 50 comes after the data-out asked at 50.
-        assert_eq!(c.reserve(50, 10, &mut ch), 75);
+        assert_eq!(c.reserve(50, &mut ch), 75);
         assert!(ch.is_empty());
         assert_eq!(c.conflicts, 2);
-        c.finish_readout(3, 10); // already fixed: nothing to do
+        c.finish_readout(3); // already fixed: nothing to do
         assert_eq!((c.transfers, c.busy_ns), (3, 30));
     }
 
@@ -177,7 +187,7 @@ mod tests {
         let dur = 7;
         for seed in 0..20 {
             let mut rng = crate::rng::Rng::new(seed);
-            let mut c = Channel::default();
+            let mut c = Channel::new(dur);
             let mut changed = Vec::new();
             // (request time, class, key) -> transfer id; planned end by die.
             let mut requests: Vec<(Ns, u8, u64, usize)> = Vec::new();
@@ -193,7 +203,7 @@ mod tests {
                     .collect();
                 due.sort();
                 for (e, d) in due {
-                    c.finish_readout(d, dur);
+                    c.finish_readout(d);
                     let (_, id) = planned.remove(&d).unwrap();
                     ends[id] = e;
                 }
@@ -201,7 +211,7 @@ mod tests {
                 let n = u64::from(rng.below(60) < 2 + seed);
                 for _ in 0..n {
                     let id = ends.len();
-                    ends.push(c.reserve(t, dur, &mut changed));
+                    ends.push(c.reserve(t, &mut changed));
                     requests.push((t, 1, fixed_programs, id));
                     fixed_programs += 1;
                 }
@@ -213,7 +223,7 @@ mod tests {
                         ends.push(Ns::MAX);
                         requests.push((ready, 0, die as u64, id));
                         planned.insert(die, (Ns::MAX, id));
-                        c.add_readout(ready, die, dur, &mut changed);
+                        c.add_readout(ready, die, &mut changed);
                     }
                 }
                 for (d, e) in changed.drain(..) {
@@ -225,7 +235,7 @@ mod tests {
                 planned.iter().map(|(&d, &(e, id))| (e, d, id)).collect();
             rest.sort();
             for (e, d, id) in rest {
-                c.finish_readout(d, dur);
+                c.finish_readout(d);
                 ends[id] = e;
             }
             requests.sort();
@@ -241,20 +251,20 @@ mod tests {
 
     #[test]
     fn readouts_order_by_ready_time_then_die() {
-        let mut c = Channel::default();
+        let mut c = Channel::new(10);
         let mut ch = Vec::new();
-        c.add_readout(20, 5, 10, &mut ch);
-        c.add_readout(20, 2, 10, &mut ch);
-        c.add_readout(15, 7, 10, &mut ch);
+        c.add_readout(20, 5, &mut ch);
+        c.add_readout(20, 2, &mut ch);
+        c.add_readout(15, 7, &mut ch);
         ch.clear();
-        c.retime(10, &mut ch);
+        c.retime(&mut ch);
         assert!(ch.is_empty());
         // 7: 15..25, 2: 25..35, 5: 35..45.
         let ends: Vec<_> = c.pending.iter().map(|p| (p.die, p.end)).collect();
         assert_eq!(ends, [(7, 25), (2, 35), (5, 45)]);
-        c.finish_readout(7, 10);
-        c.finish_readout(2, 10);
-        c.finish_readout(5, 10);
+        c.finish_readout(7);
+        c.finish_readout(2);
+        c.finish_readout(5);
         assert_eq!((c.free_at, c.conflicts, c.transfers), (45, 2, 3));
     }
 }
