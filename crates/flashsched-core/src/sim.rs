@@ -70,7 +70,6 @@ pub struct Simulation {
     arrivals: Vec<IoRecord>,
     done: Vec<u32>,
     finished_slots: Vec<crate::host::Slot>,
-    host_timer: Option<Ns>,
     /// Something the host sees happened at this instant (see `settle`).
     host_turn: bool,
     /// `Ssd::gc_epoch` when the host last saw it.
@@ -105,7 +104,6 @@ impl Simulation {
             arrivals: Vec::new(),
             done: Vec::new(),
             finished_slots: Vec::new(),
-            host_timer: None,
             host_turn: true,
             gc_seen: 0,
             started: false,
@@ -178,7 +176,7 @@ impl Simulation {
                     Ev::Dev(e) => self.ssd.handle(e, t)?,
                     Ev::Workload => self.poll_workload()?,
                     Ev::HostTimer => {
-                        self.host_timer = None;
+                        self.host.timer_fired();
                         self.host_turn = true;
                     }
                 }
@@ -321,11 +319,8 @@ impl Simulation {
             }
         }
         if asked {
-            if let Some(t) = self.host.next_timer() {
-                if t > now && self.host_timer != Some(t) {
-                    self.host_timer = Some(t);
-                    self.q.push(t, Ev::HostTimer);
-                }
+            if let Some(t) = self.host.arm_timer(now) {
+                self.q.push(t, Ev::HostTimer);
             }
         }
         Ok(())

@@ -429,7 +429,6 @@ pub struct ArraySim {
     completed_any: bool,
     /// Something the host sees happened at this instant (see `settle`).
     host_turn: bool,
-    host_timer: Option<Ns>,
     started: bool,
     finished: bool,
     wall: Duration,
@@ -588,7 +587,6 @@ impl ArraySim {
             ext: Vec::new(),
             completed_any: false,
             host_turn: true,
-            host_timer: None,
             started: false,
             finished: false,
             wall: Duration::ZERO,
@@ -714,7 +712,7 @@ impl ArraySim {
                     Ev::Dev(i, e) => self.ssds[i as usize].handle(e, t)?,
                     Ev::Workload => self.poll_workload()?,
                     Ev::HostTimer => {
-                        self.host_timer = None;
+                        self.host.timer_fired();
                         self.host_turn = true;
                     }
                     Ev::LinkIn(c) => self.arrive_host(c),
@@ -904,11 +902,8 @@ impl ArraySim {
         }
         self.completed_any = false;
         if asked {
-            if let Some(t) = self.host.next_timer() {
-                if t > now && self.host_timer != Some(t) {
-                    self.host_timer = Some(t);
-                    self.q.push(t, Ev::HostTimer);
-                }
+            if let Some(t) = self.host.arm_timer(now) {
+                self.q.push(t, Ev::HostTimer);
             }
         }
         Ok(())

@@ -61,6 +61,8 @@ pub struct Host {
     timers: bool,
     /// The scheduler reads the device's GC flags.
     observes: bool,
+    /// Wake-up time already scheduled with the simulator, if any.
+    armed: Option<Ns>,
 }
 
 impl Host {
@@ -71,6 +73,7 @@ impl Host {
             skip_empty: sched.idle_when_empty(),
             timers: sched.has_timers(),
             observes: sched.observes_device(),
+            armed: None,
             held: 0,
             sched,
             slots: Vec::new(),
@@ -253,14 +256,25 @@ impl Host {
         self.members[id as usize] = members;
     }
 
-    /// The scheduler's next timer, if it has timers at all.
+    /// After the host was asked at `now`: a wake-up time the simulator
+    /// must schedule (a timer event), unless it is already scheduled.
     #[inline]
-    pub fn next_timer(&self) -> Option<Ns> {
-        if self.timers {
-            self.sched.next_timer()
-        } else {
-            None
+    pub fn arm_timer(&mut self, now: Ns) -> Option<Ns> {
+        if !self.timers {
+            return None;
         }
+        let t = self
+            .sched
+            .next_timer()
+            .filter(|&t| t > now && self.armed != Some(t))?;
+        self.armed = Some(t);
+        Some(t)
+    }
+
+    /// A timer event fired.
+    #[inline]
+    pub fn timer_fired(&mut self) {
+        self.armed = None;
     }
 
     /// Whether slot `id` holds a probe read injected by the scheduler.
