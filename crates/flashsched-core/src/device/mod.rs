@@ -178,6 +178,8 @@ pub struct Ssd {
     rr_plane: Vec<u32>,
     buffer: Option<WriteBuffer>,
     write_seq: u64,
+    /// LPN of the last user page written (a prefetch hint only).
+    last_write_lpn: u32,
     copyback: bool,
     /// Moves in flight per GC job (0 = the whole block at once).
     gc_window: u32,
@@ -267,6 +269,7 @@ impl Ssd {
                 ..Default::default()
             }),
             write_seq: 0,
+            last_write_lpn: 0,
             copyback: cfg.ftl.copyback,
             gc_window: cfg.ftl.gc_move_window,
             done: Vec::new(),
@@ -622,6 +625,11 @@ impl Ssd {
         let mut conflict = false;
         for lpn in a..=b {
             let lpn = self.fold(lpn);
+            // Its mapping, then the old copy's reverse entry, are updated
+            // when its program starts: fetch them ahead, in two stages.
+            self.ftl.prefetch_lookup(lpn);
+            self.ftl.prefetch_remap(self.last_write_lpn);
+            self.last_write_lpn = lpn;
             let plane = self.write_plane(lpn);
             self.write_seq += 1;
             let seq = self.write_seq;
@@ -1122,6 +1130,9 @@ impl Ssd {
                 return;
             };
             job.next += 1;
+            // Its mapping is looked up when the move's program starts.
+            self.ftl.prefetch_lookup(lpn);
+            self.ftl.prefetch_owner(ppn);
             let tx = Tx {
                 // Without copyback a move is a read, then a program queued
                 // when the read completes.

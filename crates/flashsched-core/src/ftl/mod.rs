@@ -170,6 +170,29 @@ impl Ftl {
         }
     }
 
+    /// Hint that `lookup(lpn)` will be called soon (cache prefetch).
+    #[inline(always)]
+    pub fn prefetch_lookup(&self, lpn: u32) {
+        self.l2p.prefetch(lpn);
+    }
+
+    /// Hint that `lpn` will be remapped soon (its mapping should be cached
+    /// by now, after `prefetch_lookup`): prefetch the old copy's reverse
+    /// entry, which the remap invalidates.
+    #[inline(always)]
+    pub fn prefetch_remap(&self, lpn: u32) {
+        let old = self.l2p.get(lpn);
+        if old != NONE {
+            self.p2l.prefetch(old);
+        }
+    }
+
+    /// Hint that `owner(ppn)` will be called soon (cache prefetch).
+    #[inline(always)]
+    pub fn prefetch_owner(&self, ppn: Ppn) {
+        self.p2l.prefetch(ppn);
+    }
+
     /// Logical page stored at `ppn` if that page is valid.
     #[inline]
     pub fn owner(&self, ppn: Ppn) -> Option<u32> {
