@@ -230,6 +230,9 @@ impl Simulation {
                 .arrive(self.now, r.op, r.offset, r.size, r.stream, false);
         }
         self.host_turn |= !self.arrivals.is_empty();
+        if let Some(r) = self.workload.peek() {
+            self.ssd.prefetch_request(r.op, r.offset, r.size);
+        }
         self.wl_blocked = false;
         match p {
             Poll::At(t) => self.q.push(t.max(self.now), Ev::Workload),

@@ -476,6 +476,20 @@ impl Ssd {
         (if lpn < n { lpn } else { lpn % n }) as u32
     }
 
+    /// A request will arrive soon: fetch its mapping entries into the CPU
+    /// cache (one per cache line of the table), so its submission does not
+    /// wait on memory. A hint only: results do not depend on it.
+    pub fn prefetch_request(&self, op: Op, offset: u64, size: u32) {
+        if op == Op::Trim {
+            return;
+        }
+        let (a, b) = self.lpn_range(offset, size);
+        // 16 entries per 64-byte line; long requests: the first few lines.
+        for lpn in (a..=b.min(a + 63)).step_by(16).chain([b]) {
+            self.ftl.prefetch_lookup(self.fold(lpn));
+        }
+    }
+
     /// Accept a request from the host (`host` is its id).
     pub fn submit(&mut self, host: u32, op: Op, offset: u64, size: u32, now: Ns) {
         let r = self.new_req(host);

@@ -78,6 +78,12 @@ pub trait Workload: Send {
     fn poll(&mut self, now: Ns, out: &mut Vec<IoRecord>) -> SimResult<Poll>;
     /// A request of this workload completed (closed-loop generators refill).
     fn on_complete(&mut self, _c: &Completion, _now: Ns) {}
+    /// The next request this workload will issue, if already drawn: a hint
+    /// the simulator uses to fetch its mapping into the CPU cache ahead of
+    /// time. Must not change what `poll` returns.
+    fn peek(&self) -> Option<IoRecord> {
+        None
+    }
     /// Human-readable description for summaries.
     fn describe(&self) -> String;
     /// Total requests this workload will issue, when known (progress bars).

@@ -125,6 +125,10 @@ impl Workload for Replay {
         }
     }
 
+    fn peek(&self) -> Option<IoRecord> {
+        self.pending
+    }
+
     fn describe(&self) -> String {
         self.desc.clone()
     }

@@ -264,6 +264,8 @@ impl SyntheticSpec {
             rng: Rng::derive(self.seed.unwrap_or(run_seed), 0x7379_6e74),
             next_t: 0,
             issued: 0,
+            drawn: 0,
+            ahead: None,
             outstanding: 0,
             seq_pos: 0,
             range_steps: match self.sizes {
@@ -311,7 +313,13 @@ struct Synthetic {
     span: u64,
     rng: Rng,
     next_t: Ns,
+    /// Requests emitted by `poll`.
     issued: u64,
+    /// Requests drawn from the RNG (`issued`, plus one if `ahead` holds one).
+    drawn: u64,
+    /// The next request, drawn as soon as the previous one was emitted so
+    /// `peek` can name it (draws happen in the same order either way).
+    ahead: Option<IoRecord>,
     outstanding: u32,
     seq_pos: u64,
     /// Sizes in a `Range` (constant; kept to avoid a division per request).
@@ -326,7 +334,26 @@ impl Synthetic {
             || self.spec.duration.is_some_and(|d| now >= d)
     }
 
-    fn make(&mut self, t: Ns) -> IoRecord {
+    /// Emit the next request at `t` and draw the one after it.
+    fn emit(&mut self, t: Ns) -> IoRecord {
+        let mut r = match self.ahead.take() {
+            Some(r) => r,
+            None => self.make(),
+        };
+        r.time_ns = t;
+        self.issued += 1;
+        r
+    }
+
+    /// Draw the request after the last one emitted, if there will be one.
+    fn draw_ahead(&mut self) {
+        if self.ahead.is_none() && !self.spec.count.is_some_and(|n| self.drawn >= n) {
+            self.ahead = Some(self.make());
+        }
+    }
+
+    /// Draw a request (its time is set when it is emitted).
+    fn make(&mut self) -> IoRecord {
         let size = match &self.spec.sizes {
             Sizes::Fixed(s) => *s,
             Sizes::Range { lo, step, .. } => lo + step * self.rng.below(self.range_steps) as u32,
@@ -353,10 +380,10 @@ impl Synthetic {
         } else {
             Op::Write
         };
-        let stream = (self.issued % self.spec.streams as u64) as u32;
-        self.issued += 1;
+        let stream = (self.drawn % self.spec.streams as u64) as u32;
+        self.drawn += 1;
         IoRecord {
-            time_ns: t,
+            time_ns: 0,
             offset: self.spec.offset + rel,
             size,
             op,
@@ -373,11 +400,12 @@ impl Workload for Synthetic {
                     if self.finished(self.next_t) {
                         return Ok(Poll::Done);
                     }
-                    let r = self.make(self.next_t);
+                    let r = self.emit(self.next_t);
                     out.push(r);
                     let mean = 1e9 / iops;
                     let gap = if poisson { self.rng.exp(mean) } else { mean };
                     self.next_t += (gap.round() as Ns).max(1);
+                    self.draw_ahead();
                 }
                 if self.finished(self.next_t) {
                     return Ok(Poll::Done);
@@ -393,13 +421,18 @@ impl Workload for Synthetic {
                             Poll::Blocked
                         });
                     }
-                    let r = self.make(now);
+                    let r = self.emit(now);
                     out.push(r);
                     self.outstanding += 1;
+                    self.draw_ahead();
                 }
                 Ok(Poll::Blocked)
             }
         }
+    }
+
+    fn peek(&self) -> Option<IoRecord> {
+        self.ahead
     }
 
     fn on_complete(&mut self, _c: &Completion, _now: Ns) {
@@ -497,5 +530,53 @@ mod tests {
         w.on_complete(&c, 5);
         assert_eq!(w.poll(5, &mut out).unwrap(), Poll::Blocked);
         assert_eq!(out.len(), 5);
+    }
+
+    /// `peek` names the request `poll` emits next (all but its time), in
+    /// both modes, and says nothing once the count is used up.
+    #[test]
+    fn peek_names_the_next_request() {
+        for spec in [
+            "read=0.5,bs=4k-16k,iops=1000,n=50,span=1g,streams=3",
+            "read=0.5,bs=4k/8k,qd=2,n=50,pattern=seq",
+        ] {
+            let s = SyntheticSpec::parse(spec).unwrap();
+            let mut w = s.build(1 << 30, 7).unwrap();
+            let mut out = Vec::new();
+            let mut t = 0;
+            let mut checked = 0;
+            loop {
+                let ahead = w.peek();
+                let before = out.len();
+                let p = w.poll(t, &mut out).unwrap();
+                if let (Some(a), Some(r)) = (ahead, out.get(before)) {
+                    assert_eq!(
+                        (a.offset, a.size, a.op, a.stream),
+                        (r.offset, r.size, r.op, r.stream)
+                    );
+                    checked += 1;
+                }
+                match p {
+                    Poll::At(n) => t = n,
+                    Poll::Done => break,
+                    Poll::Blocked => {
+                        let c = Completion {
+                            arrival: 0,
+                            dispatch: 0,
+                            complete: t,
+                            op: Op::Read,
+                            offset: 0,
+                            size: 4096,
+                            stream: 0,
+                        };
+                        w.on_complete(&c, t);
+                        t += 1;
+                    }
+                }
+            }
+            assert_eq!(out.len(), 50, "{spec}");
+            assert!(checked >= 24, "{spec}: {checked}");
+            assert_eq!(w.peek(), None, "{spec}");
+        }
     }
 }
