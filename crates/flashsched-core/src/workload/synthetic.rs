@@ -347,7 +347,7 @@ impl Synthetic {
 
     /// Draw the request after the last one emitted, if there will be one.
     fn draw_ahead(&mut self) {
-        if self.ahead.is_none() && !self.spec.count.is_some_and(|n| self.drawn >= n) {
+        if self.ahead.is_none() && self.spec.count.is_none_or(|n| self.drawn < n) {
             self.ahead = Some(self.make());
         }
     }
