@@ -52,6 +52,10 @@ pub struct PlaneState {
     pub free: VecDeque<u32>,
     /// Active block per stream (NONE when the stream has no open block).
     pub active: [u32; 2],
+    /// Pages left in each stream's active block (0 without one): `can_alloc`
+    /// asks this for every program the scheduler considers, and reading it
+    /// here saves a dependent load of the block's write pointer.
+    pub room: [u16; 2],
     /// A GC job is running in this plane.
     pub gc_active: bool,
 }
@@ -102,6 +106,9 @@ pub struct Ftl {
     /// Logical pages deallocated by TRIM and not written since (bitmap):
     /// they read as zeros, unlike never-written pages.
     trimmed: Vec<u64>,
+    /// Some page was ever TRIMmed (until then `trimmed` is all zeros and
+    /// writes need not touch it).
+    any_trimmed: bool,
 }
 
 impl Ftl {
@@ -130,6 +137,7 @@ impl Ftl {
             planes.push(PlaneState {
                 free: (first..first + geo.blocks_per_plane).collect(),
                 active: [NONE; 2],
+                room: [0; 2],
                 gc_active: false,
             });
         }
@@ -158,6 +166,7 @@ impl Ftl {
             stats: FtlStats::default(),
             speed: None,
             trimmed: vec![0; (logical as usize).div_ceil(64)],
+            any_trimmed: false,
         })
     }
 
@@ -225,8 +234,7 @@ impl Ftl {
     #[inline]
     pub fn can_alloc(&self, plane: u32, stream: Stream) -> bool {
         let ps = &self.planes[plane as usize];
-        let a = ps.active[stream as usize];
-        if a != NONE && (self.wp[a as usize] as u32) < self.geo.pages_per_block {
+        if ps.room[stream as usize] > 0 {
             return true;
         }
         if stream == Stream::User {
@@ -252,7 +260,7 @@ impl Ftl {
             return None;
         }
         let mut blk = self.planes[plane as usize].active[stream as usize];
-        if !self.has_room(blk) {
+        if self.planes[plane as usize].room[stream as usize] == 0 {
             // With speed frontiers open, a user write may find room only there.
             if stream == Stream::User && self.planes[plane as usize].free.len() <= 1 {
                 let open = self.speed.as_ref().and_then(|sp| {
@@ -268,6 +276,8 @@ impl Ftl {
             let ps = &mut self.planes[plane as usize];
             blk = ps.free.pop_front()?;
             ps.active[stream as usize] = blk;
+            ps.room[stream as usize] =
+                (self.geo.pages_per_block - self.wp[blk as usize] as u32) as u16;
             self.state[blk as usize] = BlockState::Active;
             if let Some(sp) = &mut self.speed {
                 sp.remove_free(plane, blk);
@@ -287,6 +297,9 @@ impl Ftl {
         let ppb = self.geo.pages_per_block;
         let page = self.wp[blk as usize] as u32;
         self.wp[blk as usize] += 1;
+        if let Some(s) = stream {
+            self.planes[plane as usize].room[s as usize] -= 1;
+        }
         if page + 1 == ppb {
             self.state[blk as usize] = BlockState::Full;
             self.seal_seq += 1;
@@ -393,7 +406,9 @@ impl Ftl {
         if let Some(old) = self.lookup(lpn) {
             self.invalidate(old, now);
         }
-        self.trimmed[(lpn >> 6) as usize] &= !(1 << (lpn & 63));
+        if self.any_trimmed {
+            self.trimmed[(lpn >> 6) as usize] &= !(1 << (lpn & 63));
+        }
         self.set_valid(lpn, ppn, now);
         self.stats.user_programs += 1;
     }
@@ -426,6 +441,7 @@ impl Ftl {
             self.stats.trimmed_pages += 1;
         }
         self.trimmed[(lpn >> 6) as usize] |= 1 << (lpn & 63);
+        self.any_trimmed = true;
     }
 
     /// `lpn` was TRIMmed and not written since (it reads as zeros).
@@ -535,9 +551,11 @@ impl Ftl {
                 continue;
             }
             if st == BlockState::Active {
-                for a in self.planes[plane as usize].active.iter_mut() {
-                    if *a == b {
-                        *a = NONE;
+                let ps = &mut self.planes[plane as usize];
+                for s in 0..2 {
+                    if ps.active[s] == b {
+                        ps.active[s] = NONE;
+                        ps.room[s] = 0;
                     }
                 }
             } else if st != BlockState::Full {
@@ -655,6 +673,20 @@ impl Ftl {
                     return Err(format!("free list holds non-erased block {b}"));
                 }
             }
+            for s in 0..2 {
+                let a = ps.active[s];
+                let left = if a == NONE {
+                    0
+                } else {
+                    self.geo.pages_per_block - self.wp[a as usize] as u32
+                };
+                if ps.room[s] as u32 != left {
+                    return Err(format!(
+                        "plane {p}: stream {s} has {left} pages left in its block, but room says {}",
+                        ps.room[s]
+                    ));
+                }
+            }
             let free = (first..first + bpp)
                 .filter(|&b| self.state[b as usize] == BlockState::Free)
                 .count();
@@ -724,6 +756,15 @@ mod tests {
         assert_eq!(f.lookup(5), None);
         assert_eq!(f.mapped_pages(), 0);
         f.check_invariants().unwrap();
+        // Writing a trimmed page clears its trimmed mark.
+        assert!(f.is_trimmed(5));
+        let p2 = f.alloc(0, Stream::User).unwrap();
+        f.map_user_write(5, p2, 4);
+        assert!(!f.is_trimmed(5));
+        // The cached room of the open block is audited too.
+        f.planes[0].room[0] += 1;
+        let e = f.check_invariants().unwrap_err();
+        assert!(e.contains("room"), "{e}");
     }
 
     #[test]
