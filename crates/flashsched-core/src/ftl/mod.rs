@@ -476,10 +476,9 @@ impl Ftl {
             state[b as usize] == BlockState::Full && (valid[b as usize] as u32) < ppb
         };
         let victim = if self.policy == VictimPolicy::Greedy {
-            // Hot path: a direct scan, no candidate list.
-            blocks
-                .filter(|&b| eligible(b, &self.state, &self.valid))
-                .min_by_key(|&b| (self.valid[b as usize], b))?
+            // Hot path: every GC invocation scans the whole plane.
+            let r = blocks.start as usize..blocks.end as usize;
+            gc::greedy(&self.state[r.clone()], &self.valid[r], blocks.start, ppb)?
         } else {
             let mut cands = std::mem::take(&mut self.cand_buf);
             cands.clear();
