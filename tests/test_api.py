@@ -109,7 +109,30 @@ def test_run_result_pickles_with_its_records(small_result):
     with pytest.raises(ValueError, match="<u8"):
         flashsched._core.Column._from_bytes("<u8", b"12345")
     with pytest.raises(ValueError, match="<f8"):
-        flashsched._core.Column._from_bytes("<f8", b"")
+        flashsched._core.Column._from_bytes("<f8", b"1234567")
+    with pytest.raises(ValueError, match="<i2"):
+        flashsched._core.Column._from_bytes("<i2", b"")
+
+
+def test_latency_columns_are_computed_in_the_core_exactly(small_result):
+    rec = {k: np.asarray(v) for k, v in small_result._records.items()}
+    df = small_result.requests
+    for col, start, end in (
+        ("latency_us", "arrival_ns", "complete_ns"),
+        ("wait_us", "arrival_ns", "dispatch_ns"),
+    ):
+        # The same float64 values numpy's formula gives, bit for bit.
+        ref = np.subtract(rec[end], rec[start], dtype=np.float64) * 1e-3
+        assert df[col].dtype == np.float64 and np.array_equal(df[col].to_numpy(), ref), col
+    c = flashsched._core.us_since(
+        small_result._records["complete_ns"], small_result._records["arrival_ns"]
+    )
+    assert c[0] == df["latency_us"].iloc[0] and isinstance(c[-1], float)
+    assert np.array_equal(np.asarray(pickle.loads(pickle.dumps(c))), np.asarray(c))
+    with pytest.raises(ValueError, match="uint64"):
+        flashsched._core.us_since(
+            small_result._records["size"], small_result._records["arrival_ns"]
+        )
 
 
 def test_timeseries_sums_to_request_count(small_result):

@@ -96,6 +96,8 @@ enum ColumnData {
     U64(Arc<Vec<u64>>),
     U32(Arc<Vec<u32>>),
     U8(Arc<Vec<u8>>),
+    /// Derived columns (`us_since`).
+    F64(Arc<Vec<f64>>),
 }
 
 impl Column {
@@ -119,6 +121,18 @@ impl Column {
                 if big { ">u4" } else { "<u4" },
             ),
             ColumnData::U8(v) => (v.as_ptr() as usize, v.len(), "|u1"),
+            ColumnData::F64(v) => (
+                v.as_ptr() as usize,
+                v.len(),
+                if big { ">f8" } else { "<f8" },
+            ),
+        }
+    }
+
+    fn u64s(&self) -> Option<&[u64]> {
+        match &self.data {
+            ColumnData::U64(v) => Some(v),
+            _ => None,
         }
     }
 }
@@ -141,7 +155,7 @@ impl Column {
     }
 
     /// Row `i` (negative counts from the end); makes a column iterable.
-    fn __getitem__(&self, i: isize) -> PyResult<u64> {
+    fn __getitem__<'py>(&self, py: Python<'py>, i: isize) -> PyResult<Bound<'py, PyAny>> {
         let n = self.raw().1 as isize;
         let j = if i < 0 { i + n } else { i };
         if !(0..n).contains(&j) {
@@ -151,9 +165,10 @@ impl Column {
         }
         let j = j as usize;
         Ok(match &self.data {
-            ColumnData::U64(v) => v[j],
-            ColumnData::U32(v) => v[j] as u64,
-            ColumnData::U8(v) => v[j] as u64,
+            ColumnData::U64(v) => v[j].into_pyobject(py)?.into_any(),
+            ColumnData::U32(v) => v[j].into_pyobject(py)?.into_any(),
+            ColumnData::U8(v) => v[j].into_pyobject(py)?.into_any(),
+            ColumnData::F64(v) => v[j].into_pyobject(py)?.into_any(),
         })
     }
 
@@ -165,6 +180,7 @@ impl Column {
             ColumnData::U64(v) => ("<u8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
             ColumnData::U32(v) => ("<u4", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
             ColumnData::U8(v) => ("|u1", v.to_vec()),
+            ColumnData::F64(v) => ("<f8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
         };
         let ctor = py.get_type::<Column>().getattr("_from_bytes")?;
         Ok((ctor, (typestr, PyBytes::new(py, &bytes))))
@@ -187,6 +203,11 @@ impl Column {
                     .collect(),
             )),
             "|u1" => ColumnData::U8(Arc::new(data.to_vec())),
+            "<f8" if data.len().is_multiple_of(8) => ColumnData::F64(Arc::new(
+                data.chunks_exact(8)
+                    .map(|c| f64::from_le_bytes(c.try_into().unwrap_or_default()))
+                    .collect(),
+            )),
             _ => return Err(bad()),
         };
         Ok(Column::new(data))
@@ -493,6 +514,31 @@ impl ArraySimulation {
 }
 
 /// Built-in device presets: [(name, description)].
+/// `(t - start) / 1000` row by row, as float64 microseconds, from two
+/// nanosecond columns of equal length: the same values as numpy's
+/// `np.subtract(t, start, dtype=float64) * 1e-3`, in plain memory (numpy
+/// asks for huge pages for arrays this size, whose first touch costs several
+/// times more on some kernels).
+#[pyfunction]
+fn us_since(t: &Column, start: &Column) -> PyResult<Column> {
+    let (Some(t), Some(s)) = (t.u64s(), start.u64s()) else {
+        return Err(PyValueError::new_err("us_since needs two uint64 columns"));
+    };
+    if t.len() != s.len() {
+        return Err(PyValueError::new_err(format!(
+            "us_since: columns of {} and {} rows",
+            t.len(),
+            s.len()
+        )));
+    }
+    let out = t
+        .iter()
+        .zip(s)
+        .map(|(&a, &b)| (a as f64 - b as f64) * 1e-3)
+        .collect();
+    Ok(Column::new(ColumnData::F64(Arc::new(out))))
+}
+
 #[pyfunction]
 fn presets() -> Vec<(&'static str, String)> {
     DeviceConfig::presets()
@@ -578,7 +624,7 @@ mod _core {
     #[pymodule_export]
     use super::{
         detect_format, device_schedulers, formats, host_schedulers, load_config, presets,
-        scan_trace, ArraySimulation, Column, ConfigError, FlashschedError, Simulation,
+        scan_trace, us_since, ArraySimulation, Column, ConfigError, FlashschedError, Simulation,
         SimulationError, TraceError,
     };
 
