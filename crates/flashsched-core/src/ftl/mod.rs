@@ -190,6 +190,9 @@ impl Ftl {
     /// entry, which the remap invalidates.
     #[inline(always)]
     pub fn prefetch_remap(&self, lpn: u32) {
+        if lpn as usize >= self.l2p.len() {
+            return;
+        }
         let old = self.l2p.get(lpn);
         if old != NONE {
             self.p2l.prefetch(old);
