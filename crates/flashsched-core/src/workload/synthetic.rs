@@ -334,7 +334,7 @@ impl Synthetic {
             || self.spec.duration.is_some_and(|d| now >= d)
     }
 
-    /// Emit the next request at `t` and draw the one after it.
+    /// Emit the next request (the one drawn ahead, else a fresh draw) at `t`.
     fn emit(&mut self, t: Ns) -> IoRecord {
         let mut r = match self.ahead.take() {
             Some(r) => r,
