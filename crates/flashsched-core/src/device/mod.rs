@@ -1144,6 +1144,11 @@ impl Ssd {
                 return;
             };
             job.next += 1;
+            // The list is read one move at a time over the whole job: keep
+            // its next cache line coming.
+            if let Some(e) = job.moves.get(job.next + 8) {
+                crate::engine::prefetch(e);
+            }
             // The read checks its page's owner when it starts and the program
             // looks up its mapping: fetch both for this move and (as this one
             // may start at once) the next.

@@ -31,15 +31,9 @@ impl PageMap {
     /// on results).
     #[inline(always)]
     pub fn prefetch(&self, i: u32) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(x) = self.raw.get(i as usize) {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // SAFETY: a prefetch never dereferences its address (and this
-            // one points into the table); SSE is baseline on x86_64.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const u32).cast()) };
+            crate::engine::prefetch(x);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = i;
     }
 
     #[inline]
