@@ -812,6 +812,7 @@ impl ArraySim {
                 None => self.arrive_host(idx),
             }
         }
+        self.prefetch_next();
         self.wl_blocked = false;
         match p {
             Poll::At(t) => self.q.push(t.max(self.now), Ev::Workload),
@@ -819,6 +820,29 @@ impl ArraySim {
             Poll::Done => self.wl_done = true,
         }
         Ok(())
+    }
+
+    /// Fetch the mapping entries of the next request's pages on their SSDs
+    /// into the CPU cache before it arrives (`Workload::peek`; a hint with no
+    /// effect on results). Striped layouts only: where the serial log puts a
+    /// request depends on the log's state when it is issued.
+    fn prefetch_next(&mut self) {
+        let Some(mut r) = self.wl.get_ref().peek() else {
+            return;
+        };
+        Replay::fold(&mut r, self.view.bytes);
+        let mut ext = std::mem::take(&mut self.ext);
+        ext.clear();
+        match &self.engine {
+            Engine::Raid0(m) => m.map(r.offset, r.size, &mut ext),
+            // Writes touch the same data chunks (and parity, not fetched).
+            Engine::Raid5(m) => m.map_read(r.offset, r.size, &mut ext),
+            Engine::Serial(_) => {}
+        }
+        for e in &ext {
+            self.ssds[e.ssd as usize].prefetch_request(r.op, e.offset, e.len);
+        }
+        self.ext = ext;
     }
 
     fn arrive_host(&mut self, idx: u32) {

@@ -73,6 +73,12 @@ impl Workload for Phases {
         }
     }
 
+    /// The current phase's next request (at a phase boundary the next one
+    /// may come from the next phase instead: `peek` is a hint).
+    fn peek(&self) -> Option<IoRecord> {
+        self.phases.get(self.cur)?.peek()
+    }
+
     fn describe(&self) -> String {
         let parts: Vec<String> = self.phases.iter().map(|w| w.describe()).collect();
         format!("phases[{}]", parts.join("; "))
