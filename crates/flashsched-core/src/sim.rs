@@ -16,7 +16,6 @@ use crate::error::{SimError, SimResult};
 use crate::host::Host;
 use crate::metrics::summary::{FlashSummary, PreconditionSummary};
 use crate::metrics::{Completion, GcSummary, LatencySummary, Metrics, Summary};
-use crate::sched::host::HostCtx;
 use crate::workload::{IoRecord, Poll, Workload};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -267,14 +266,9 @@ impl Simulation {
             self.host_turn |= completed;
             for i in 0..self.done.len() {
                 let id = self.done[i];
-                let ctx = HostCtx {
-                    now,
-                    outstanding: self.host.outstanding,
-                    queue_depth: self.host.queue_depth,
-                    device: &self.ssd,
-                };
                 self.finished_slots.clear();
-                self.host.complete(id, &ctx, &mut self.finished_slots);
+                self.host
+                    .complete(id, now, &self.ssd, &mut self.finished_slots);
                 for slot in &self.finished_slots {
                     if let Some(l) = &mut self.ledger {
                         l.completed(slot.req.seq)
@@ -303,16 +297,7 @@ impl Simulation {
             }
             if std::mem::take(&mut self.host_turn) {
                 asked = true;
-                loop {
-                    let ctx = HostCtx {
-                        now,
-                        outstanding: self.host.outstanding,
-                        queue_depth: self.host.queue_depth,
-                        device: &self.ssd,
-                    };
-                    let Some(io) = self.host.next_dispatch(&ctx) else {
-                        break;
-                    };
+                while let Some(io) = self.host.next_dispatch(now, &self.ssd) {
                     self.ssd.submit(io.id, io.op, io.offset, io.size, now);
                 }
             }

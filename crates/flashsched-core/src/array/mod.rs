@@ -31,7 +31,7 @@ use crate::engine::{EventQueue, Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
 use crate::host::{Host, Issue, Slot};
 use crate::metrics::{Completion, LatencySummary, Metrics};
-use crate::sched::host::{DeviceView, HostCtx};
+use crate::sched::host::DeviceView;
 use crate::workload::compose::{Concurrent, Phases};
 use crate::workload::replay::Replay;
 use crate::workload::synthetic::parse_bytes;
@@ -890,16 +890,7 @@ impl ArraySim {
             let mut dispatched = false;
             while std::mem::take(&mut self.host_turn) {
                 asked = true;
-                loop {
-                    let ctx = HostCtx {
-                        now,
-                        outstanding: self.host.outstanding,
-                        queue_depth: self.host.queue_depth,
-                        device: &self.view,
-                    };
-                    let Some(io) = self.host.next_dispatch(&ctx) else {
-                        break;
-                    };
+                while let Some(io) = self.host.next_dispatch(now, &self.view) {
                     if !self.host.is_probe(io.id) {
                         let c = self.host_client[io.id as usize];
                         self.creqs[c as usize].dispatch = now;
@@ -1321,16 +1312,10 @@ impl ArraySim {
     /// The array finished host request `id`: send its status (and read data)
     /// back over the link.
     fn finish_request(&mut self, id: u32) {
-        let ctx = HostCtx {
-            now: self.now,
-            outstanding: self.host.outstanding,
-            queue_depth: self.host.queue_depth,
-            device: &self.view,
-        };
         let mut finished = std::mem::take(&mut self.finished_slots);
         finished.clear();
         // Probes (injected by the host scheduler) finish with no slot.
-        self.host.complete(id, &ctx, &mut finished);
+        self.host.complete(id, self.now, &self.view, &mut finished);
         self.host_turn = true;
         for slot in &finished {
             if let Some(l) = &mut self.ledger {

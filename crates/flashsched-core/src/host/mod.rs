@@ -4,7 +4,7 @@
 use crate::config::DeviceConfig;
 use crate::engine::Ns;
 use crate::error::SimResult;
-use crate::sched::host::{self, Done, HostCtx, HostScheduler, Pick};
+use crate::sched::host::{self, DeviceView, Done, HostCtx, HostScheduler, Pick};
 use crate::workload::Op;
 
 /// A block request as the host sees it.
@@ -152,13 +152,24 @@ impl Host {
         self.observes
     }
 
-    /// Next device request to send, if the queue depth allows.
-    pub fn next_dispatch(&mut self, ctx: &HostCtx) -> Option<Issue> {
+    /// What the scheduler sees at `now`: the queue depth as it stands.
+    fn ctx<'d>(&self, now: Ns, device: &'d dyn DeviceView) -> HostCtx<'d> {
+        HostCtx {
+            now,
+            outstanding: self.outstanding,
+            queue_depth: self.queue_depth,
+            device,
+        }
+    }
+
+    /// Next device request to send at `now`, if the queue depth allows.
+    pub fn next_dispatch(&mut self, now: Ns, device: &dyn DeviceView) -> Option<Issue> {
         if !self.may_dispatch() {
             return None;
         }
+        let ctx = self.ctx(now, device);
         self.scratch.clear();
-        let pick = self.sched.dispatch(ctx, &mut self.scratch)?;
+        let pick = self.sched.dispatch(&ctx, &mut self.scratch)?;
         if self.skip_empty {
             self.held = self.sched.len();
         }
@@ -171,14 +182,14 @@ impl Host {
                     req: HostRequest {
                         id,
                         seq: u64::MAX,
-                        arrival: ctx.now,
+                        arrival: now,
                         op: Op::Read,
                         offset,
                         size,
                         stream: tag,
                         priority: false,
                     },
-                    dispatched: ctx.now,
+                    dispatched: now,
                     probe: true,
                 };
                 self.members[id as usize].clear();
@@ -192,7 +203,7 @@ impl Host {
             }
         };
         let slot = &mut self.slots[id as usize];
-        slot.dispatched = ctx.now;
+        slot.dispatched = now;
         let (op, mut start, mut end) = (
             slot.req.op,
             slot.req.offset,
@@ -202,7 +213,7 @@ impl Host {
         members.clear();
         for &m in &self.scratch {
             let s = &mut self.slots[m as usize];
-            s.dispatched = ctx.now;
+            s.dispatched = now;
             start = start.min(s.req.offset);
             end = end.max(s.req.offset + s.req.size as u64);
             members.push(m);
@@ -219,7 +230,9 @@ impl Host {
     /// The device finished request `id`: frees its slot (and those of the
     /// requests merged into it) and pushes the finished user requests into
     /// `out` (nothing for a probe).
-    pub fn complete(&mut self, id: u32, ctx: &HostCtx, out: &mut Vec<Slot>) {
+    pub fn complete(&mut self, id: u32, now: Ns, device: &dyn DeviceView, out: &mut Vec<Slot>) {
+        // The scheduler sees the depth before this completion is counted.
+        let ctx = self.ctx(now, device);
         let slot = self.slots[id as usize];
         self.outstanding -= 1;
         let members = std::mem::take(&mut self.members[id as usize]);
@@ -241,7 +254,7 @@ impl Host {
                 probe: slot.probe,
                 merged: &members,
             },
-            ctx,
+            &ctx,
         );
         if !slot.probe {
             out.push(slot);
