@@ -1150,15 +1150,9 @@ impl Ssd {
                 crate::engine::prefetch(e);
             }
             // The read checks its page's owner when it starts and the program
-            // looks up its mapping: fetch both for this move and (as this one
-            // may start at once) the next.
-            let after = job.moves.get(job.next).copied();
+            // looks up its mapping.
             self.ftl.prefetch_lookup(lpn);
             self.ftl.prefetch_owner(ppn);
-            if let Some((l, p)) = after {
-                self.ftl.prefetch_lookup(l);
-                self.ftl.prefetch_owner(p);
-            }
             let tx = Tx {
                 // Without copyback a move is a read, then a program queued
                 // when the read completes.
