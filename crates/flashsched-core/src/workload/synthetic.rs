@@ -264,7 +264,6 @@ impl SyntheticSpec {
             rng: Rng::derive(self.seed.unwrap_or(run_seed), 0x7379_6e74),
             next_t: 0,
             issued: 0,
-            drawn: 0,
             ahead: None,
             outstanding: 0,
             seq_pos: 0,
@@ -315,10 +314,10 @@ struct Synthetic {
     next_t: Ns,
     /// Requests emitted by `poll`.
     issued: u64,
-    /// Requests drawn from the RNG (`issued`, plus one if `ahead` holds one).
-    drawn: u64,
     /// The next request, drawn as soon as the previous one was emitted so
-    /// `peek` can name it (draws happen in the same order either way).
+    /// `peek` can name it (draws happen in the same order either way). A
+    /// draw happens only while this is empty, so the request being drawn is
+    /// always number `issued`.
     ahead: Option<IoRecord>,
     outstanding: u32,
     seq_pos: u64,
@@ -347,7 +346,7 @@ impl Synthetic {
 
     /// Draw the request after the last one emitted, if there will be one.
     fn draw_ahead(&mut self) {
-        if self.ahead.is_none() && self.spec.count.is_none_or(|n| self.drawn < n) {
+        if self.ahead.is_none() && self.spec.count.is_none_or(|n| self.issued < n) {
             self.ahead = Some(self.make());
         }
     }
@@ -380,8 +379,7 @@ impl Synthetic {
         } else {
             Op::Write
         };
-        let stream = (self.drawn % self.spec.streams as u64) as u32;
-        self.drawn += 1;
+        let stream = (self.issued % self.spec.streams as u64) as u32;
         IoRecord {
             time_ns: 0,
             offset: self.spec.offset + rel,
