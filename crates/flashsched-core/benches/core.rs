@@ -65,7 +65,7 @@ fn ftl_writes(c: &mut Criterion) {
     let n = 100_000u64;
     g.throughput(Throughput::Elements(n));
     g.bench_function("random_overwrite_100k", |b| {
-        let mut ftl = Ftl::new(&cfg, 1).unwrap();
+        let mut ftl = Ftl::new(cfg.geometry(), &cfg.ftl, 1).unwrap();
         ftl.precondition(0.5, 1);
         let mut rng = Rng::new(2);
         let lp = ftl.logical_pages as u64;

@@ -35,10 +35,11 @@ pub mod error;
 pub mod flash;
 pub mod ftl;
 pub mod host;
+pub mod io;
 pub mod metrics;
+pub mod registry;
 pub mod rng;
 pub mod run;
-pub mod sched;
 pub mod sim;
 pub mod workload;
 

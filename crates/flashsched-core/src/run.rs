@@ -96,7 +96,7 @@ pub fn build(spec: &RunSpec) -> SimResult<Simulation> {
     };
     // Capacity is known from the config alone; build the workload first so a
     // bad trace path fails before the device is preconditioned.
-    let probe = crate::ftl::Ftl::logical_bytes_for(&cfg);
+    let probe = cfg.logical_bytes();
     let workload = build_workload(&spec.workload, probe, spec.seed)?;
     Simulation::new(cfg, workload, opts)
 }

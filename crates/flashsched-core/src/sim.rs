@@ -14,8 +14,9 @@ use crate::device::{DevEvent, EventSink, Ssd};
 use crate::engine::{EventQueue, Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
 use crate::host::Host;
+use crate::io::Completion;
 use crate::metrics::summary::{FlashSummary, PreconditionSummary};
-use crate::metrics::{Completion, GcSummary, LatencySummary, Metrics, Summary};
+use crate::metrics::{GcSummary, LatencySummary, Metrics, Summary};
 use crate::workload::{IoRecord, Poll, Workload};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,8 +89,8 @@ impl Simulation {
         opts: RunOptions,
     ) -> SimResult<Simulation> {
         let t0 = Instant::now();
-        let ssd = Ssd::new(&cfg, opts.seed)?;
-        let host = Host::new(&cfg)?;
+        let ssd = Ssd::new(cfg.ssd(), opts.seed)?;
+        let host = Host::new(&cfg.host, ssd.geo.chips(), ssd.logical_bytes())?;
         let check = opts.check;
         let mut sim = Simulation {
             q: EventQueue::new(),
@@ -204,7 +205,7 @@ impl Simulation {
                  {} flash transactions queued and nothing scheduled to happen",
                 self.now,
                 self.host.queued(),
-                self.host.sched.name(),
+                self.host.sched_name(),
                 self.host.outstanding,
                 self.ssd.queued_txs()
             )));
@@ -350,7 +351,7 @@ impl Simulation {
             } else {
                 self.cfg.preset.clone()
             },
-            host_scheduler: self.host.sched.name().into(),
+            host_scheduler: self.host.sched_name().into(),
             device_scheduler: self.cfg.controller.scheduler.clone(),
             workload: self.workload.describe(),
             seed: self.opts.seed,

@@ -7,14 +7,12 @@
 //! -p flashsched-core --test check property` (cases per scheduler pair);
 //! longer soak: `FLASHSCHED_SOAK_X=100` (device capacities written).
 
+use flashsched_core::check::record::OpRecord;
 use flashsched_core::check::Checker;
 use flashsched_core::config::DeviceConfig;
-use flashsched_core::device::oplog::OpRecord;
 use flashsched_core::flash::Geometry;
-use flashsched_core::ftl::Ftl;
 use flashsched_core::rng::Rng;
 use flashsched_core::run::{self, WorkloadSpec};
-use flashsched_core::sched;
 use flashsched_core::sim::{RunOptions, Simulation};
 use flashsched_core::workload::replay::Replay;
 use flashsched_core::workload::{IoRecord, Op};
@@ -44,7 +42,7 @@ fn small(extra: &[String]) -> DeviceConfig {
 /// A blank checker for the small device (16 pages per block).
 fn blank() -> Checker {
     let cfg = small(&[]);
-    Checker::blank(Geometry::new(&cfg.geometry), Ftl::logical_pages_for(&cfg))
+    Checker::blank(Geometry::new(&cfg.geometry), cfg.logical_pages())
 }
 
 fn expect_violation(records: &[OpRecord], words: &[&str]) {
@@ -257,7 +255,7 @@ fn rec(t_us: u64, op: Op, offset: u64, size: u32, stream: u32) -> SimResult<IoRe
 }
 
 fn sim_of(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
-    let cap = Ftl::logical_bytes_for(&cfg);
+    let cap = cfg.logical_bytes();
     let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
     let opts = RunOptions {
         check: true,
@@ -375,17 +373,17 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
     }
     if dev == "pe-suspend" {
         ov.push(format!(
-            "controller.write_suspend_erase={}",
+            "controller.pe-suspend.write_suspend_erase={}",
             pick(rng, &["false", "true"])
         ));
     }
     if dev == "piq" || dev == "aos" {
         ov.push(format!(
-            "controller.piq_granularity={}",
+            "controller.piq.granularity={}",
             pick(rng, &["die", "plane"])
         ));
         ov.push(format!(
-            "controller.aos_multiplane={}",
+            "controller.aos.multiplane={}",
             pick(rng, &["false", "true"])
         ));
     }
@@ -403,14 +401,14 @@ fn property_random_requests_every_scheduler_pair() {
     let n = 1200;
     let mut runs = 0;
     let mut reads = 0;
-    for host in sched::host::names() {
-        for dev in sched::device::names() {
+    for host in flashsched_core::host::sched::names() {
+        for dev in flashsched_core::device::sched::names() {
             for case in 0..cases {
                 let seed = 1 + case * 1000 + runs;
                 let mut rng = Rng::new(seed);
                 let ov = random_knobs(&mut rng, host, dev);
                 let cfg = small(&ov);
-                let cap = Ftl::logical_bytes_for(&cfg);
+                let cap = cfg.logical_bytes();
                 let recs = random_requests(&mut rng, cap, n);
                 let mut sim = sim_of(cfg, recs);
                 sim.run()
@@ -453,7 +451,7 @@ fn soak(policy: &str, x: u64) -> (f64, f64, u32) {
         ],
     )
     .unwrap();
-    let cap = Ftl::logical_bytes_for(&cfg);
+    let cap = cfg.logical_bytes();
     let n = x * cap / 4096;
     let spec = format!("read=0,bs=4k,align=4k,qd=32,span={cap},n={n},seed=3");
     let wl = run::build_workload(&WorkloadSpec::Synthetic(spec), cap, 7).unwrap();
@@ -592,8 +590,8 @@ fn ledger_catches_host_interface_violations() {
 fn mutated_real_logs_are_rejected() {
     let cfg = small(&["host.queue_depth=32".into()]);
     let geo = Geometry::new(&cfg.geometry);
-    let logical = Ftl::logical_pages_for(&cfg);
-    let cap = Ftl::logical_bytes_for(&cfg);
+    let logical = cfg.logical_pages();
+    let cap = cfg.logical_bytes();
     let spec = format!("read=0.5,bs=4k-16k,iops=20000,span={cap},n=6000,seed=2");
     let wl = run::build_workload(&WorkloadSpec::Synthetic(spec), cap, 1).unwrap();
     let mut sim = Simulation::new(cfg, wl, RunOptions::default()).unwrap();

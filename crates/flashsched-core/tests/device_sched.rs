@@ -6,7 +6,6 @@ mod common;
 use common::traces_dir;
 
 use flashsched_core::config::DeviceConfig;
-use flashsched_core::ftl::Ftl;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 use flashsched_core::sim::{RunOptions, Simulation};
 use flashsched_core::workload::replay::Replay;
@@ -50,7 +49,7 @@ fn tiny_die(extra: &[&str]) -> DeviceConfig {
 }
 
 fn sim_for(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
-    let cap = Ftl::logical_bytes_for(&cfg);
+    let cap = cfg.logical_bytes();
     let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
     Simulation::new(
         cfg,
@@ -169,12 +168,12 @@ fn no_scheduler_reads_stale_data() {
         &["ftl.gc_move_window=0"],
         &["ftl.copyback=true", "ftl.gc_move_window=0"],
         &[
-            "controller.write_suspend_erase=true",
+            "controller.pe-suspend.write_suspend_erase=true",
             "ftl.write_buffer_mib=0.25",
         ],
         &[
-            "controller.piq_granularity=plane",
-            "controller.aos_multiplane=false",
+            "controller.piq.granularity=plane",
+            "controller.aos.multiplane=false",
         ],
     ];
     for sched in SCHEDULERS {
@@ -200,7 +199,7 @@ fn no_scheduler_reads_stale_data() {
             ov.push(format!("controller.scheduler={sched}"));
             ov.extend(extra.iter().map(|s| s.to_string()));
             let cfg = DeviceConfig::load("default", &ov).unwrap();
-            let cap = Ftl::logical_bytes_for(&cfg);
+            let cap = cfg.logical_bytes();
             let spec =
                 format!("read=0.5,bs=4k-16k,pattern=random,iops=20000,span={cap},n=12000,seed=5");
             let wl = run::build_workload(&WorkloadSpec::Synthetic(spec), cap, 1).unwrap();
@@ -334,7 +333,7 @@ fn pe_suspend_program_suspension_timing() {
     let cfg = tiny_die(&[
         "controller.scheduler=pe-suspend",
         "timing.program_us=1000",
-        "controller.suspend_min_remaining_program_us=900",
+        "controller.pe-suspend.min_remaining_program_us=900",
     ]);
     let mut sim = sim_for(cfg, recs());
     sim.run().unwrap();

@@ -8,8 +8,8 @@ use common::traces_dir;
 use std::path::{Path, PathBuf};
 
 use flashsched_core::config::DeviceConfig;
-use flashsched_core::ftl::Ftl;
-use flashsched_core::sched::host::{self, DeviceView};
+use flashsched_core::host::sched as host;
+use flashsched_core::io::DeviceView;
 use flashsched_core::sim::{RunOptions, Simulation};
 use flashsched_core::workload::replay::Replay;
 use flashsched_core::workload::trace::open_trace;
@@ -51,7 +51,7 @@ fn rec(t: u64, op: Op, offset: u64, size: u32) -> SimResult<IoRecord> {
 }
 
 fn sim_of(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
-    let cap = Ftl::logical_bytes_for(&cfg);
+    let cap = cfg.logical_bytes();
     let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
     Simulation::new(
         cfg,
@@ -412,7 +412,7 @@ fn every_scheduler_completes_every_request_once() {
     const LIMIT: u64 = 2000;
     for path in trace_files(&dir) {
         let c0 = cfg(&base, &[]);
-        let cap = Ftl::logical_bytes_for(&c0);
+        let cap = c0.logical_bytes();
         let mut want: Vec<(u8, u64, u32)> = open_trace(&path, None)
             .unwrap()
             .take(LIMIT as usize)
@@ -613,7 +613,10 @@ fn host_scheduler_parameters_are_validated() {
     let e = err("host.amphibian.gc_detect=psychic");
     assert!(e.contains("gc_detect") && e.contains("oracle"), "{e}");
     let c = DeviceConfig::load("default", &["host.amphibian.read_timeout_ms=20".into()]).unwrap();
-    assert_eq!(c.host.amphibian.read_timeout_ms, 20.0);
+    assert_eq!(
+        c.host.sched["amphibian"]["read_timeout_ms"].as_float(),
+        Some(20.0)
+    );
 }
 
 /// Contiguous queued requests merge (noop: back merge; deadline: also front

@@ -1,7 +1,6 @@
 //! End-to-end behaviour of the single-device simulator.
 
 use flashsched_core::config::DeviceConfig;
-use flashsched_core::ftl::Ftl;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 use flashsched_core::sim::{RunOptions, Simulation};
 use flashsched_core::workload::replay::Replay;
@@ -43,7 +42,7 @@ fn rec(t: u64, op: Op, offset: u64, size: u32) -> SimResult<IoRecord> {
 }
 
 fn run_records(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
-    let cap = Ftl::logical_bytes_for(&cfg);
+    let cap = cfg.logical_bytes();
     let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
     let opts = RunOptions {
         check: true,
@@ -93,7 +92,7 @@ fn fig5_noop_worked_example() {
 fn md1_queue_matches_formula() {
     let n = 200_000u64;
     let cfg = one_die(&["host.queue_depth=1024"]);
-    let cap = Ftl::logical_bytes_for(&cfg);
+    let cap = cfg.logical_bytes();
     let spec = SyntheticSpec::parse(&format!("read=1,bs=4k,iops=10000,n={n}")).unwrap();
     let wl = spec.build(cap, 7).unwrap();
     let mut sim = Simulation::new(
@@ -135,7 +134,7 @@ fn gc_happens_and_accounting_holds() {
         ],
     )
     .unwrap();
-    let cap = Ftl::logical_bytes_for(&cfg);
+    let cap = cfg.logical_bytes();
     let spec = SyntheticSpec::parse("read=0,bs=4k,iops=2000,n=40000").unwrap();
     let wl = spec.build(cap, 3).unwrap();
     let mut sim = Simulation::new(
@@ -319,7 +318,7 @@ fn untimed_placements_trigger_gc() {
         "ftl.precondition_fill=0.7",
         "host.queue_depth=4",
     ]);
-    let cap = Ftl::logical_bytes_for(&cfg);
+    let cap = cfg.logical_bytes();
     // Read the whole logical space (the unwritten 10 % gets placed), then
     // overwrite random pages.
     let mut recs: Vec<SimResult<IoRecord>> = (0..cap / (64 * 1024))

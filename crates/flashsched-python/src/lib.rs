@@ -10,7 +10,6 @@ use flashsched_core::array::{ArrayConfig, ArraySim, ArrayWorkload, Layout};
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::error::SimError;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
-use flashsched_core::sched;
 use flashsched_core::sim::Simulation as CoreSim;
 use flashsched_core::workload::trace::{
     detect_format as core_detect, open_trace_with, TimeOrder, TraceFormat, TraceOptions,
@@ -556,13 +555,13 @@ fn formats() -> Vec<(&'static str, &'static str)> {
 /// Registered host-level schedulers.
 #[pyfunction]
 fn host_schedulers() -> Vec<&'static str> {
-    sched::host::names()
+    flashsched_core::host::sched::names()
 }
 
 /// Registered device-level (transaction) schedulers.
 #[pyfunction]
 fn device_schedulers() -> Vec<&'static str> {
-    sched::device::names()
+    flashsched_core::device::sched::names()
 }
 
 /// Load and validate a device config (preset name or .toml path) with

@@ -30,8 +30,8 @@ use crate::device::{DevEvent, EventSink, Ssd};
 use crate::engine::{EventQueue, Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
 use crate::host::{Host, Issue, Slot};
-use crate::metrics::{Completion, LatencySummary, Metrics};
-use crate::sched::host::DeviceView;
+use crate::io::{Completion, DeviceView};
+use crate::metrics::{LatencySummary, Metrics};
 use crate::workload::compose::{Concurrent, Phases};
 use crate::workload::replay::Replay;
 use crate::workload::synthetic::parse_bytes;
@@ -478,7 +478,7 @@ impl ArraySim {
             }
         }
         let ssds = (0..cfg.ssds)
-            .map(|i| Ssd::new(&dev, cfg.seed.wrapping_add(i as u64)))
+            .map(|i| Ssd::new(dev.ssd(), cfg.seed.wrapping_add(i as u64)))
             .collect::<SimResult<Vec<_>>>()?;
         let ssd_bytes = ssds[0].logical_bytes();
         let page = dev.geometry.page_size as u64;
@@ -545,12 +545,13 @@ impl ArraySim {
                 )?))
             }
         };
-        let mut hcfg = dev.clone();
-        hcfg.host.queue_depth = cfg.queue_depth;
+        let mut hcfg = dev.host.clone();
+        hcfg.queue_depth = cfg.queue_depth;
         // Requests are striped per client request; the array's host queue
         // does not merge them (each dispatch is exactly one client request).
-        hcfg.host.max_merge_kib = 0;
-        let host = Host::new(&hcfg)?;
+        hcfg.max_merge_kib = 0;
+        // The scheduler is sized by one SSD (chips, capacity), as it always was.
+        let host = Host::new(&hcfg, ssds[0].geo.chips(), ssd_bytes)?;
         let chips = ssds.iter().map(|s| s.geo.chips()).sum();
         let mut sim = ArraySim {
             finished_slots: Vec::new(),

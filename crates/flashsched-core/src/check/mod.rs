@@ -1,6 +1,6 @@
 //! Check mode (`--check`, `RunOptions::check`, always on in the tests): a
 //! streaming checker fed every data movement of a device as it happens
-//! (the records of `device/oplog.rs`), with compact state and no log.
+//! (the records of [`record`]), with compact state and no log.
 //!
 //! * [`oracle`]: every read returns the newest version written before it
 //!   was issued, or newer; TRIMmed pages read as zeros (PAR/EAR hazards of
@@ -19,15 +19,16 @@
 pub mod flash;
 pub mod invariants;
 pub mod oracle;
+pub mod record;
 
-use crate::device::oplog::OpRecord;
 use crate::device::Ssd;
 use crate::error::SimError;
 use crate::flash::Geometry;
 use crate::ftl::Ftl;
-use crate::workload::Op;
+use crate::io::Op;
 use flash::FlashModel;
 use oracle::Oracle;
+use record::OpRecord;
 
 /// Streaming checker of one device.
 pub struct Checker {

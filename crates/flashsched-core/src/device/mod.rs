@@ -8,14 +8,15 @@
 //! matches flash), and a read re-checks its page when it starts (the block
 //! may have been erased by GC since the read was translated).
 
-pub mod oplog;
+pub mod config;
 pub mod parallel;
+pub mod sched;
 pub mod tx;
 
 use rustc_hash::FxHashMap;
 
+use crate::check::record::{OpRecord, OpTap};
 use crate::check::Checker;
-use crate::config::DeviceConfig;
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::channel::Channel;
@@ -24,11 +25,10 @@ use crate::flash::variation::Variation;
 use crate::flash::{Geometry, Timing};
 use crate::ftl::precondition::PreconditionReport;
 use crate::ftl::{Allocation, Ftl, Stream, NONE};
-use crate::sched::device::{self, PickCtx, TxScheduler};
-use crate::sched::host::DeviceView;
-use crate::workload::Op;
-use oplog::{OpRecord, OpTap};
+use crate::io::{DeviceView, Op};
+pub use config::{ControllerConfig, SsdSpec};
 use parallel::Parallelism;
+use sched::{PickCtx, TxCaps, TxScheduler};
 use tx::{Origin, Tx, TxArena, TxId, TxKind};
 
 /// `lpn` marker of an erase issued by [`Ssd::erase_trimmed_blocks`] (not
@@ -164,6 +164,7 @@ pub struct Ssd {
     /// Counts changes of the per-chip GC flags (`chip_in_gc`).
     gc_epoch: u64,
     sched: Box<dyn TxScheduler>,
+    sched_name: String,
     txs: TxArena,
     reqs: Vec<DevReq>,
     free_reqs: Vec<u32>,
@@ -209,30 +210,32 @@ pub struct Ssd {
 
 impl Ssd {
     /// Build a device, preconditioned as `cfg.ftl.precondition_fill` asks.
-    pub fn new(cfg: &DeviceConfig, seed: u64) -> SimResult<Ssd> {
+    pub fn new(cfg: SsdSpec, seed: u64) -> SimResult<Ssd> {
         cfg.validate()?;
-        let geo = Geometry::new(&cfg.geometry);
-        let mut ftl = Ftl::new(cfg, seed)?;
+        let geo = Geometry::new(cfg.geometry);
+        let mut ftl = Ftl::new(geo, cfg.ftl, seed)?;
         let precondition = ftl.precondition(cfg.ftl.precondition_fill, seed);
         let buffer_pages =
             (cfg.ftl.write_buffer_mib * 1024.0 * 1024.0 / geo.page_size as f64) as u32;
-        let timing = Timing::new(&cfg.timing, geo.page_size);
+        let timing = Timing::new(cfg.timing, geo.page_size);
         let xfer = timing.command + timing.xfer_page;
         let variation = cfg.variation.enabled.then(|| {
-            let v = Variation::new(&cfg.variation, geo.blocks(), ftl.erase_counts(), seed);
+            let v = Variation::new(cfg.variation, geo.blocks(), ftl.erase_counts(), seed);
             let keys = (0..geo.blocks())
                 .map(|b| v.program_ns(b, timing.program).min(u32::MAX as u64) as u32)
                 .collect();
             ftl.enable_speed_order(keys);
             v
         });
-        let c = &cfg.controller;
+        let c = cfg.controller;
         let us = |x: f64| (x * 1000.0).round() as Ns;
-        let sched = device::build(&c.scheduler, &geo, c)?;
+        let sched = sched::build_named(&c.scheduler, &c.sched, &geo)?;
+        let caps = sched.caps();
         Ok(Ssd {
-            suspends: sched.suspends(),
-            coordinates: sched.coordinates(),
-            per_die: sched.per_die(),
+            sched_name: c.scheduler.clone(),
+            suspends: caps.suspends,
+            coordinates: caps.coordinates,
+            per_die: caps.per_die,
             sched,
             timing,
             par: Parallelism::new(&geo),
@@ -278,6 +281,19 @@ impl Ssd {
             ftl,
             geo,
         })
+    }
+
+    /// Skip what `caps` says can be skipped (before the first request);
+    /// [`TxCaps::CONSERVATIVE`] skips nothing (the hint property tests).
+    pub fn use_caps(&mut self, caps: TxCaps) {
+        self.suspends = caps.suspends;
+        self.coordinates = caps.coordinates;
+        self.per_die = caps.per_die;
+    }
+
+    /// The transaction scheduler's registered name.
+    pub fn sched_name(&self) -> &str {
+        &self.sched_name
     }
 
     /// Logical capacity in bytes.
@@ -745,7 +761,7 @@ impl Ssd {
         }
         Err(SimError::Invalid(format!(
             "transaction scheduler `{}` kept changing its plan at t={now} ns ({MAX_DECIDE_PASSES} passes)",
-            self.sched.name()
+            self.sched_name
         )))
     }
 

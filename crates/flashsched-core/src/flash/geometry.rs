@@ -2,7 +2,80 @@
 //! index flat arrays: plane `p` belongs to die `p / planes_per_die`, die `d` to
 //! chip `d / dies_per_chip`, chip `c` to channel `c / chips_per_channel`.
 
-use crate::config::GeometryConfig;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{SimError, SimResult};
+
+/// Flash array shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeometryConfig {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    /// Page size in bytes.
+    pub page_size: u32,
+}
+
+impl GeometryConfig {
+    /// Range checks; each error names its key and the allowed range.
+    pub fn validate(&self) -> SimResult<()> {
+        let g = self;
+        let int_ranges: [(&str, u32, u32, u32); 7] = [
+            ("geometry.channels", g.channels, 1, 1024),
+            ("geometry.chips_per_channel", g.chips_per_channel, 1, 1024),
+            ("geometry.dies_per_chip", g.dies_per_chip, 1, 64),
+            ("geometry.planes_per_die", g.planes_per_die, 1, 64),
+            ("geometry.blocks_per_plane", g.blocks_per_plane, 2, 1 << 20),
+            ("geometry.pages_per_block", g.pages_per_block, 1, 65_535),
+            ("geometry.page_size", g.page_size, 512, 1 << 20),
+        ];
+        for (key, v, lo, hi) in int_ranges {
+            if v < lo || v > hi {
+                return Err(SimError::config(
+                    key,
+                    format!("{v} is outside [{lo}, {hi}]"),
+                ));
+            }
+        }
+        // Flash pages are 2^k bytes (2, 4, 8, 16 KiB ...); sector and page
+        // arithmetic relies on a whole number of 512-byte sectors per page.
+        if !g.page_size.is_power_of_two() {
+            return Err(SimError::config(
+                "geometry.page_size",
+                format!(
+                    "{} is not a power of two (512, 1024, 2048, 4096, ... bytes)",
+                    g.page_size
+                ),
+            ));
+        }
+        // Saturating: the ranges above allow products beyond u64.
+        let pages = [
+            g.chips_per_channel,
+            g.dies_per_chip,
+            g.planes_per_die,
+            g.blocks_per_plane,
+            g.pages_per_block,
+        ]
+        .iter()
+        .fold(u64::from(g.channels), |acc, &v| {
+            acc.saturating_mul(u64::from(v))
+        });
+        if pages >= u32::MAX as u64 {
+            return Err(SimError::config(
+                "geometry",
+                format!(
+                    "{pages} physical pages; at most {} are supported (u32 mapping)",
+                    u32::MAX - 1
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// Physical page number: `(plane * blocks_per_plane + block) * pages_per_block + page`.
 pub type Ppn = u32;

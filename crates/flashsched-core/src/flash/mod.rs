@@ -9,5 +9,6 @@ pub mod geometry;
 pub mod timing;
 pub mod variation;
 
-pub use geometry::{Geometry, Ppn};
-pub use timing::Timing;
+pub use geometry::{Geometry, GeometryConfig, Ppn};
+pub use timing::{Cell, Timing, TimingConfig};
+pub use variation::VariationConfig;

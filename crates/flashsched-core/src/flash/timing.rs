@@ -1,7 +1,66 @@
 //! Operation latencies in integer nanoseconds, precomputed from the config.
 
-use crate::config::TimingConfig;
+use serde::{Deserialize, Serialize};
+
 use crate::engine::Ns;
+use crate::error::{SimError, SimResult};
+
+/// NAND and bus timing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimingConfig {
+    /// Bits per cell, used for per-page-type latencies.
+    pub cell: Cell,
+    pub read_us: f64,
+    pub program_us: f64,
+    pub erase_us: f64,
+    /// Channel bus rate in MB/s (10^6 bytes per second); 0 = infinite (no bus).
+    pub channel_mb_s: f64,
+    /// Command/address overhead added to every flash operation.
+    #[serde(default)]
+    pub command_us: f64,
+    /// Vary read/program latency by page type (LSB/CSB/MSB) around the nominal.
+    #[serde(default)]
+    pub per_page_type: bool,
+}
+
+/// `timing.cell`: bits per cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Cell {
+    Slc,
+    Mlc,
+    Tlc,
+    Qlc,
+}
+
+impl TimingConfig {
+    /// Range checks; each error names its key and the allowed range.
+    pub fn validate(&self) -> SimResult<()> {
+        let t = self;
+        for (key, v, lo, hi) in [
+            ("timing.read_us", t.read_us, 0.001, 1e6),
+            ("timing.program_us", t.program_us, 0.001, 1e6),
+            ("timing.erase_us", t.erase_us, 0.001, 1e7),
+            ("timing.channel_mb_s", t.channel_mb_s, 0.0, 1e6),
+            ("timing.command_us", t.command_us, 0.0, 1e4),
+        ] {
+            range(key, v, lo, hi)?;
+        }
+        Ok(())
+    }
+}
+
+/// `v` lies in `[lo, hi]` (and is a number), else an error naming `key`.
+pub(crate) fn range(key: &str, v: f64, lo: f64, hi: f64) -> SimResult<()> {
+    if !(v.is_finite() && v >= lo && v <= hi) {
+        return Err(SimError::config(
+            key,
+            format!("{v} is outside [{lo}, {hi}]"),
+        ));
+    }
+    Ok(())
+}
 
 /// Latency model for one device.
 #[derive(Debug, Clone)]
@@ -33,11 +92,11 @@ impl Timing {
         // lower pages are faster; factors average to 1 so the nominal value is
         // the mean over a block.
         let (read_factor, program_factor) = if t.per_page_type {
-            match t.cell.as_str() {
-                "mlc" => (vec![0.8, 1.2], vec![0.5, 1.5]),
-                "tlc" => (vec![0.75, 1.0, 1.25], vec![0.4, 1.0, 1.6]),
-                "qlc" => (vec![0.7, 0.9, 1.1, 1.3], vec![0.3, 0.7, 1.3, 1.7]),
-                _ => (vec![], vec![]),
+            match t.cell {
+                Cell::Mlc => (vec![0.8, 1.2], vec![0.5, 1.5]),
+                Cell::Tlc => (vec![0.75, 1.0, 1.25], vec![0.4, 1.0, 1.6]),
+                Cell::Qlc => (vec![0.7, 0.9, 1.1, 1.3], vec![0.3, 0.7, 1.3, 1.7]),
+                Cell::Slc => (vec![], vec![]),
             }
         } else {
             (vec![], vec![])
@@ -81,7 +140,7 @@ mod tests {
 
     fn cfg() -> TimingConfig {
         TimingConfig {
-            cell: "mlc".into(),
+            cell: Cell::Mlc,
             read_us: 75.0,
             program_us: 750.0,
             erase_us: 3800.0,

@@ -13,9 +13,74 @@
 //! `tPROG = program_us · step_min / ΔVp` (VIOS §4: 600 µs at 0.3, inversely
 //! proportional to ΔVp). Reads and erases do not vary.
 
-use crate::config::VariationConfig;
+use serde::{Deserialize, Serialize};
+
 use crate::engine::Ns;
+use crate::error::{SimError, SimResult};
+use crate::flash::timing::range;
 use crate::rng::Rng;
+
+/// Process-variation model (docs/variation.md; VIOS §4, baselines §6.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VariationConfig {
+    /// Per-block program speeds from the variation model (every scheduler).
+    pub enabled: bool,
+    /// Wear stage of the device in P/E cycles (VIOS evaluates 6K/9K/12K/15K).
+    pub wear_pe: u32,
+    /// BER growth rate per 1000 P/E cycles: bounded Gaussian mean and sd.
+    pub ber_growth_mean: f64,
+    pub ber_growth_sd: f64,
+    /// The Gaussian is bounded to mean ± this many sd.
+    pub ber_bound_sd: f64,
+    /// Write step range and granularity (V); tPROG = program_us × step_min / ΔVp.
+    pub step_min: f64,
+    pub step_max: f64,
+    pub step_inc: f64,
+    /// Highest raw BER the ECC corrects (write-speed detection target).
+    pub ecc_ber: f64,
+    /// BER grows as (ΔVp / step_min)^exponent.
+    pub step_exponent: f64,
+}
+
+impl Default for VariationConfig {
+    fn default() -> Self {
+        VariationConfig {
+            enabled: false,
+            wear_pe: 12_000,
+            ber_growth_mean: 3.7e-4,
+            ber_growth_sd: 9e-5,
+            ber_bound_sd: 3.0,
+            step_min: 0.3,
+            step_max: 0.6,
+            step_inc: 0.03,
+            ecc_ber: 8.9e-3,
+            step_exponent: 2.0,
+        }
+    }
+}
+
+impl VariationConfig {
+    /// Range checks; each error names its key and the allowed range.
+    pub fn validate(&self) -> SimResult<()> {
+        let v = self;
+        range("variation.ber_growth_mean", v.ber_growth_mean, 1e-12, 1.0)?;
+        range("variation.ber_growth_sd", v.ber_growth_sd, 0.0, 1.0)?;
+        range("variation.ber_bound_sd", v.ber_bound_sd, 0.0, 10.0)?;
+        range("variation.step_min", v.step_min, 1e-3, 10.0)?;
+        range("variation.step_max", v.step_max, v.step_min, 10.0)?;
+        range("variation.step_inc", v.step_inc, 1e-4, 10.0)?;
+        range("variation.ecc_ber", v.ecc_ber, 1e-12, 1.0)?;
+        range("variation.step_exponent", v.step_exponent, 0.1, 10.0)?;
+        if v.wear_pe > 10_000_000 {
+            return Err(SimError::config(
+                "variation.wear_pe",
+                format!("{} is outside [0, 10000000]", v.wear_pe),
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// Per-block write step and program-latency factor.
 #[derive(Debug, Clone)]

@@ -8,14 +8,37 @@
 use crate::error::{SimError, SimResult};
 use crate::flash::Geometry;
 
-/// Allocation scheme.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Allocation scheme; in a config, `static:CWDP` (any order) or `dynamic`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub enum Allocation {
     /// Static striping; `order[i]` is the unit (0 = C, 1 = W, 2 = D, 3 = P)
     /// varying i-th fastest.
     Static { order: [u8; 4] },
     /// Least-loaded die (ties round-robin), decided when the write arrives.
     Dynamic,
+}
+
+impl TryFrom<String> for Allocation {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        Allocation::parse(&s).map_err(|e| match e {
+            SimError::Config { msg, .. } => msg,
+            other => other.to_string(),
+        })
+    }
+}
+
+impl From<Allocation> for String {
+    fn from(a: Allocation) -> String {
+        match a {
+            Allocation::Dynamic => "dynamic".into(),
+            Allocation::Static { order } => {
+                let letters: String = order.iter().map(|&u| b"CWDP"[u as usize] as char).collect();
+                format!("static:{letters}")
+            }
+        }
+    }
 }
 
 impl Allocation {

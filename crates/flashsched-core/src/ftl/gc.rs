@@ -2,7 +2,6 @@
 
 use super::BlockState;
 use crate::engine::Ns;
-use crate::error::{SimError, SimResult};
 use crate::rng::Rng;
 
 /// How GC picks the block to reclaim in a plane.
@@ -20,23 +19,27 @@ pub enum VictimPolicy {
     DChoice(u32),
 }
 
-pub const POLICY_NAMES: &[&str] = &["greedy", "cost-benefit", "random", "fifo", "d-choice"];
+/// `ftl.gc_policy`: the victim policy's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicy {
+    Greedy,
+    CostBenefit,
+    Random,
+    Fifo,
+    DChoice,
+}
 
 impl VictimPolicy {
-    pub fn parse(s: &str, d: u32) -> SimResult<VictimPolicy> {
-        Ok(match s {
-            "greedy" => VictimPolicy::Greedy,
-            "cost-benefit" => VictimPolicy::CostBenefit,
-            "random" => VictimPolicy::Random,
-            "fifo" => VictimPolicy::Fifo,
-            "d-choice" => VictimPolicy::DChoice(d.max(1)),
-            _ => {
-                return Err(SimError::config(
-                    "ftl.gc_policy",
-                    format!("`{s}` is not one of {}", POLICY_NAMES.join(", ")),
-                ))
-            }
-        })
+    /// The policy `p`; `d` candidates for d-choice.
+    pub fn new(p: GcPolicy, d: u32) -> VictimPolicy {
+        match p {
+            GcPolicy::Greedy => VictimPolicy::Greedy,
+            GcPolicy::CostBenefit => VictimPolicy::CostBenefit,
+            GcPolicy::Random => VictimPolicy::Random,
+            GcPolicy::Fifo => VictimPolicy::Fifo,
+            GcPolicy::DChoice => VictimPolicy::DChoice(d.max(1)),
+        }
     }
 }
 

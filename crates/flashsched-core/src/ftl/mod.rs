@@ -7,6 +7,7 @@
 //! mapping always reflects what is physically on flash.
 
 pub mod allocation;
+pub mod config;
 pub mod gc;
 pub mod map;
 pub mod precondition;
@@ -15,12 +16,13 @@ pub mod speed;
 use std::collections::VecDeque;
 
 pub use allocation::Allocation;
+pub use config::FtlConfig;
+pub use gc::GcPolicy;
 use gc::{Candidate, VictimPolicy};
 use map::PageMap;
 use speed::SpeedIndex;
 pub use speed::SpeedPref;
 
-use crate::config::DeviceConfig;
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::{Geometry, Ppn};
@@ -112,25 +114,18 @@ pub struct Ftl {
 }
 
 impl Ftl {
-    /// Logical pages exposed by a device built from `cfg`.
-    pub fn logical_pages_for(cfg: &DeviceConfig) -> u32 {
-        let phys = Geometry::new(&cfg.geometry).pages();
-        let logical = ((phys as f64) * (1.0 - cfg.ftl.overprovisioning)).floor() as u64;
+    /// Logical pages exposed by an FTL over `geo` configured by `cfg`.
+    pub fn logical_pages_for(geo: &Geometry, cfg: &FtlConfig) -> u32 {
+        let logical = ((geo.pages() as f64) * (1.0 - cfg.overprovisioning)).floor() as u64;
         logical.min(NONE as u64 - 1) as u32
     }
 
-    /// Logical capacity in bytes of a device built from `cfg`.
-    pub fn logical_bytes_for(cfg: &DeviceConfig) -> u64 {
-        Self::logical_pages_for(cfg) as u64 * cfg.geometry.page_size as u64
-    }
-
-    /// A fresh (all blocks erased) FTL for `cfg`.
-    pub fn new(cfg: &DeviceConfig, seed: u64) -> SimResult<Ftl> {
-        let geo = Geometry::new(&cfg.geometry);
+    /// A fresh (all blocks erased) FTL over `geo` configured by `cfg`.
+    pub fn new(geo: Geometry, cfg: &FtlConfig, seed: u64) -> SimResult<Ftl> {
         let phys = geo.pages();
-        let logical = Self::logical_pages_for(cfg);
+        let logical = Self::logical_pages_for(&geo, cfg);
         let nblocks = geo.blocks() as usize;
-        let thr = (cfg.ftl.gc_threshold * geo.blocks_per_plane as f64).ceil() as u32;
+        let thr = (cfg.gc_threshold * geo.blocks_per_plane as f64).ceil() as u32;
         let mut planes = Vec::with_capacity(geo.planes() as usize);
         for p in 0..geo.planes() {
             let first = p * geo.blocks_per_plane;
@@ -141,12 +136,12 @@ impl Ftl {
                 gc_active: false,
             });
         }
-        let alloc = Allocation::parse(&cfg.ftl.allocation)?;
+        let alloc = cfg.allocation;
         Ok(Ftl {
             geo,
             logical_pages: logical,
             alloc,
-            policy: VictimPolicy::parse(&cfg.ftl.gc_policy, cfg.ftl.gc_d_choice)?,
+            policy: VictimPolicy::new(cfg.gc_policy, cfg.gc_d_choice),
             gc_threshold_blocks: thr.max(2),
             l2p: PageMap::new(logical as usize),
             p2l: PageMap::new(phys as usize),
@@ -725,6 +720,7 @@ impl Ftl {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::DeviceConfig;
 
     fn tiny() -> Ftl {
         let cfg = DeviceConfig::load(
@@ -740,7 +736,7 @@ mod tests {
             ],
         )
         .unwrap();
-        Ftl::new(&cfg, 1).unwrap()
+        Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 1).unwrap()
     }
 
     #[test]
@@ -818,7 +814,7 @@ mod tests {
         for scheme in ["static:CWDP", "static:PDWC", "static:WCPD"] {
             let cfg =
                 DeviceConfig::load("vios-128g", &[format!("ftl.allocation={scheme}")]).unwrap();
-            let f = Ftl::new(&cfg, 1).unwrap();
+            let f = Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 1).unwrap();
             for lpn in (0..f.logical_pages).step_by(9973) {
                 assert_eq!(
                     f.static_plane(lpn),

@@ -149,6 +149,7 @@ impl Ftl {
 #[cfg(test)]
 mod tests {
     use crate::config::DeviceConfig;
+    use crate::flash::Geometry;
     use crate::ftl::{Ftl, Stream};
 
     fn small() -> Ftl {
@@ -160,7 +161,7 @@ mod tests {
             ],
         )
         .unwrap();
-        Ftl::new(&cfg, 3).unwrap()
+        Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 3).unwrap()
     }
 
     #[test]

@@ -1,11 +1,15 @@
 //! Host interface: block requests, the host scheduler in front of the device,
 //! and the device queue-depth limit (SATA NCQ 32, NVMe deep).
 
-use crate::config::DeviceConfig;
 use crate::engine::Ns;
 use crate::error::SimResult;
-use crate::sched::host::{self, DeviceView, Done, HostCtx, HostScheduler, Pick};
-use crate::workload::Op;
+use crate::io::{DeviceView, Op};
+use sched::{Done, HostCaps, HostCtx, HostEnv, HostScheduler, Pick};
+
+pub mod config;
+pub mod sched;
+
+pub use config::HostConfig;
 
 /// A block request as the host sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +48,7 @@ pub struct Issue {
 
 /// Host queue + scheduler + outstanding-request limit.
 pub struct Host {
+    name: String,
     pub queue_depth: u32,
     pub sched: Box<dyn HostScheduler>,
     slots: Vec<Slot>,
@@ -66,13 +71,21 @@ pub struct Host {
 }
 
 impl Host {
-    pub fn new(cfg: &DeviceConfig) -> SimResult<Host> {
-        let sched = host::build(&cfg.host.scheduler, cfg)?;
-        Ok(Host {
-            queue_depth: cfg.host.queue_depth,
-            skip_empty: sched.idle_when_empty(),
-            timers: sched.has_timers(),
-            observes: sched.observes_device(),
+    /// The host queue of a device with `chips` flash chips and
+    /// `logical_bytes` of capacity.
+    pub fn new(cfg: &HostConfig, chips: u32, logical_bytes: u64) -> SimResult<Host> {
+        let env = HostEnv {
+            max_merge_bytes: cfg.max_merge_kib as u64 * 1024,
+            chips,
+            logical_bytes,
+        };
+        let sched = sched::build_named(&cfg.scheduler, &cfg.sched, &env)?;
+        let mut host = Host {
+            name: cfg.scheduler.clone(),
+            queue_depth: cfg.queue_depth,
+            skip_empty: false,
+            timers: true,
+            observes: false,
             armed: None,
             held: 0,
             sched,
@@ -82,7 +95,22 @@ impl Host {
             scratch: Vec::new(),
             outstanding: 0,
             next_seq: 0,
-        })
+        };
+        host.use_caps(host.sched.caps());
+        Ok(host)
+    }
+
+    /// Skip what `caps` says can be skipped (before the first request);
+    /// [`HostCaps::CONSERVATIVE`] skips nothing (the hint property tests).
+    pub fn use_caps(&mut self, caps: HostCaps) {
+        self.skip_empty = caps.idle_when_empty;
+        self.timers = caps.timers;
+        self.observes = caps.observes_device;
+    }
+
+    /// The scheduler's registered name.
+    pub fn sched_name(&self) -> &str {
+        &self.name
     }
 
     /// Admit a new request into the host queue.

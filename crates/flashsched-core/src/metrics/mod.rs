@@ -9,7 +9,8 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::engine::{Ns, NS_PER_S};
-use crate::workload::Op;
+pub use crate::io::Completion;
+use crate::io::Op;
 pub use histogram::Histogram;
 pub use summary::{GcSummary, LatencySummary, Summary};
 
@@ -94,18 +95,6 @@ pub struct Metrics {
     pub bytes_written: u64,
     pub trims: u64,
     pub last_completion: Ns,
-}
-
-/// One completed request.
-#[derive(Debug, Clone, Copy)]
-pub struct Completion {
-    pub arrival: Ns,
-    pub dispatch: Ns,
-    pub complete: Ns,
-    pub op: Op,
-    pub offset: u64,
-    pub size: u32,
-    pub stream: u32,
 }
 
 impl Metrics {

@@ -7,7 +7,7 @@ use super::synthetic::SyntheticSpec;
 use super::{IoRecord, Poll, Workload};
 use crate::engine::Ns;
 use crate::error::SimResult;
-use crate::metrics::Completion;
+use crate::io::Completion;
 
 /// Workloads run in sequence; each phase sees time from its own start.
 /// Completions of requests issued by an earlier phase are not passed on.

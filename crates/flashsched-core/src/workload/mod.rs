@@ -11,27 +11,7 @@ pub mod trace;
 
 use crate::engine::Ns;
 use crate::error::SimResult;
-use crate::metrics::Completion;
-
-/// Direction of a block request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Op {
-    Read,
-    Write,
-    /// Discard/TRIM of the range: invalidates mapped pages, no flash I/O.
-    Trim,
-}
-
-impl Op {
-    /// Short lowercase name used in tables and DataFrames.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Op::Read => "read",
-            Op::Write => "write",
-            Op::Trim => "trim",
-        }
-    }
-}
+pub use crate::io::{Completion, Op};
 
 /// One block request as read from a trace or produced by a generator, before
 /// replay adjustments. Offsets and sizes are in bytes.

@@ -28,7 +28,7 @@ use super::synthetic::parse_bytes;
 use super::{IoRecord, Poll, Workload};
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
-use crate::metrics::Completion;
+use crate::io::Completion;
 use crate::rng::Rng;
 use crate::workload::Op;
 

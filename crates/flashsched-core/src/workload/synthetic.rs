@@ -13,7 +13,7 @@
 use super::{IoRecord, Poll, Workload};
 use crate::engine::{Ns, NS_PER_MS, NS_PER_S, NS_PER_US};
 use crate::error::{SimError, SimResult};
-use crate::metrics::Completion;
+use crate::io::Completion;
 use crate::rng::Rng;
 use crate::workload::Op;
 

@@ -8,7 +8,7 @@
 //! `controller.program_loops` / `erase_loops`), pays `suspend_us`, serves the
 //! queued reads, and resumes the operation with `resume_us` overhead. Rules:
 //! - at most one suspended operation per die (the device enforces it);
-//! - only if at least `suspend_min_remaining_{program,erase}_us` of the
+//! - only if at least `min_remaining_{program,erase}_us` of the
 //!   operation remains after the boundary (not worth it otherwise);
 //! - with `write_suspend_erase`, a user program may suspend an erase too;
 //! - starvation guard: once `write_queue_limit` writes wait on a die, reads
@@ -20,11 +20,14 @@
 
 use std::collections::VecDeque;
 
-use super::{PickCtx, TxScheduler};
-use crate::config::ControllerConfig;
+use serde::{Deserialize, Serialize};
+
+use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
 use crate::device::tx::{Tx, TxId, TxKind};
 use crate::engine::Ns;
+use crate::error::SimResult;
 use crate::flash::Geometry;
+use crate::registry::{check_range, Params};
 
 #[derive(Debug, Clone, Default)]
 struct DieQueues {
@@ -53,21 +56,87 @@ fn take_first(q: &mut VecDeque<TxId>, ctx: &PickCtx, pred: impl Fn(&Tx) -> bool)
     q.remove(pos)
 }
 
-impl PeSuspend {
-    pub fn new(g: &Geometry, c: &ControllerConfig) -> Self {
+/// `[controller.pe-suspend]` tunables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PeSuspendParams {
+    /// Suspend programs for reads.
+    pub suspend_program: bool,
+    /// Suspend erases for reads.
+    pub suspend_erase: bool,
+    /// Writes may suspend erases too (Wu & He, JSA'14 "write-suspend-erase").
+    pub write_suspend_erase: bool,
+    /// A program is only suspended if at least this much of it remains after
+    /// the next phase boundary.
+    pub min_remaining_program_us: f64,
+    /// Same for erases.
+    pub min_remaining_erase_us: f64,
+    /// Writes queued on a die at which reads stop being preferred
+    /// (starvation guard).
+    pub write_queue_limit: u32,
+}
+
+impl Default for PeSuspendParams {
+    fn default() -> Self {
+        PeSuspendParams {
+            suspend_program: true,
+            suspend_erase: true,
+            write_suspend_erase: false,
+            min_remaining_program_us: 50.0,
+            min_remaining_erase_us: 100.0,
+            write_queue_limit: 64,
+        }
+    }
+}
+
+impl Params for PeSuspendParams {
+    fn validate(&self, key: &str) -> SimResult<()> {
+        let p = self;
+        check_range(
+            key,
+            "min_remaining_program_us",
+            p.min_remaining_program_us,
+            0.0,
+            1e6,
+        )?;
+        check_range(
+            key,
+            "min_remaining_erase_us",
+            p.min_remaining_erase_us,
+            0.0,
+            1e7,
+        )?;
+        check_range(
+            key,
+            "write_queue_limit",
+            p.write_queue_limit as f64,
+            1.0,
+            1e6,
+        )
+    }
+}
+
+impl TxSchedulerType for PeSuspend {
+    const NAME: &'static str = "pe-suspend";
+    const ABOUT: &'static str = "read priority with program/erase suspension (Wu & He)";
+    type Params = PeSuspendParams;
+
+    fn new(p: PeSuspendParams, g: &Geometry) -> Self {
         let ns = |us: f64| (us * 1000.0).round() as Ns;
         PeSuspend {
             dies: vec![DieQueues::default(); g.dies() as usize],
             pending: 0,
-            suspend_program: c.suspend_program,
-            suspend_erase: c.suspend_erase,
-            write_suspend_erase: c.write_suspend_erase,
-            min_program: ns(c.suspend_min_remaining_program_us),
-            min_erase: ns(c.suspend_min_remaining_erase_us),
-            write_limit: c.write_queue_limit as usize,
+            suspend_program: p.suspend_program,
+            suspend_erase: p.suspend_erase,
+            write_suspend_erase: p.write_suspend_erase,
+            min_program: ns(p.min_remaining_program_us),
+            min_erase: ns(p.min_remaining_erase_us),
+            write_limit: p.write_queue_limit as usize,
         }
     }
+}
 
+impl PeSuspend {
     fn took(&mut self, id: Option<TxId>) -> Option<TxId> {
         if id.is_some() {
             self.pending -= 1;
@@ -77,10 +146,6 @@ impl PeSuspend {
 }
 
 impl TxScheduler for PeSuspend {
-    fn name(&self) -> &'static str {
-        "pe-suspend"
-    }
-
     fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
         let q = &mut self.dies[tx.die as usize];
         match tx.kind {
@@ -108,12 +173,12 @@ impl TxScheduler for PeSuspend {
         self.pending
     }
 
-    fn per_die(&self) -> bool {
-        true
-    }
-
-    fn suspends(&self) -> bool {
-        true
+    fn caps(&self) -> TxCaps {
+        TxCaps {
+            per_die: true,
+            coordinates: false,
+            suspends: true,
+        }
     }
 
     fn preempt(&mut self, die: u32, running: &Tx, remaining: Ns, ctx: &PickCtx) -> Option<TxId> {

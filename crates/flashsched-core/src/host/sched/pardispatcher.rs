@@ -16,12 +16,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::merge::Merger;
-use super::{check_range, ms, HostCtx, HostScheduler, Pick};
-use crate::config::DeviceConfig;
+use super::{check_range, ms, HostCtx, HostEnv, HostScheduler, HostSchedulerType, Pick};
 use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::host::HostRequest;
-use crate::workload::Op;
+use crate::io::Op;
+use crate::registry::Params;
 
 /// `[host.pardispatcher]` parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,24 +48,13 @@ impl Default for ParDispatcherParams {
     }
 }
 
-impl ParDispatcherParams {
-    pub fn validate(&self) -> SimResult<()> {
-        let k = "host.pardispatcher.";
-        check_range(&format!("{k}regions"), self.regions as f64, 0.0, 1e6)?;
-        check_range(&format!("{k}batch"), self.batch as f64, 1.0, 1e6)?;
-        check_range(
-            &format!("{k}writes_starved"),
-            self.writes_starved as f64,
-            0.0,
-            1e6,
-        )?;
-        check_range(&format!("{k}read_expire_ms"), self.read_expire_ms, 0.0, 1e7)?;
-        check_range(
-            &format!("{k}write_expire_ms"),
-            self.write_expire_ms,
-            0.0,
-            1e7,
-        )
+impl Params for ParDispatcherParams {
+    fn validate(&self, key: &str) -> SimResult<()> {
+        check_range(key, "regions", self.regions as f64, 0.0, 1e6)?;
+        check_range(key, "batch", self.batch as f64, 1.0, 1e6)?;
+        check_range(key, "writes_starved", self.writes_starved as f64, 0.0, 1e6)?;
+        check_range(key, "read_expire_ms", self.read_expire_ms, 0.0, 1e7)?;
+        check_range(key, "write_expire_ms", self.write_expire_ms, 0.0, 1e7)
     }
 }
 
@@ -98,23 +87,6 @@ pub struct ParDispatcher {
 }
 
 impl ParDispatcher {
-    pub fn new(cfg: &DeviceConfig) -> Self {
-        let p = cfg.host.pardispatcher.clone();
-        let chips = cfg.geometry.channels * cfg.geometry.chips_per_channel;
-        let n = if p.regions == 0 { chips } else { p.regions }.max(1);
-        let cap = crate::ftl::Ftl::logical_bytes_for(cfg);
-        ParDispatcher {
-            expire: [ms(p.read_expire_ms), ms(p.write_expire_ms)],
-            p,
-            regions: (0..n).map(|_| Region::default()).collect(),
-            region_bytes: cap.div_ceil(n as u64).max(1),
-            cur: 0,
-            turn: None,
-            held: 0,
-            merger: Merger::new(cfg.host.max_merge_kib as u64 * 1024),
-        }
-    }
-
     /// Take the next request of direction `d` in region `r` (sweep order).
     fn take(&mut self, r: usize, d: usize, now: Ns) -> Option<u32> {
         let reg = &mut self.regions[r];
@@ -166,11 +138,30 @@ impl ParDispatcher {
     }
 }
 
-impl HostScheduler for ParDispatcher {
-    fn name(&self) -> &'static str {
-        "pardispatcher"
-    }
+impl HostSchedulerType for ParDispatcher {
+    const NAME: &'static str = "pardispatcher";
+    const ABOUT: &'static str =
+        "ParDispatcher: requests spread over chip regions in parallel batches";
+    type Params = ParDispatcherParams;
 
+    fn new(p: ParDispatcherParams, env: &HostEnv) -> Self {
+        let chips = env.chips;
+        let n = if p.regions == 0 { chips } else { p.regions }.max(1);
+        let cap = env.logical_bytes;
+        ParDispatcher {
+            expire: [ms(p.read_expire_ms), ms(p.write_expire_ms)],
+            p,
+            regions: (0..n).map(|_| Region::default()).collect(),
+            region_bytes: cap.div_ceil(n as u64).max(1),
+            cur: 0,
+            turn: None,
+            held: 0,
+            merger: Merger::new(env.max_merge_bytes),
+        }
+    }
+}
+
+impl HostScheduler for ParDispatcher {
     fn enqueue(&mut self, req: &HostRequest, now: Ns) {
         self.held += 1;
         // Elevator-core back merge (the lead keeps its offset and place).

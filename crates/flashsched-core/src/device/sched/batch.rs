@@ -9,7 +9,7 @@
 //! intersection and union are word-wise AND/OR, O(1) for up to 64 units.
 //!
 //! Reads and writes have separate batch lists; read batches go first, with
-//! at most `piq_max_read_batches` read batches released in a row while write
+//! at most `max_read_batches` read batches released in a row while write
 //! batches wait (bounded write starvation). Issue is per sub-request (a
 //! request's pages on one chip, VIOS §3.3): scanning batches in order, channel
 //! batch by channel batch, a sub-request is handed to its dies' ready queues
@@ -168,23 +168,12 @@ impl BatchQueue {
 
 /// The parallel unit conflicts are detected on (PIQ: chip in the MSST'14
 /// paper, die or plane in the TCAD'18 extension; VIOS: chip).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Unit {
     Chip,
     Die,
     Plane,
-}
-
-impl Unit {
-    /// Parse `chip`, `die` or `plane`.
-    pub fn parse(s: &str) -> Option<Unit> {
-        match s {
-            "chip" => Some(Unit::Chip),
-            "die" => Some(Unit::Die),
-            "plane" => Some(Unit::Plane),
-            _ => None,
-        }
-    }
 }
 
 /// The conflict unit `t` uses.

@@ -10,7 +10,7 @@
 //!   of different types on the same die; different dies interleave and
 //!   same-type requests on different planes share the die (multiplane).
 //! - Adaptive dispatching (§III-B, Algorithms 1–3): with the dispatching
-//!   region (user programs waiting, capacity `aos_dispatch_region_pages`)
+//!   region (user programs waiting, capacity `dispatch_region_pages`)
 //!   full → program preference; else with no pending read → erase
 //!   preference; else read preference. Reads under read preference enter
 //!   the RS without a conflict check (Alg. 1 lines 2–5); everything else is
@@ -32,11 +32,14 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
-use super::{PickCtx, TxScheduler};
-use crate::config::ControllerConfig;
+use serde::{Deserialize, Serialize};
+
+use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
 use crate::device::tx::{Origin, Tx, TxId, TxKind};
 use crate::engine::Ns;
+use crate::error::SimResult;
 use crate::flash::Geometry;
+use crate::registry::{check_range, Params};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Class {
@@ -82,10 +85,44 @@ pub struct Aos {
     multiplane: bool,
 }
 
-impl Aos {
-    pub fn new(g: &Geometry, c: &ControllerConfig) -> Self {
-        let region_cap = if c.aos_dispatch_region_pages > 0 {
-            c.aos_dispatch_region_pages as usize
+/// `[controller.aos]` tunables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AosParams {
+    /// Dispatching region (program pending queue capacity) in pages;
+    /// 0 = 1 MiB worth of pages (half of the paper's 2 MB write buffer).
+    pub dispatch_region_pages: u32,
+    /// Re-ordering set capacity per chip (the paper: 2 × chips entries).
+    pub rs_per_chip: u32,
+    /// Same-type requests on different planes of one die may share the
+    /// re-ordering set (multiplane sharing, §III-A Eq. 4).
+    pub multiplane: bool,
+}
+
+impl Default for AosParams {
+    fn default() -> Self {
+        AosParams {
+            dispatch_region_pages: 0,
+            rs_per_chip: 2,
+            multiplane: true,
+        }
+    }
+}
+
+impl Params for AosParams {
+    fn validate(&self, key: &str) -> SimResult<()> {
+        check_range(key, "rs_per_chip", self.rs_per_chip as f64, 1.0, 1e6)
+    }
+}
+
+impl TxSchedulerType for Aos {
+    const NAME: &'static str = "aos";
+    const ABOUT: &'static str = "AOS: adaptive out-of-order dispatch through a re-ordering set";
+    type Params = AosParams;
+
+    fn new(c: AosParams, g: &Geometry) -> Self {
+        let region_cap = if c.dispatch_region_pages > 0 {
+            c.dispatch_region_pages as usize
         } else {
             ((1usize << 20) / g.page_size as usize).max(1)
         };
@@ -97,7 +134,7 @@ impl Aos {
             erases: VecDeque::new(),
             rs: vec![VecDeque::new(); g.chips() as usize],
             rs_len: 0,
-            rs_cap: c.aos_rs_per_chip as usize * g.chips() as usize,
+            rs_cap: c.rs_per_chip as usize * g.chips() as usize,
             prio: vec![0; g.chips() as usize],
             rr_channel: 0,
             region_used: 0,
@@ -108,17 +145,19 @@ impl Aos {
             wakes: Vec::new(),
             scratch: Vec::new(),
             chip_order: Vec::new(),
-            multiplane: c.aos_multiplane,
+            multiplane: c.multiplane,
         }
     }
+}
 
+impl Aos {
     fn chip(&self, t: &Tx) -> usize {
         self.geo.chip_of_die(t.die) as usize
     }
 
     /// Eq. 4 plus die interleaving: requests on different dies of a chip
     /// never conflict; same-type requests on different planes of a die share
-    /// it (multiplane) unless `controller.aos_multiplane = false`.
+    /// it (multiplane) unless `controller.aos.multiplane = false`.
     fn conflicts(&self, t: &Tx, ctx: &PickCtx) -> bool {
         let c = class(t);
         self.rs[self.chip(t)].iter().any(|&id| {
@@ -299,10 +338,6 @@ impl Aos {
 }
 
 impl TxScheduler for Aos {
-    fn name(&self) -> &'static str {
-        "aos"
-    }
-
     fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
         self.pending += 1;
         match class(tx) {
@@ -325,8 +360,12 @@ impl TxScheduler for Aos {
         }
     }
 
-    fn coordinates(&self) -> bool {
-        true
+    fn caps(&self) -> TxCaps {
+        TxCaps {
+            per_die: false,
+            coordinates: true,
+            suspends: false,
+        }
     }
 
     fn prepare(&mut self, ctx: &PickCtx) {

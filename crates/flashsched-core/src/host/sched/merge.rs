@@ -6,7 +6,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::host::HostRequest;
-use crate::workload::Op;
+use crate::io::Op;
 
 #[derive(Debug, Clone, Default)]
 struct Group {

@@ -4,10 +4,11 @@
 
 use std::collections::VecDeque;
 
-use super::{PickCtx, TxScheduler};
+use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
 use crate::device::tx::{Tx, TxId};
 use crate::engine::Ns;
 use crate::flash::Geometry;
+use crate::registry::NoParams;
 
 /// Arrival-order transaction scheduler.
 pub struct Fifo {
@@ -15,8 +16,12 @@ pub struct Fifo {
     pending: usize,
 }
 
-impl Fifo {
-    pub fn new(g: &Geometry) -> Self {
+impl TxSchedulerType for Fifo {
+    const NAME: &'static str = "fifo";
+    const ABOUT: &'static str = "per-die queues in arrival order; idle dies pull work";
+    type Params = NoParams;
+
+    fn new(_: NoParams, g: &Geometry) -> Self {
         Fifo {
             queues: vec![VecDeque::new(); g.dies() as usize],
             pending: 0,
@@ -25,10 +30,6 @@ impl Fifo {
 }
 
 impl TxScheduler for Fifo {
-    fn name(&self) -> &'static str {
-        "fifo"
-    }
-
     fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
         self.queues[tx.die as usize].push_back(id);
         self.pending += 1;
@@ -54,7 +55,11 @@ impl TxScheduler for Fifo {
         self.pending
     }
 
-    fn per_die(&self) -> bool {
-        true
+    fn caps(&self) -> TxCaps {
+        TxCaps {
+            per_die: true,
+            coordinates: false,
+            suspends: false,
+        }
     }
 }

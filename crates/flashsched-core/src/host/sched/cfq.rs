@@ -31,12 +31,12 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::merge::Merger;
-use super::{check_range, ms, Done, HostCtx, HostScheduler, Pick};
-use crate::config::DeviceConfig;
+use super::{check_range, ms, Done, HostCtx, HostEnv, HostScheduler, HostSchedulerType, Pick};
 use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::host::HostRequest;
-use crate::workload::Op;
+use crate::io::Op;
+use crate::registry::Params;
 
 /// `[host.cfq]` tunables (Linux defaults).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,36 +65,27 @@ impl Default for CfqParams {
     }
 }
 
-impl CfqParams {
-    pub fn validate(&self) -> SimResult<()> {
-        let k = "host.cfq.";
-        check_range(&format!("{k}quantum"), self.quantum as f64, 1.0, 1e6)?;
-        check_range(&format!("{k}slice_sync_ms"), self.slice_sync_ms, 0.001, 1e6)?;
+impl Params for CfqParams {
+    fn validate(&self, key: &str) -> SimResult<()> {
+        check_range(key, "quantum", self.quantum as f64, 1.0, 1e6)?;
+        check_range(key, "slice_sync_ms", self.slice_sync_ms, 0.001, 1e6)?;
+        check_range(key, "slice_async_ms", self.slice_async_ms, 0.001, 1e6)?;
+        check_range(key, "slice_async_rq", self.slice_async_rq as f64, 1.0, 1e6)?;
         check_range(
-            &format!("{k}slice_async_ms"),
-            self.slice_async_ms,
-            0.001,
-            1e6,
-        )?;
-        check_range(
-            &format!("{k}slice_async_rq"),
-            self.slice_async_rq as f64,
-            1.0,
-            1e6,
-        )?;
-        check_range(
-            &format!("{k}fifo_expire_sync_ms"),
+            key,
+            "fifo_expire_sync_ms",
             self.fifo_expire_sync_ms,
             0.0,
             1e7,
         )?;
         check_range(
-            &format!("{k}fifo_expire_async_ms"),
+            key,
+            "fifo_expire_async_ms",
             self.fifo_expire_async_ms,
             0.0,
             1e7,
         )?;
-        check_range(&format!("{k}slice_idle_ms"), self.slice_idle_ms, 0.0, 1e6)
+        check_range(key, "slice_idle_ms", self.slice_idle_ms, 0.0, 1e6)
     }
 }
 
@@ -133,27 +124,6 @@ pub struct Cfq {
 const ASYNC: usize = 0;
 
 impl Cfq {
-    pub fn new(cfg: &DeviceConfig) -> Self {
-        let p = cfg.host.cfq.clone();
-        Cfq {
-            p,
-            queues: vec![Queue::default()],
-            by_stream: FxHashMap::default(),
-            tree: VecDeque::new(),
-            active: None,
-            slice_end: 0,
-            slice_new: false,
-            slice_dispatched: 0,
-            fifo_checked: false,
-            owner: Vec::new(),
-            in_flight_sync: 0,
-            busy_sync: 0,
-            last_delayed_sync: None,
-            held: 0,
-            merger: Merger::new(cfg.host.max_merge_kib as u64 * 1024),
-        }
-    }
-
     fn busy_queues(&self) -> usize {
         self.tree.len() + usize::from(self.active.is_some_and(|q| !self.queues[q].fifo.is_empty()))
     }
@@ -243,11 +213,33 @@ impl Cfq {
     }
 }
 
-impl HostScheduler for Cfq {
-    fn name(&self) -> &'static str {
-        "cfq"
-    }
+impl HostSchedulerType for Cfq {
+    const NAME: &'static str = "cfq";
+    const ABOUT: &'static str = "CFQ: per-stream queues served in time slices (NCQ SSD, no idling)";
+    type Params = CfqParams;
 
+    fn new(p: CfqParams, env: &HostEnv) -> Self {
+        Cfq {
+            p,
+            queues: vec![Queue::default()],
+            by_stream: FxHashMap::default(),
+            tree: VecDeque::new(),
+            active: None,
+            slice_end: 0,
+            slice_new: false,
+            slice_dispatched: 0,
+            fifo_checked: false,
+            owner: Vec::new(),
+            in_flight_sync: 0,
+            busy_sync: 0,
+            last_delayed_sync: None,
+            held: 0,
+            merger: Merger::new(env.max_merge_bytes),
+        }
+    }
+}
+
+impl HostScheduler for Cfq {
     fn enqueue(&mut self, req: &HostRequest, now: Ns) {
         self.held += 1;
         // Elevator-core back merge (the lead keeps its queue and place).

@@ -4,7 +4,7 @@
 //! as it happens to the streaming checker in [`crate::check`].
 
 use crate::check::Checker;
-use crate::workload::Op;
+use crate::io::Op;
 
 /// One data movement. `id` numbers user page reads in submission order;
 /// `seq` numbers user page writes in submission order (0 = data written

@@ -21,20 +21,19 @@ mod pe_suspend;
 mod piq;
 mod vios;
 
-use super::Registry;
-use crate::config::ControllerConfig;
 use crate::device::tx::{Origin, Tx, TxArena, TxId, TxKind};
 use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::flash::Geometry;
 use crate::ftl::{Ftl, SpeedPref, Stream};
+use crate::registry::{self, Entry, Params, Registry, SchedTables};
 
-pub use aos::Aos;
-pub use batch::{BatchQueue, ChipSet};
+pub use aos::{Aos, AosParams};
+pub use batch::{BatchQueue, ChipSet, Unit};
 pub use fifo::Fifo;
-pub use pe_suspend::PeSuspend;
-pub use piq::Piq;
-pub use vios::Vios;
+pub use pe_suspend::{PeSuspend, PeSuspendParams};
+pub use piq::{Piq, PiqParams};
+pub use vios::{Vios, ViosParams};
 
 /// What a scheduler may consult when choosing work for a die.
 pub struct PickCtx<'a> {
@@ -60,9 +59,34 @@ impl PickCtx<'_> {
     }
 }
 
+/// Fast-path hints a transaction scheduler gives about itself. Each lets the
+/// device skip work; a wrong hint changes results silently, so the
+/// every-scheduler property test runs each scheduler with
+/// [`TxCaps::CONSERVATIVE`] too and requires identical summaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TxCaps {
+    /// `pick(die)` only looks at `die`'s own transactions and returns `None`
+    /// when it has none: the device then skips asking for a die with no
+    /// queued work.
+    pub per_die: bool,
+    /// The scheduler plans across dies (`prepare`, `wakes`); the device
+    /// skips both calls otherwise.
+    pub coordinates: bool,
+    /// `preempt` may return work (else the device skips the suspension path).
+    pub suspends: bool,
+}
+
+impl TxCaps {
+    /// Hints that skip nothing: always correct, slowest.
+    pub const CONSERVATIVE: TxCaps = TxCaps {
+        per_die: false,
+        coordinates: true,
+        suspends: true,
+    };
+}
+
 /// A flash transaction scheduler.
 pub trait TxScheduler: Send {
-    fn name(&self) -> &'static str;
     /// A new transaction is ready (its die is `tx.die`).
     fn push(&mut self, id: TxId, tx: &Tx, now: Ns);
     /// Choose the next transaction to start on idle `die`, removing it from
@@ -70,26 +94,18 @@ pub trait TxScheduler: Send {
     fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId>;
     /// Transactions queued (not yet started).
     fn pending(&self) -> usize;
-    /// Whether `pick(die)` only looks at `die`'s own transactions and does
-    /// nothing when it has none: the device then skips asking for a die with
-    /// no queued work.
-    fn per_die(&self) -> bool {
-        false
-    }
-    /// Whether this scheduler uses `prepare` and `wakes` (schedulers that
-    /// plan across dies); the device skips both calls otherwise.
-    fn coordinates(&self) -> bool {
-        false
+    /// Fast-path hints (see [`TxCaps`]); asked once, when the device is built.
+    fn caps(&self) -> TxCaps {
+        TxCaps {
+            per_die: false,
+            coordinates: false,
+            suspends: false,
+        }
     }
     /// Called once per decide phase before any die is offered work.
     fn prepare(&mut self, _ctx: &PickCtx) {}
     /// Append dies that should be offered work (and clear the list).
     fn wakes(&mut self, _out: &mut Vec<u32>) {}
-    /// Whether `preempt` may ever return work (lets the device skip the
-    /// suspension path entirely otherwise).
-    fn suspends(&self) -> bool {
-        false
-    }
     /// `die` runs (or has suspended) `running`, a program or erase with
     /// `remaining` ns left after its next phase boundary: return a queued
     /// transaction to run in a suspension, removing it from the queues.
@@ -108,17 +124,42 @@ pub trait TxScheduler: Send {
     }
 }
 
-type Ctor = fn(&Geometry, &ControllerConfig) -> Box<dyn TxScheduler>;
+/// A transaction scheduler type, registered with one line: `entry::<T>()`.
+pub trait TxSchedulerType: TxScheduler + Sized + 'static {
+    /// Name in configs and on the command line.
+    const NAME: &'static str;
+    /// One line for listings.
+    const ABOUT: &'static str;
+    /// Its `[controller.<NAME>]` table.
+    type Params: Params;
+    fn new(params: Self::Params, geo: &Geometry) -> Self;
+}
 
-/// The registry: name → constructor.
-const REGISTRY: Registry<Ctor> = Registry {
+type Build = fn(&toml::Value, &str, &Geometry) -> SimResult<Box<dyn TxScheduler>>;
+
+/// The registry entry of scheduler type `S`.
+pub const fn entry<S: TxSchedulerType>() -> Entry<Build> {
+    Entry::new::<S::Params>(S::NAME, S::ABOUT, build::<S>)
+}
+
+fn build<S: TxSchedulerType>(
+    table: &toml::Value,
+    key: &str,
+    geo: &Geometry,
+) -> SimResult<Box<dyn TxScheduler>> {
+    Ok(Box::new(S::new(registry::parse(table, key)?, geo)))
+}
+
+/// The transaction schedulers, in listing order.
+pub const REGISTRY: Registry<Build> = Registry {
     kind: "device scheduler",
+    section: "controller",
     entries: &[
-        ("fifo", |g, _| Box::new(Fifo::new(g))),
-        ("piq", |g, c| Box::new(Piq::new(g, c))),
-        ("pe-suspend", |g, c| Box::new(PeSuspend::new(g, c))),
-        ("aos", |g, c| Box::new(Aos::new(g, c))),
-        ("vios", |g, c| Box::new(Vios::new(g, c))),
+        entry::<Fifo>(),
+        entry::<Piq>(),
+        entry::<PeSuspend>(),
+        entry::<Aos>(),
+        entry::<Vios>(),
     ],
 };
 
@@ -127,16 +168,13 @@ pub fn names() -> Vec<&'static str> {
     REGISTRY.names()
 }
 
-/// Error unless `name` is registered.
-pub fn check_name(name: &str) -> SimResult<()> {
-    REGISTRY.get(name).map(|_| ())
-}
-
-/// Build the scheduler called `name`.
-pub fn build(
+/// Build the scheduler called `name` with its tunables from `tables`
+/// (`[controller.<name>]`; defaults where absent).
+pub fn build_named(
     name: &str,
+    tables: &SchedTables,
     geo: &Geometry,
-    cfg: &ControllerConfig,
 ) -> SimResult<Box<dyn TxScheduler>> {
-    Ok(REGISTRY.get(name)?(geo, cfg))
+    let (table, key) = REGISTRY.table_of(name, tables)?;
+    (REGISTRY.get(name)?.build)(&table, &key, geo)
 }

@@ -17,12 +17,12 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use super::merge::Merger;
-use super::{check_range, ms, Done, HostCtx, HostScheduler, Pick};
-use crate::config::DeviceConfig;
+use super::{check_range, ms, Done, HostCtx, HostEnv, HostScheduler, HostSchedulerType, Pick};
 use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::host::HostRequest;
-use crate::workload::Op;
+use crate::io::Op;
+use crate::registry::Params;
 
 /// `[host.kyber]` tunables.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,11 +43,11 @@ impl Default for KyberParams {
     }
 }
 
-impl KyberParams {
-    pub fn validate(&self) -> SimResult<()> {
-        check_range("host.kyber.read_lat_us", self.read_lat_us, 1.0, 1e9)?;
-        check_range("host.kyber.write_lat_us", self.write_lat_us, 1.0, 1e9)?;
-        check_range("host.kyber.window_ms", self.window_ms, 0.001, 1e7)
+impl Params for KyberParams {
+    fn validate(&self, key: &str) -> SimResult<()> {
+        check_range(key, "read_lat_us", self.read_lat_us, 1.0, 1e9)?;
+        check_range(key, "write_lat_us", self.write_lat_us, 1.0, 1e9)?;
+        check_range(key, "window_ms", self.window_ms, 0.001, 1e7)
     }
 }
 
@@ -120,27 +120,6 @@ fn domain(op: Op) -> usize {
 }
 
 impl Kyber {
-    pub fn new(cfg: &DeviceConfig) -> Self {
-        let p = &cfg.host.kyber;
-        let us = |v: f64| (v * 1000.0) as Ns;
-        Kyber {
-            target: [us(p.read_lat_us), us(p.write_lat_us), ms(5000.0), 0],
-            window: ms(p.window_ms),
-            queues: Default::default(),
-            depth: DEPTH,
-            in_flight: [0; DOMAINS],
-            cur: 0,
-            batching: 0,
-            domain_of: Vec::new(),
-            total: Default::default(),
-            io: Default::default(),
-            p99: [None; DOMAINS],
-            last_adjust: 0,
-            held: 0,
-            merger: Merger::new(cfg.host.max_merge_kib as u64 * 1024),
-        }
-    }
-
     fn take(&mut self, d: usize) -> Option<u32> {
         if self.in_flight[d] >= self.depth[d] {
             return None;
@@ -179,11 +158,34 @@ impl Kyber {
     }
 }
 
-impl HostScheduler for Kyber {
-    fn name(&self) -> &'static str {
-        "kyber"
-    }
+impl HostSchedulerType for Kyber {
+    const NAME: &'static str = "kyber";
+    const ABOUT: &'static str =
+        "Kyber: per-domain dispatch depths tuned to latency targets (Linux 4.18+)";
+    type Params = KyberParams;
 
+    fn new(p: KyberParams, env: &HostEnv) -> Self {
+        let us = |v: f64| (v * 1000.0) as Ns;
+        Kyber {
+            target: [us(p.read_lat_us), us(p.write_lat_us), ms(5000.0), 0],
+            window: ms(p.window_ms),
+            queues: Default::default(),
+            depth: DEPTH,
+            in_flight: [0; DOMAINS],
+            cur: 0,
+            batching: 0,
+            domain_of: Vec::new(),
+            total: Default::default(),
+            io: Default::default(),
+            p99: [None; DOMAINS],
+            last_adjust: 0,
+            held: 0,
+            merger: Merger::new(env.max_merge_bytes),
+        }
+    }
+}
+
+impl HostScheduler for Kyber {
     fn enqueue(&mut self, req: &HostRequest, _now: Ns) {
         self.held += 1;
         // blk-mq software-queue back merge.

@@ -24,12 +24,12 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::merge::Merger;
-use super::{check_range, ms, HostCtx, HostScheduler, Pick};
-use crate::config::DeviceConfig;
+use super::{check_range, ms, HostCtx, HostEnv, HostScheduler, HostSchedulerType, Pick};
 use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::host::HostRequest;
-use crate::workload::Op;
+use crate::io::Op;
+use crate::registry::Params;
 
 /// `[host.bfq]` tunables.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,29 +55,25 @@ impl Default for BfqParams {
     }
 }
 
-impl BfqParams {
-    pub fn validate(&self) -> SimResult<()> {
-        let k = "host.bfq.";
-        check_range(&format!("{k}max_budget"), self.max_budget as f64, 32.0, 1e9)?;
-        check_range(&format!("{k}timeout_ms"), self.timeout_ms, 0.001, 1e7)?;
+impl Params for BfqParams {
+    fn validate(&self, key: &str) -> SimResult<()> {
+        check_range(key, "max_budget", self.max_budget as f64, 32.0, 1e9)?;
+        check_range(key, "timeout_ms", self.timeout_ms, 0.001, 1e7)?;
         check_range(
-            &format!("{k}fifo_expire_sync_ms"),
+            key,
+            "fifo_expire_sync_ms",
             self.fifo_expire_sync_ms,
             0.0,
             1e7,
         )?;
         check_range(
-            &format!("{k}fifo_expire_async_ms"),
+            key,
+            "fifo_expire_async_ms",
             self.fifo_expire_async_ms,
             0.0,
             1e7,
         )?;
-        check_range(
-            &format!("{k}async_charge"),
-            self.async_charge as f64,
-            1.0,
-            100.0,
-        )
+        check_range(key, "async_charge", self.async_charge as f64, 1.0, 100.0)
     }
 }
 
@@ -127,24 +123,6 @@ pub struct Bfq {
 }
 
 impl Bfq {
-    pub fn new(cfg: &DeviceConfig) -> Self {
-        let p = cfg.host.bfq.clone();
-        let mut b = Bfq {
-            p,
-            queues: Vec::new(),
-            by_stream: FxHashMap::default(),
-            vtime: 0,
-            wsum: 0,
-            in_service: None,
-            budget_timeout: 0,
-            held: 0,
-            merger: Merger::new(cfg.host.max_merge_kib as u64 * 1024),
-            info: Vec::new(),
-        };
-        b.new_queue(false);
-        b
-    }
-
     fn new_queue(&mut self, sync: bool) -> usize {
         let init = self.p.max_budget * 2 / 3;
         self.queues.push(Queue {
@@ -237,11 +215,30 @@ impl Bfq {
     }
 }
 
-impl HostScheduler for Bfq {
-    fn name(&self) -> &'static str {
-        "bfq"
-    }
+impl HostSchedulerType for Bfq {
+    const NAME: &'static str = "bfq";
+    const ABOUT: &'static str = "BFQ core: budget fair queueing per stream";
+    type Params = BfqParams;
 
+    fn new(p: BfqParams, env: &HostEnv) -> Self {
+        let mut b = Bfq {
+            p,
+            queues: Vec::new(),
+            by_stream: FxHashMap::default(),
+            vtime: 0,
+            wsum: 0,
+            in_service: None,
+            budget_timeout: 0,
+            held: 0,
+            merger: Merger::new(env.max_merge_bytes),
+            info: Vec::new(),
+        };
+        b.new_queue(false);
+        b
+    }
+}
+
+impl HostScheduler for Bfq {
     fn enqueue(&mut self, req: &HostRequest, now: Ns) {
         self.held += 1;
         // Elevator-core back merge: the lead grows (and is charged more).

@@ -5,10 +5,10 @@
 use std::collections::VecDeque;
 
 use super::merge::Merger;
-use super::{HostCtx, HostScheduler, Pick};
-use crate::config::DeviceConfig;
+use super::{HostCaps, HostCtx, HostEnv, HostScheduler, HostSchedulerType, Pick};
 use crate::engine::Ns;
 use crate::host::HostRequest;
+use crate::registry::NoParams;
 
 /// FIFO host scheduler.
 pub struct Noop {
@@ -17,21 +17,21 @@ pub struct Noop {
     held: usize,
 }
 
-impl Noop {
-    pub fn new(cfg: &DeviceConfig) -> Self {
+impl HostSchedulerType for Noop {
+    const NAME: &'static str = "noop";
+    const ABOUT: &'static str = "FIFO with back merges (Linux noop)";
+    type Params = NoParams;
+
+    fn new(_: NoParams, env: &HostEnv) -> Self {
         Noop {
             queue: VecDeque::new(),
-            merger: Merger::new(cfg.host.max_merge_kib as u64 * 1024),
+            merger: Merger::new(env.max_merge_bytes),
             held: 0,
         }
     }
 }
 
 impl HostScheduler for Noop {
-    fn name(&self) -> &'static str {
-        "noop"
-    }
-
     fn enqueue(&mut self, req: &HostRequest, _now: Ns) {
         self.held += 1;
         if self.merger.try_back(req).is_none() {
@@ -52,11 +52,11 @@ impl HostScheduler for Noop {
         self.held
     }
 
-    fn idle_when_empty(&self) -> bool {
-        true
-    }
-
-    fn has_timers(&self) -> bool {
-        false
+    fn caps(&self) -> HostCaps {
+        HostCaps {
+            timers: false,
+            observes_device: false,
+            idle_when_empty: true,
+        }
     }
 }

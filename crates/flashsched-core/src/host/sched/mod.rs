@@ -16,48 +16,26 @@ mod amphibian;
 mod bfq;
 mod cfq;
 mod deadline;
+#[cfg(test)]
+mod example;
 mod kyber;
 mod merge;
 mod noop;
 mod pardispatcher;
 
-use super::Registry;
-use crate::config::DeviceConfig;
 use crate::engine::Ns;
-use crate::error::{SimError, SimResult};
+use crate::error::SimResult;
 use crate::host::HostRequest;
+use crate::io::DeviceView;
+use crate::registry::{self, Entry, Params, Registry, SchedTables};
 
-pub use amphibian::{Amphibian, AmphibianParams};
+pub use amphibian::{Amphibian, AmphibianParams, GcDetect, Zones};
 pub use bfq::{Bfq, BfqParams};
 pub use cfq::{Cfq, CfqParams};
 pub use deadline::{Deadline, DeadlineParams};
 pub use kyber::{Kyber, KyberParams};
 pub use noop::Noop;
 pub use pardispatcher::{ParDispatcher, ParDispatcherParams};
-
-/// What the device exposes to host schedulers. A real host sees only the
-/// first three; `chip_in_gc` (GC state) and `chip_of_lpn` (which chip a
-/// logical page lives on) model an open-channel interface (Amphibian §III-E)
-/// and are used by oracle experiments and chip-granular zones.
-pub trait DeviceView {
-    /// Device page size in bytes.
-    fn page_size(&self) -> u32;
-    /// Logical capacity in bytes.
-    fn logical_bytes(&self) -> u64;
-    /// Number of flash chips.
-    fn chips(&self) -> u32;
-    /// Whether any plane of `chip` is running GC right now.
-    fn chip_in_gc(&self, chip: u32) -> bool;
-    /// Chip holding logical page `lpn` (folded onto the logical space) under
-    /// static allocation; `None` when the mapping is dynamic.
-    fn chip_of_lpn(&self, _lpn: u64) -> Option<u32> {
-        None
-    }
-    /// Number of planes (the static striping period in pages).
-    fn planes(&self) -> u32 {
-        self.chips()
-    }
-}
 
 /// State passed to a host scheduler at each decision.
 pub struct HostCtx<'a> {
@@ -96,9 +74,34 @@ pub struct Done<'a> {
     pub merged: &'a [u32],
 }
 
+/// Fast-path hints a host scheduler gives about itself. Each lets the host
+/// skip work; a wrong hint changes results silently, so the every-scheduler
+/// property test runs each scheduler with [`HostCaps::CONSERVATIVE`] too and
+/// requires identical summaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostCaps {
+    /// `next_timer` can return a time (else the host never asks for one).
+    pub timers: bool,
+    /// `dispatch` reads the device's GC state (`DeviceView::chip_in_gc`):
+    /// the host is then asked again whenever that changes.
+    pub observes_device: bool,
+    /// `dispatch` is a no-op returning `None` whenever `len() == 0` (no
+    /// timers, probes or other state changes): the host then skips asking
+    /// while nothing is queued.
+    pub idle_when_empty: bool,
+}
+
+impl HostCaps {
+    /// Hints that skip nothing: always correct, slowest.
+    pub const CONSERVATIVE: HostCaps = HostCaps {
+        timers: true,
+        observes_device: true,
+        idle_when_empty: false,
+    };
+}
+
 /// A host I/O scheduler.
 pub trait HostScheduler: Send {
-    fn name(&self) -> &'static str;
     /// A request arrived.
     fn enqueue(&mut self, req: &HostRequest, now: Ns);
     /// Choose what to send to the device next (the host has checked the
@@ -112,15 +115,13 @@ pub trait HostScheduler: Send {
     fn next_timer(&self) -> Option<Ns> {
         None
     }
-    /// Whether `next_timer` can ever return a time (the loop skips asking
-    /// schedulers that have no timers).
-    fn has_timers(&self) -> bool {
-        true
-    }
-    /// Whether `dispatch` reads the device's GC state (`DeviceView::
-    /// chip_in_gc`): the host is then asked again whenever that changes.
-    fn observes_device(&self) -> bool {
-        false
+    /// Fast-path hints (see [`HostCaps`]); asked once, when the host is built.
+    fn caps(&self) -> HostCaps {
+        HostCaps {
+            timers: true,
+            observes_device: false,
+            idle_when_empty: false,
+        }
     }
     /// Zones this scheduler flagged as in GC, in order (GC-aware ones only).
     fn gc_log(&self) -> &[GcFlag] {
@@ -128,30 +129,62 @@ pub trait HostScheduler: Send {
     }
     /// Requests held in the scheduler.
     fn len(&self) -> usize;
-    /// Whether `dispatch` is a no-op returning `None` whenever `len() == 0`
-    /// (no timers, probes or other state changes): the host then skips
-    /// asking while nothing is queued.
-    fn idle_when_empty(&self) -> bool {
-        false
-    }
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
 
-type Ctor = fn(&DeviceConfig) -> Box<dyn HostScheduler>;
+/// What a host scheduler is built from besides its tunables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostEnv {
+    /// Largest request the merging schedulers build (bytes; 0 = no merging).
+    pub max_merge_bytes: u64,
+    /// Flash chips in the device (for schedulers that spread over them).
+    pub chips: u32,
+    /// Logical capacity of the device in bytes.
+    pub logical_bytes: u64,
+}
 
-/// The registry: name → constructor.
-const REGISTRY: Registry<Ctor> = Registry {
+/// A host scheduler type, registered with one line: `entry::<T>()`.
+pub trait HostSchedulerType: HostScheduler + Sized + 'static {
+    /// Name in configs and on the command line.
+    const NAME: &'static str;
+    /// One line for listings.
+    const ABOUT: &'static str;
+    /// Its `[host.<NAME>]` table.
+    type Params: Params;
+    fn new(params: Self::Params, env: &HostEnv) -> Self;
+}
+
+type Build = fn(&toml::Value, &str, &HostEnv) -> SimResult<Box<dyn HostScheduler>>;
+
+/// The registry entry of scheduler type `S`.
+pub const fn entry<S: HostSchedulerType>() -> Entry<Build> {
+    Entry::new::<S::Params>(S::NAME, S::ABOUT, build::<S>)
+}
+
+fn build<S: HostSchedulerType>(
+    table: &toml::Value,
+    key: &str,
+    env: &HostEnv,
+) -> SimResult<Box<dyn HostScheduler>> {
+    Ok(Box::new(S::new(registry::parse(table, key)?, env)))
+}
+
+/// The host schedulers, in listing order.
+pub const REGISTRY: Registry<Build> = Registry {
     kind: "host scheduler",
+    section: "host",
     entries: &[
-        ("noop", |c| Box::new(Noop::new(c))),
-        ("deadline", |c| Box::new(Deadline::new(c))),
-        ("cfq", |c| Box::new(Cfq::new(c))),
-        ("pardispatcher", |c| Box::new(ParDispatcher::new(c))),
-        ("kyber", |c| Box::new(Kyber::new(c))),
-        ("bfq", |c| Box::new(Bfq::new(c))),
-        ("amphibian", |c| Box::new(Amphibian::new(c))),
+        entry::<Noop>(),
+        entry::<Deadline>(),
+        entry::<Cfq>(),
+        entry::<ParDispatcher>(),
+        entry::<Kyber>(),
+        entry::<Bfq>(),
+        entry::<Amphibian>(),
+        #[cfg(test)]
+        entry::<example::Lifo>(),
     ],
 };
 
@@ -160,14 +193,15 @@ pub fn names() -> Vec<&'static str> {
     REGISTRY.names()
 }
 
-/// Error unless `name` is registered.
-pub fn check_name(name: &str) -> SimResult<()> {
-    REGISTRY.get(name).map(|_| ())
-}
-
-/// Build the scheduler called `name`.
-pub fn build(name: &str, cfg: &DeviceConfig) -> SimResult<Box<dyn HostScheduler>> {
-    Ok(REGISTRY.get(name)?(cfg))
+/// Build the scheduler called `name` with its tunables from `tables`
+/// (`[host.<name>]`; defaults where absent).
+pub fn build_named(
+    name: &str,
+    tables: &SchedTables,
+    env: &HostEnv,
+) -> SimResult<Box<dyn HostScheduler>> {
+    let (table, key) = REGISTRY.table_of(name, tables)?;
+    (REGISTRY.get(name)?.build)(&table, &key, env)
 }
 
 /// Milliseconds to ns.
@@ -175,14 +209,4 @@ pub(crate) fn ms(v: f64) -> Ns {
     (v * 1e6).round().max(0.0) as Ns
 }
 
-/// Range check for host scheduler parameters (`key` is the full config key).
-pub(crate) fn check_range(key: &str, v: f64, lo: f64, hi: f64) -> SimResult<()> {
-    if v.is_finite() && v >= lo && v <= hi {
-        Ok(())
-    } else {
-        Err(SimError::config(
-            key,
-            format!("{v} is outside [{lo}, {hi}]"),
-        ))
-    }
-}
+pub(crate) use crate::registry::check_range;

@@ -12,12 +12,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::merge::Merger;
-use super::{check_range, ms, HostCtx, HostScheduler, Pick};
-use crate::config::DeviceConfig;
+use super::{check_range, ms, HostCtx, HostEnv, HostScheduler, HostSchedulerType, Pick};
 use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::host::HostRequest;
-use crate::workload::Op;
+use crate::io::Op;
+use crate::registry::Params;
 
 /// `[host.deadline]` tunables (Linux defaults).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,27 +42,12 @@ impl Default for DeadlineParams {
     }
 }
 
-impl DeadlineParams {
-    pub fn validate(&self) -> SimResult<()> {
-        check_range(
-            "host.deadline.read_expire_ms",
-            self.read_expire_ms,
-            0.0,
-            1e7,
-        )?;
-        check_range(
-            "host.deadline.write_expire_ms",
-            self.write_expire_ms,
-            0.0,
-            1e7,
-        )?;
-        check_range(
-            "host.deadline.writes_starved",
-            self.writes_starved as f64,
-            0.0,
-            1e6,
-        )?;
-        check_range("host.deadline.fifo_batch", self.fifo_batch as f64, 1.0, 1e6)
+impl Params for DeadlineParams {
+    fn validate(&self, key: &str) -> SimResult<()> {
+        check_range(key, "read_expire_ms", self.read_expire_ms, 0.0, 1e7)?;
+        check_range(key, "write_expire_ms", self.write_expire_ms, 0.0, 1e7)?;
+        check_range(key, "writes_starved", self.writes_starved as f64, 0.0, 1e6)?;
+        check_range(key, "fifo_batch", self.fifo_batch as f64, 1.0, 1e6)
     }
 }
 
@@ -106,29 +91,6 @@ fn dir_of(op: Op) -> usize {
 }
 
 impl Deadline {
-    pub fn new(cfg: &DeviceConfig) -> Self {
-        let p = cfg.host.deadline.clone();
-        let max = cfg.host.max_merge_kib as u64 * 1024;
-        let merger = if p.front_merges {
-            Merger::with_front_merges(max)
-        } else {
-            Merger::new(max)
-        };
-        Deadline {
-            expire: [ms(p.read_expire_ms), ms(p.write_expire_ms)],
-            p,
-            dirs: Default::default(),
-            entries: Vec::new(),
-            merger,
-            held: 0,
-            last_dir: WRITE,
-            latest_pos: [0; 2],
-            // No batch in progress at start (MQDL-old: next_rq[] empty).
-            batching: u32::MAX,
-            starved: 0,
-        }
-    }
-
     fn remove(&mut self, d: usize, id: u32) {
         let e = self.entries[id as usize];
         self.dirs[d].sort.remove(&(e.offset, e.seq));
@@ -149,11 +111,36 @@ impl Deadline {
     }
 }
 
-impl HostScheduler for Deadline {
-    fn name(&self) -> &'static str {
-        "deadline"
-    }
+impl HostSchedulerType for Deadline {
+    const NAME: &'static str = "deadline";
+    const ABOUT: &'static str =
+        "mq-deadline: sector-sorted batches, reads preferred, expiry deadlines";
+    type Params = DeadlineParams;
 
+    fn new(p: DeadlineParams, env: &HostEnv) -> Self {
+        let max = env.max_merge_bytes;
+        let merger = if p.front_merges {
+            Merger::with_front_merges(max)
+        } else {
+            Merger::new(max)
+        };
+        Deadline {
+            expire: [ms(p.read_expire_ms), ms(p.write_expire_ms)],
+            p,
+            dirs: Default::default(),
+            entries: Vec::new(),
+            merger,
+            held: 0,
+            last_dir: WRITE,
+            latest_pos: [0; 2],
+            // No batch in progress at start (MQDL-old: next_rq[] empty).
+            batching: u32::MAX,
+            starved: 0,
+        }
+    }
+}
+
+impl HostScheduler for Deadline {
     fn enqueue(&mut self, req: &HostRequest, now: Ns) {
         self.held += 1;
         let d = dir_of(req.op);

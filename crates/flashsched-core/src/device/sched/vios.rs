@@ -16,30 +16,63 @@
 //!   without it every block is equally fast and the preference is moot.
 
 use super::batch::{BatchCore, Unit};
-use super::{PickCtx, TxScheduler};
-use crate::config::ControllerConfig;
+use serde::{Deserialize, Serialize};
+
+use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
 use crate::device::tx::{Tx, TxId};
 use crate::engine::Ns;
+use crate::error::SimResult;
 use crate::flash::Geometry;
 use crate::ftl::SpeedPref;
+use crate::registry::{check_range, Params};
 
 /// Hierarchical batches plus variation-aware allocation.
 pub struct Vios {
     core: BatchCore,
 }
 
-impl Vios {
-    pub fn new(g: &Geometry, c: &ControllerConfig) -> Self {
+/// `[controller.vios]` tunables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ViosParams {
+    /// Read batches issued in a row while writes wait (as PIQ's).
+    pub max_read_batches: u32,
+}
+
+impl Default for ViosParams {
+    fn default() -> Self {
+        ViosParams {
+            max_read_batches: 4,
+        }
+    }
+}
+
+impl Params for ViosParams {
+    fn validate(&self, key: &str) -> SimResult<()> {
+        check_range(
+            key,
+            "max_read_batches",
+            self.max_read_batches as f64,
+            1.0,
+            1e6,
+        )
+    }
+}
+
+impl TxSchedulerType for Vios {
+    const NAME: &'static str = "vios";
+    const ABOUT: &'static str =
+        "VIOS: hierarchical chip/channel batches, variation-aware block choice";
+    type Params = ViosParams;
+
+    fn new(p: ViosParams, g: &Geometry) -> Self {
         Vios {
-            core: BatchCore::new(g, Unit::Chip, true, true, c.piq_max_read_batches),
+            core: BatchCore::new(g, Unit::Chip, true, true, p.max_read_batches),
         }
     }
 }
 
 impl TxScheduler for Vios {
-    fn name(&self) -> &'static str {
-        "vios"
-    }
     fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
         self.core.push(id, tx);
     }
@@ -49,8 +82,12 @@ impl TxScheduler for Vios {
     fn pending(&self) -> usize {
         self.core.pending()
     }
-    fn coordinates(&self) -> bool {
-        true
+    fn caps(&self) -> TxCaps {
+        TxCaps {
+            per_die: false,
+            coordinates: true,
+            suspends: false,
+        }
     }
 
     fn prepare(&mut self, ctx: &PickCtx) {

@@ -37,12 +37,15 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::merge::Merger;
-use super::{check_range, ms, Done, GcFlag, HostCtx, HostScheduler, Pick};
-use crate::config::DeviceConfig;
+use super::{
+    check_range, ms, Done, GcFlag, HostCaps, HostCtx, HostEnv, HostScheduler, HostSchedulerType,
+    Pick,
+};
 use crate::engine::{Ns, NS_PER_US};
-use crate::error::{SimError, SimResult};
+use crate::error::SimResult;
 use crate::host::HostRequest;
-use crate::workload::Op;
+use crate::io::{DeviceView, Op};
+use crate::registry::Params;
 
 /// `[host.amphibian]` parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,10 +59,10 @@ pub struct AmphibianParams {
     pub gc_aware: bool,
     pub read_timeout_ms: f64,
     pub write_timeout_ms: f64,
-    /// "latency" (response-time detection + probe reads) | "oracle".
-    pub gc_detect: String,
-    /// "chip" | "range".
-    pub zones: String,
+    /// How a zone in GC is recognised.
+    pub gc_detect: GcDetect,
+    /// What a zone is.
+    pub zones: Zones,
     /// Zones in `range` mode (0 = number of chips).
     pub zone_count: u32,
     pub detect_factor: f64,
@@ -72,6 +75,26 @@ pub struct AmphibianParams {
     pub retry_ms: f64,
 }
 
+/// `gc_detect`: how the scheduler learns a zone is in GC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GcDetect {
+    /// From response times, confirmed by probe reads (§III-E).
+    Latency,
+    /// From the device's per-chip GC flag (an experiment's upper bound).
+    Oracle,
+}
+
+/// `zones`: the unit the scheduler tracks GC in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Zones {
+    /// Flash chips, when static striping lets the host compute a page's chip.
+    Chip,
+    /// Equal contiguous LBA ranges (the paper's "space zones").
+    Range,
+}
+
 impl Default for AmphibianParams {
     fn default() -> Self {
         AmphibianParams {
@@ -80,8 +103,8 @@ impl Default for AmphibianParams {
             gc_aware: true,
             read_timeout_ms: 500.0,
             write_timeout_ms: 5000.0,
-            gc_detect: "latency".into(),
-            zones: "chip".into(),
+            gc_detect: GcDetect::Latency,
+            zones: Zones::Chip,
             zone_count: 0,
             detect_factor: 10.0,
             detect_min_us: 5000.0,
@@ -93,44 +116,16 @@ impl Default for AmphibianParams {
     }
 }
 
-impl AmphibianParams {
-    pub fn validate(&self) -> SimResult<()> {
-        let k = "host.amphibian.";
-        check_range(
-            &format!("{k}read_timeout_ms"),
-            self.read_timeout_ms,
-            0.0,
-            1e7,
-        )?;
-        check_range(
-            &format!("{k}write_timeout_ms"),
-            self.write_timeout_ms,
-            0.0,
-            1e7,
-        )?;
-        check_range(
-            &format!("{k}zone_count"),
-            self.zone_count as f64,
-            0.0,
-            65536.0,
-        )?;
-        check_range(&format!("{k}detect_factor"), self.detect_factor, 1.0, 1e6)?;
-        check_range(&format!("{k}detect_min_us"), self.detect_min_us, 0.0, 1e9)?;
-        check_range(&format!("{k}probes"), self.probes as f64, 1.0, 64.0)?;
-        check_range(&format!("{k}probe_factor"), self.probe_factor, 1.0, 1e6)?;
-        check_range(&format!("{k}retry_ms"), self.retry_ms, 0.001, 1e7)?;
-        if !matches!(self.gc_detect.as_str(), "latency" | "oracle") {
-            return Err(SimError::config(
-                format!("{k}gc_detect"),
-                format!("`{}` is not one of latency, oracle", self.gc_detect),
-            ));
-        }
-        if !matches!(self.zones.as_str(), "chip" | "range") {
-            return Err(SimError::config(
-                format!("{k}zones"),
-                format!("`{}` is not one of chip, range", self.zones),
-            ));
-        }
+impl Params for AmphibianParams {
+    fn validate(&self, key: &str) -> SimResult<()> {
+        check_range(key, "read_timeout_ms", self.read_timeout_ms, 0.0, 1e7)?;
+        check_range(key, "write_timeout_ms", self.write_timeout_ms, 0.0, 1e7)?;
+        check_range(key, "zone_count", self.zone_count as f64, 0.0, 65536.0)?;
+        check_range(key, "detect_factor", self.detect_factor, 1.0, 1e6)?;
+        check_range(key, "detect_min_us", self.detect_min_us, 0.0, 1e9)?;
+        check_range(key, "probes", self.probes as f64, 1.0, 64.0)?;
+        check_range(key, "probe_factor", self.probe_factor, 1.0, 1e6)?;
+        check_range(key, "retry_ms", self.retry_ms, 0.001, 1e7)?;
         Ok(())
     }
 }
@@ -203,32 +198,8 @@ fn dir(op: Op) -> usize {
 }
 
 impl Amphibian {
-    pub fn new(cfg: &DeviceConfig) -> Self {
-        let p = cfg.host.amphibian.clone();
-        Amphibian {
-            timeout: [ms(p.read_timeout_ms), ms(p.write_timeout_ms)],
-            oracle: p.gc_detect == "oracle",
-            chip_zones: p.zones == "chip",
-            p,
-            sorted: Default::default(),
-            fifo: Default::default(),
-            prio: BTreeMap::new(),
-            entries: Vec::new(),
-            zones: Vec::new(),
-            abnormal: 0,
-            zone_bytes: 0,
-            mean: [0.0; 2],
-            probe_lpn: Vec::new(),
-            next_probe_k: 0,
-            log: Vec::new(),
-            probes_sent: 0,
-            merger: Merger::new(cfg.host.max_merge_kib as u64 * 1024),
-            held: 0,
-        }
-    }
-
     /// Size the zone table on first use (needs the device view).
-    fn init_zones(&mut self, dev: &dyn super::DeviceView) {
+    fn init_zones(&mut self, dev: &dyn DeviceView) {
         if !self.zones.is_empty() {
             return;
         }
@@ -253,7 +224,7 @@ impl Amphibian {
     /// (possibly repeating a zone); stops early when `f` returns true.
     fn any_zone(
         &self,
-        dev: &dyn super::DeviceView,
+        dev: &dyn DeviceView,
         offset: u64,
         size: u32,
         mut f: impl FnMut(u32) -> bool,
@@ -272,7 +243,7 @@ impl Amphibian {
         }
     }
 
-    fn blocked(&self, dev: &dyn super::DeviceView, id: u32) -> bool {
+    fn blocked(&self, dev: &dyn DeviceView, id: u32) -> bool {
         if self.abnormal == 0 {
             return false;
         }
@@ -504,11 +475,37 @@ impl Amphibian {
     }
 }
 
-impl HostScheduler for Amphibian {
-    fn name(&self) -> &'static str {
-        "amphibian"
-    }
+impl HostSchedulerType for Amphibian {
+    const NAME: &'static str = "amphibian";
+    const ABOUT: &'static str =
+        "Amphibian: read/write type queues, smallest first, GC-aware dispatch";
+    type Params = AmphibianParams;
 
+    fn new(p: AmphibianParams, env: &HostEnv) -> Self {
+        Amphibian {
+            timeout: [ms(p.read_timeout_ms), ms(p.write_timeout_ms)],
+            oracle: p.gc_detect == GcDetect::Oracle,
+            chip_zones: p.zones == Zones::Chip,
+            p,
+            sorted: Default::default(),
+            fifo: Default::default(),
+            prio: BTreeMap::new(),
+            entries: Vec::new(),
+            zones: Vec::new(),
+            abnormal: 0,
+            zone_bytes: 0,
+            mean: [0.0; 2],
+            probe_lpn: Vec::new(),
+            next_probe_k: 0,
+            log: Vec::new(),
+            probes_sent: 0,
+            merger: Merger::new(env.max_merge_bytes),
+            held: 0,
+        }
+    }
+}
+
+impl HostScheduler for Amphibian {
     fn enqueue(&mut self, req: &HostRequest, _now: Ns) {
         self.held += 1;
         // Elevator-core back merge (Linux merges under every scheduler); the
@@ -588,8 +585,12 @@ impl HostScheduler for Amphibian {
         }
     }
 
-    fn observes_device(&self) -> bool {
-        self.oracle
+    fn caps(&self) -> HostCaps {
+        HostCaps {
+            timers: true,
+            observes_device: self.oracle,
+            idle_when_empty: false,
+        }
     }
 
     fn next_timer(&self) -> Option<Ns> {

@@ -1,0 +1,83 @@
+//! `[ftl]`: the FTL's configuration section.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Allocation, GcPolicy};
+use crate::error::{SimError, SimResult};
+use crate::flash::timing::range;
+use crate::flash::GeometryConfig;
+
+/// Flash translation layer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Fraction of physical capacity hidden from the host.
+    pub overprovisioning: f64,
+    /// `static:XXXX` (a permutation of C, W, D, P; first letter varies
+    /// fastest) or `dynamic`.
+    pub allocation: Allocation,
+    /// GC starts in a plane when its free-block fraction drops below this.
+    pub gc_threshold: f64,
+    /// How GC picks its victim block.
+    pub gc_policy: GcPolicy,
+    /// Candidates sampled by d-choice.
+    #[serde(default = "default_d_choice")]
+    pub gc_d_choice: u32,
+    /// GC page moves in flight per job: 1 copies page by page so user I/O
+    /// interleaves; 0 queues the whole victim at once (a burst).
+    #[serde(default = "default_gc_window")]
+    pub gc_move_window: u32,
+    /// Move GC pages with on-die copyback (no channel transfer).
+    #[serde(default)]
+    pub copyback: bool,
+    /// Logical fill fraction reached by the steady-state preconditioner (0 = fresh).
+    #[serde(default)]
+    pub precondition_fill: f64,
+    /// DRAM write buffer in MiB (0 = none: writes complete when programmed).
+    #[serde(default)]
+    pub write_buffer_mib: f64,
+}
+
+fn default_d_choice() -> u32 {
+    4
+}
+
+fn default_gc_window() -> u32 {
+    1
+}
+
+impl FtlConfig {
+    /// Range checks; each error names its key and the allowed range.
+    pub fn validate(&self) -> SimResult<()> {
+        let f = self;
+        range("ftl.overprovisioning", f.overprovisioning, 0.0, 0.9)?;
+        range("ftl.gc_threshold", f.gc_threshold, 0.0, 0.5)?;
+        range("ftl.precondition_fill", f.precondition_fill, 0.0, 1.0)?;
+        range("ftl.write_buffer_mib", f.write_buffer_mib, 0.0, 1e6)?;
+        if f.gc_d_choice == 0 || f.gc_d_choice > 1024 {
+            return Err(SimError::config(
+                "ftl.gc_d_choice",
+                format!("{} is outside [1, 1024]", f.gc_d_choice),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `validate`, and the checks that need the geometry.
+    pub fn validate_for(&self, g: &GeometryConfig) -> SimResult<()> {
+        self.validate()?;
+        // Need at least a couple of spare blocks per plane for GC to make progress.
+        let spare = (g.blocks_per_plane as f64 * self.overprovisioning).floor() as u32;
+        if spare < 2 {
+            return Err(SimError::config(
+                "ftl.overprovisioning",
+                format!(
+                    "{} leaves {spare} spare blocks per plane; GC needs at least 2 \
+                     (raise it or blocks_per_plane)",
+                    self.overprovisioning
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
