@@ -92,7 +92,7 @@ pub fn build(spec: &RunSpec) -> SimResult<Simulation> {
     let opts = RunOptions {
         seed: spec.seed,
         keep_records: spec.keep_records,
-        check: false,
+        ..RunOptions::default()
     };
     // Capacity is known from the config alone; build the workload first so a
     // bad trace path fails before the device is preconditioned.

@@ -43,6 +43,10 @@ pub struct RunOptions {
     pub keep_records: bool,
     /// Check mode: version oracle and invariants (see `check/`).
     pub check: bool,
+    /// Check the schedulers' fast-path hints (`HostCaps`, `TxCaps`) instead
+    /// of trusting them: nothing is skipped and results must not change (the
+    /// hint property tests).
+    pub verify_hints: bool,
 }
 
 impl Default for RunOptions {
@@ -51,6 +55,7 @@ impl Default for RunOptions {
             seed: 42,
             keep_records: true,
             check: false,
+            verify_hints: false,
         }
     }
 }
@@ -89,8 +94,12 @@ impl Simulation {
         opts: RunOptions,
     ) -> SimResult<Simulation> {
         let t0 = Instant::now();
-        let ssd = Ssd::new(cfg.ssd(), opts.seed)?;
-        let host = Host::new(&cfg.host, ssd.geo.chips(), ssd.logical_bytes())?;
+        let mut ssd = Ssd::new(cfg.ssd(), opts.seed)?;
+        let mut host = Host::new(&cfg.host, ssd.geo.chips(), ssd.logical_bytes())?;
+        if opts.verify_hints {
+            ssd.verify_hints();
+            host.use_caps(host.sched_caps().conservative());
+        }
         let check = opts.check;
         let mut sim = Simulation {
             q: EventQueue::new(),
@@ -208,6 +217,16 @@ impl Simulation {
                 self.host.sched_name(),
                 self.host.outstanding,
                 self.ssd.queued_txs()
+            )));
+        }
+        if self.opts.verify_hints
+            && !self.host.sched_caps().observes_device
+            && self.ssd.gc_flag_reads() > 0
+        {
+            return Err(SimError::Invalid(format!(
+                "host scheduler `{}` read the device's GC flags but does not declare \
+                 `observes_device` in its caps",
+                self.host.sched_name()
             )));
         }
         if let Some(l) = &self.ledger {

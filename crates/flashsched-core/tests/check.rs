@@ -255,10 +255,16 @@ fn rec(t_us: u64, op: Op, offset: u64, size: u32, stream: u32) -> SimResult<IoRe
 }
 
 fn sim_of(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
+    sim_with(cfg, recs, false)
+}
+
+/// `sim_of`, optionally with the schedulers' fast-path hints ignored.
+fn sim_with(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>, conservative: bool) -> Simulation {
     let cap = cfg.logical_bytes();
     let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
     let opts = RunOptions {
         check: true,
+        verify_hints: conservative,
         ..RunOptions::default()
     };
     Simulation::new(cfg, Box::new(wl), opts).unwrap()
@@ -391,7 +397,9 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
 }
 
 /// Every host × device scheduler pair on random request sequences with the
-/// oracle on: no violation, every request completes (the ledger checks it).
+/// oracle on: no violation, every request completes (the ledger checks it),
+/// and the same summary when the device and host ignore the schedulers'
+/// fast-path hints (a wrong hint would skip work that matters).
 #[test]
 fn property_random_requests_every_scheduler_pair() {
     let cases: u64 = std::env::var("FLASHSCHED_CHECK_CASES")
@@ -409,10 +417,26 @@ fn property_random_requests_every_scheduler_pair() {
                 let ov = random_knobs(&mut rng, host, dev);
                 let cfg = small(&ov);
                 let cap = cfg.logical_bytes();
-                let recs = random_requests(&mut rng, cap, n);
-                let mut sim = sim_of(cfg, recs);
+                let recs: Vec<IoRecord> = random_requests(&mut rng, cap, n)
+                    .into_iter()
+                    .map(|r| r.unwrap())
+                    .collect();
+                let mut sim = sim_of(cfg.clone(), recs.iter().map(|&r| Ok(r)).collect());
                 sim.run()
                     .unwrap_or_else(|e| panic!("{host} × {dev}, seed {seed}, {ov:?}: {e}"));
+                let mut plain = sim_with(cfg, recs.into_iter().map(Ok).collect(), true);
+                plain.run().unwrap();
+                let without_events = |s: &Simulation| {
+                    let mut sum = s.summary();
+                    sum.events = 0;
+                    sum.to_json(true)
+                };
+                assert_eq!(
+                    without_events(&plain),
+                    without_events(&sim),
+                    "{host} × {dev}, seed {seed}, {ov:?}: the hints changed results"
+                );
+
                 assert_eq!(
                     sim.metrics.completed(),
                     n as u64,

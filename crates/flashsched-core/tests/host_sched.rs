@@ -440,6 +440,7 @@ fn every_scheduler_completes_every_request_once() {
                 seed: 1,
                 keep_records: true,
                 check: true,
+                ..RunOptions::default()
             };
             let mut sim = Simulation::new(c, Box::new(wl), opts).unwrap();
             sim.run()

@@ -102,6 +102,7 @@ fn md1_queue_matches_formula() {
             seed: 7,
             keep_records: false,
             check: true,
+            ..RunOptions::default()
         },
     )
     .unwrap();
@@ -144,6 +145,7 @@ fn gc_happens_and_accounting_holds() {
             seed: 3,
             keep_records: false,
             check: true,
+            ..RunOptions::default()
         },
     )
     .unwrap();

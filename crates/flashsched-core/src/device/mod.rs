@@ -163,6 +163,11 @@ pub struct Ssd {
     retimed: Vec<(u32, Ns)>,
     /// Counts changes of the per-chip GC flags (`chip_in_gc`).
     gc_epoch: u64,
+    /// Times a host read those flags (checks the `observes_device` hint).
+    gc_flag_reads: std::cell::Cell<u64>,
+    /// Hints are checked, not trusted (`verify_hints`); the first wrong one.
+    verify_hints: bool,
+    hint_error: Option<String>,
     sched: Box<dyn TxScheduler>,
     sched_name: String,
     txs: TxArena,
@@ -257,6 +262,9 @@ impl Ssd {
             decide_stamp: 0,
             retimed: Vec::new(),
             gc_epoch: 0,
+            gc_flag_reads: Default::default(),
+            verify_hints: false,
+            hint_error: None,
             txs: TxArena::default(),
             reqs: Vec::new(),
             free_reqs: Vec::new(),
@@ -283,12 +291,20 @@ impl Ssd {
         })
     }
 
-    /// Skip what `caps` says can be skipped (before the first request);
-    /// [`TxCaps::CONSERVATIVE`] skips nothing (the hint property tests).
-    pub fn use_caps(&mut self, caps: TxCaps) {
-        self.suspends = caps.suspends;
+    /// Check the scheduler's hints instead of trusting them (before the
+    /// first request; the hint property tests): skip nothing `per_die` or
+    /// `coordinates` would skip, and make a scheduler that does not declare
+    /// `suspends` an error if it preempts when offered the chance.
+    pub fn verify_hints(&mut self) {
+        let caps = TxCaps {
+            suspends: self.suspends,
+            coordinates: self.coordinates,
+            per_die: self.per_die,
+        }
+        .conservative();
         self.coordinates = caps.coordinates;
         self.per_die = caps.per_die;
+        self.verify_hints = true;
     }
 
     /// The transaction scheduler's registered name.
@@ -301,13 +317,18 @@ impl Ssd {
         self.ftl.logical_pages as u64 * self.geo.page_size as u64
     }
 
-    /// Whether requests finished and wait to be collected.
+    /// Times a host scheduler read the per-chip GC flags.
+    pub fn gc_flag_reads(&self) -> u64 {
+        self.gc_flag_reads.get()
+    }
+
     /// Changes with every GC job that starts or ends.
     #[inline]
     pub fn gc_epoch(&self) -> u64 {
         self.gc_epoch
     }
 
+    /// Whether requests finished and wait to be collected.
     pub fn has_done(&self) -> bool {
         !self.done.is_empty()
     }
@@ -721,6 +742,8 @@ impl Ssd {
         // needs to see new work arrive at a busy die (to preempt it).
         if self.suspends || self.dies[die as usize].is_idle() {
             self.mark(die);
+        } else if self.verify_hints {
+            self.check_no_preempt(die, now);
         }
     }
 
@@ -733,9 +756,35 @@ impl Ssd {
         }
     }
 
+    /// `verify_hints`: a scheduler that does not declare `suspends` is
+    /// offered the suspension a suspending one would get; taking it is an
+    /// error (marking the die instead would reorder the dies served).
+    fn check_no_preempt(&mut self, die: u32, now: Ns) {
+        let Some((_, running, _, remaining)) = self.suspend_point(die, now) else {
+            return;
+        };
+        let ctx = PickCtx {
+            now,
+            txs: &self.txs,
+            ftl: &self.ftl,
+        };
+        if self.sched.preempt(die, &running, remaining, &ctx).is_some() {
+            self.hint_error.get_or_insert_with(|| {
+                format!(
+                    "transaction scheduler `{}` preempted a running operation but does not \
+                     declare `suspends` in its caps",
+                    self.sched_name
+                )
+            });
+        }
+    }
+
     /// Start work on every idle die that may have some. Call once per time
     /// step, after all events at that instant have been applied.
     pub fn schedule<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
+        if let Some(e) = self.hint_error.take() {
+            return Err(SimError::Invalid(e));
+        }
         if !self.coordinates {
             return self.serve_dirty(now, sink);
         }
@@ -836,25 +885,9 @@ impl Ssd {
     /// offer the scheduler the chance to run a queued transaction at the next
     /// phase boundary (ISPP loop / erase pulse).
     fn try_suspend<S: EventSink>(&mut self, die: u32, now: Ns, sink: &mut S) -> SimResult<()> {
-        let d = &self.dies[die as usize];
-        // Not before a program's data-in transfer has ended.
-        if d.phase != Phase::Array || d.suspended.is_some() || now < d.xfer_end {
+        let Some((sid, running, boundary, remaining)) = self.suspend_point(die, now) else {
             return Ok(());
-        }
-        let sid = d.tx;
-        let running = *self.txs.get(sid);
-        let loops = match running.kind {
-            TxKind::Program => self.susp.program_loops,
-            TxKind::Erase => self.susp.erase_loops,
-            TxKind::Read => return Ok(()),
         };
-        let (start, end) = (d.op_start, d.op_end);
-        let phase = (end - start).div_ceil(loops).max(1);
-        let boundary = (start + (now.saturating_sub(start)).div_ceil(phase) * phase).min(end);
-        let remaining = end - boundary;
-        if remaining == 0 {
-            return Ok(());
-        }
         let ctx = PickCtx {
             now,
             txs: &self.txs,
@@ -875,6 +908,28 @@ impl Ssd {
             self.schedule_die(die, now, sink)?;
         }
         Ok(())
+    }
+
+    /// Where the program or erase running on `die` could be suspended: its
+    /// transaction, the next phase boundary (ISPP loop / erase pulse) and
+    /// the time left after it. `None` if nothing suspendable runs.
+    fn suspend_point(&self, die: u32, now: Ns) -> Option<(TxId, Tx, Ns, Ns)> {
+        let d = &self.dies[die as usize];
+        // Not before a program's data-in transfer has ended.
+        if d.phase != Phase::Array || d.suspended.is_some() || now < d.xfer_end {
+            return None;
+        }
+        let running = *self.txs.get(d.tx);
+        let loops = match running.kind {
+            TxKind::Program => self.susp.program_loops,
+            TxKind::Erase => self.susp.erase_loops,
+            TxKind::Read => return None,
+        };
+        let (start, end) = (d.op_start, d.op_end);
+        let phase = (end - start).div_ceil(loops).max(1);
+        let boundary = (start + (now.saturating_sub(start)).div_ceil(phase) * phase).min(end);
+        let remaining = end - boundary;
+        (remaining > 0).then_some((d.tx, running, boundary, remaining))
     }
 
     /// Resume the suspended operation on idle `die`.
@@ -1397,6 +1452,7 @@ impl DeviceView for Ssd {
         self.geo.chips()
     }
     fn chip_in_gc(&self, chip: u32) -> bool {
+        self.gc_flag_reads.set(self.gc_flag_reads.get() + 1);
         self.chip_gc.get(chip as usize).is_some_and(|&n| n > 0)
     }
     fn chip_of_lpn(&self, lpn: u64) -> Option<u32> {

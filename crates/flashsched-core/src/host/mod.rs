@@ -101,11 +101,16 @@ impl Host {
     }
 
     /// Skip what `caps` says can be skipped (before the first request);
-    /// [`HostCaps::CONSERVATIVE`] skips nothing (the hint property tests).
+    /// [`HostCaps::conservative`] hints skip nothing (the hint property tests).
     pub fn use_caps(&mut self, caps: HostCaps) {
         self.skip_empty = caps.idle_when_empty;
         self.timers = caps.timers;
         self.observes = caps.observes_device;
+    }
+
+    /// The scheduler's own hints.
+    pub fn sched_caps(&self) -> HostCaps {
+        self.sched.caps()
     }
 
     /// The scheduler's registered name.

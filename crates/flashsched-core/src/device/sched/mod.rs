@@ -17,6 +17,8 @@
 mod aos;
 mod batch;
 mod fifo;
+#[cfg(test)]
+mod hides_suspend;
 mod pe_suspend;
 mod piq;
 mod vios;
@@ -61,8 +63,10 @@ impl PickCtx<'_> {
 
 /// Fast-path hints a transaction scheduler gives about itself. Each lets the
 /// device skip work; a wrong hint changes results silently, so the
-/// every-scheduler property test runs each scheduler with
-/// [`TxCaps::CONSERVATIVE`] too and requires identical summaries.
+/// every-scheduler property test runs each scheduler with its hints checked
+/// (`Ssd::verify_hints`: nothing skipped, and a preemption by a scheduler
+/// that does not declare `suspends` is an error) and requires identical
+/// summaries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TxCaps {
     /// `pick(die)` only looks at `die`'s own transactions and returns `None`
@@ -73,16 +77,20 @@ pub struct TxCaps {
     /// skips both calls otherwise.
     pub coordinates: bool,
     /// `preempt` may return work (else the device skips the suspension path).
+    /// Not a pure shortcut: a busy die marked for a possible suspension keeps
+    /// its place among the dies to serve, which orders them differently.
     pub suspends: bool,
 }
 
 impl TxCaps {
-    /// Hints that skip nothing: always correct, slowest.
-    pub const CONSERVATIVE: TxCaps = TxCaps {
-        per_die: false,
-        coordinates: true,
-        suspends: true,
-    };
+    /// These hints with every pure shortcut off.
+    pub fn conservative(self) -> TxCaps {
+        TxCaps {
+            per_die: false,
+            coordinates: true,
+            ..self
+        }
+    }
 }
 
 /// A flash transaction scheduler.
@@ -160,6 +168,8 @@ pub const REGISTRY: Registry<Build> = Registry {
         entry::<PeSuspend>(),
         entry::<Aos>(),
         entry::<Vios>(),
+        #[cfg(test)]
+        entry::<hides_suspend::HidesSuspend>(),
     ],
 };
 

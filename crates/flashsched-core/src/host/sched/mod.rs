@@ -76,14 +76,19 @@ pub struct Done<'a> {
 
 /// Fast-path hints a host scheduler gives about itself. Each lets the host
 /// skip work; a wrong hint changes results silently, so the every-scheduler
-/// property test runs each scheduler with [`HostCaps::CONSERVATIVE`] too and
-/// requires identical summaries.
+/// property test runs each scheduler with [`HostCaps::conservative`] hints
+/// too and requires identical summaries, and checks that a scheduler that
+/// does not declare `observes_device` never reads the GC flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HostCaps {
     /// `next_timer` can return a time (else the host never asks for one).
     pub timers: bool,
     /// `dispatch` reads the device's GC state (`DeviceView::chip_in_gc`):
-    /// the host is then asked again whenever that changes.
+    /// the host is then asked again whenever that changes. Not a pure
+    /// shortcut: a host is asked only at instants it can see, and a flag
+    /// change is one only for a scheduler that reads the flags (asking a
+    /// time-slicing scheduler such as CFQ at other instants changes what it
+    /// decides). Its check is that undeclared schedulers never read them.
     pub observes_device: bool,
     /// `dispatch` is a no-op returning `None` whenever `len() == 0` (no
     /// timers, probes or other state changes): the host then skips asking
@@ -92,12 +97,14 @@ pub struct HostCaps {
 }
 
 impl HostCaps {
-    /// Hints that skip nothing: always correct, slowest.
-    pub const CONSERVATIVE: HostCaps = HostCaps {
-        timers: true,
-        observes_device: true,
-        idle_when_empty: false,
-    };
+    /// These hints with every shortcut off: always correct, slowest.
+    pub fn conservative(self) -> HostCaps {
+        HostCaps {
+            timers: true,
+            idle_when_empty: false,
+            ..self
+        }
+    }
 }
 
 /// A host I/O scheduler.
