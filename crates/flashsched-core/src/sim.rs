@@ -1,28 +1,28 @@
-//! The simulation loop for one device: workload → host scheduler → device
-//! queue → FTL → transaction scheduler → flash.
-//!
-//! Each step takes *all* events at the earliest timestamp, applies them, and
-//! only then lets the schedulers decide (so requests that arrive together are
-//! seen together), repeating the decide phase until nothing more completes at
-//! that instant.
+//! One device as a simulation model: workload → host scheduler → device
+//! queue → FTL → transaction scheduler → flash, run by the engine's driver
+//! (`engine::advance`: every event of an instant, then one decide phase).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::check::{self, invariants::RequestLedger};
 use crate::config::DeviceConfig;
 use crate::device::{DevEvent, EventSink, Ssd};
-use crate::engine::{EventQueue, Ns, NS_PER_S};
+use crate::engine::{self, Clock, EventQueue, Model, Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
 use crate::host::Host;
 use crate::io::Completion;
 use crate::metrics::summary::{FlashSummary, PreconditionSummary};
 use crate::metrics::{GcSummary, LatencySummary, Metrics, Summary};
-use crate::workload::{IoRecord, Poll, Workload};
+use crate::workload::{Feed, Workload};
 
+/// What can happen in a one-device simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ev {
+pub enum Ev {
+    /// The workload's next arrival.
     Workload,
+    /// A timer the host scheduler asked for.
     HostTimer,
+    /// The device's own event.
     Dev(DevEvent),
 }
 
@@ -64,24 +64,18 @@ impl Default for RunOptions {
 pub struct Simulation {
     pub cfg: DeviceConfig,
     pub opts: RunOptions,
-    q: EventQueue<Ev>,
-    now: Ns,
+    clock: Clock<Ev>,
     workload: Box<dyn Workload>,
-    wl_blocked: bool,
-    wl_done: bool,
+    feed: Feed,
     pub host: Host,
     pub ssd: Ssd,
     pub metrics: Metrics,
-    arrivals: Vec<IoRecord>,
     done: Vec<u32>,
     finished_slots: Vec<crate::host::Slot>,
     /// Something the host sees happened at this instant (see `settle`).
     host_turn: bool,
     /// `Ssd::gc_epoch` when the host last saw it.
     gc_seen: u64,
-    started: bool,
-    finished: bool,
-    wall: Duration,
     /// Host-interface invariants, in check mode.
     ledger: Option<Box<RequestLedger>>,
 }
@@ -102,22 +96,16 @@ impl Simulation {
         }
         let check = opts.check;
         let mut sim = Simulation {
-            q: EventQueue::new(),
-            now: 0,
+            clock: Clock::default(),
             workload,
-            wl_blocked: false,
-            wl_done: false,
+            feed: Feed::default(),
             host,
             ssd,
             metrics: Metrics::new(opts.keep_records),
-            arrivals: Vec::new(),
             done: Vec::new(),
             finished_slots: Vec::new(),
             host_turn: true,
             gc_seen: 0,
-            started: false,
-            finished: false,
-            wall: t0.elapsed(),
             ledger: None,
             cfg,
             opts,
@@ -125,6 +113,7 @@ impl Simulation {
         if check {
             sim.enable_check();
         }
+        sim.clock.add_wall(t0.elapsed());
         Ok(sim)
     }
 
@@ -139,11 +128,11 @@ impl Simulation {
 
     /// Current simulated time.
     pub fn now(&self) -> Ns {
-        self.now
+        self.clock.now()
     }
 
     pub fn is_finished(&self) -> bool {
-        self.finished
+        self.clock.is_finished()
     }
 
     /// Requests completed so far and the total expected (if known).
@@ -159,105 +148,25 @@ impl Simulation {
 
     /// Process up to `max_steps` time steps; true once the run is finished.
     pub fn advance(&mut self, max_steps: u64) -> SimResult<bool> {
-        let t0 = Instant::now();
-        let r = self.advance_inner(max_steps);
-        self.wall += t0.elapsed();
-        r
-    }
-
-    fn advance_inner(&mut self, max_steps: u64) -> SimResult<bool> {
-        if self.finished {
-            return Ok(true);
-        }
-        if !self.started {
-            self.started = true;
-            self.poll_workload()?;
-            self.settle()?;
-        }
-        for _ in 0..max_steps {
-            let Some((t, first)) = self.q.pop() else {
-                return self.finish();
-            };
-            self.now = t;
-            let mut next = Some(first);
-            while let Some(ev) = next {
-                match ev {
-                    Ev::Dev(e) => self.ssd.handle(e, t)?,
-                    Ev::Workload => self.poll_workload()?,
-                    Ev::HostTimer => {
-                        self.host.timer_fired();
-                        self.host_turn = true;
-                    }
-                }
-                next = self.q.pop_at(t);
-            }
-            self.settle()?;
-            if let Some(l) = &mut self.ledger {
-                let (o, qd) = (self.host.outstanding, self.host.queue_depth);
-                l.step(t, o, qd).map_err(|m| check::error(t, "host", &m))?;
-                check::device_step(&mut self.ssd).map_err(|m| check::error(t, "device", &m))?;
-            }
-        }
-        Ok(false)
-    }
-
-    fn finish(&mut self) -> SimResult<bool> {
-        if !self.wl_done {
-            return Err(SimError::Invalid(format!(
-                "workload stalled at t={} ns: it is waiting for completions but nothing is in flight",
-                self.now
-            )));
-        }
-        if self.host.queued() > 0 || !self.ssd.is_idle() {
-            return Err(SimError::Invalid(format!(
-                "deadlock at t={} ns: {} requests held by the host scheduler `{}`, {} outstanding, \
-                 {} flash transactions queued and nothing scheduled to happen",
-                self.now,
-                self.host.queued(),
-                self.host.sched_name(),
-                self.host.outstanding,
-                self.ssd.queued_txs()
-            )));
-        }
-        if self.opts.verify_hints
-            && !self.host.sched_caps().observes_device
-            && self.ssd.gc_flag_reads() > 0
-        {
-            return Err(SimError::Invalid(format!(
-                "host scheduler `{}` read the device's GC flags but does not declare \
-                 `observes_device` in its caps",
-                self.host.sched_name()
-            )));
-        }
-        if let Some(l) = &self.ledger {
-            l.finish().map_err(|m| check::error(self.now, "host", &m))?;
-            check::device_finish(&mut self.ssd)
-                .map_err(|m| check::error(self.now, "device", &m))?;
-        }
-        self.finished = true;
-        Ok(true)
+        engine::advance(self, max_steps)
     }
 
     fn poll_workload(&mut self) -> SimResult<()> {
-        self.arrivals.clear();
-        let p = self.workload.poll(self.now, &mut self.arrivals)?;
+        let now = self.clock.now();
+        let n = self.feed.poll(self.workload.as_mut(), now)?;
         if let Some(l) = &mut self.ledger {
-            l.arrived(self.arrivals.len() as u64);
+            l.arrived(n as u64);
         }
-        for r in &self.arrivals {
+        for i in 0..n {
+            let r = self.feed.record(i);
             self.host
-                .arrive(self.now, r.op, r.offset, r.size, r.stream, false);
+                .arrive(now, r.op, r.offset, r.size, r.stream, false);
         }
-        self.host_turn |= !self.arrivals.is_empty();
+        self.host_turn |= n > 0;
         if let Some(r) = self.workload.peek() {
             self.ssd.prefetch_request(r.op, r.offset, r.size);
         }
-        self.wl_blocked = false;
-        match p {
-            Poll::At(t) => self.q.push(t.max(self.now), Ev::Workload),
-            Poll::Blocked => self.wl_blocked = true,
-            Poll::Done => self.wl_done = true,
-        }
+        self.feed.schedule(now, &mut self.clock.q, Ev::Workload);
         Ok(())
     }
 
@@ -267,18 +176,18 @@ impl Simulation {
         self.host.observes_device() && self.ssd.gc_epoch() != self.gc_seen
     }
 
-    /// The decide phase at `self.now`. The host is asked for requests only
+    /// The decide phase at the current instant. The host is asked for requests only
     /// at instants it can see — arrivals, completions, its own timers (and
     /// GC flag changes if it reads them) — so its decisions never hang on
     /// device-internal steps such as a transfer ending.
-    fn settle(&mut self) -> SimResult<()> {
+    fn decide(&mut self) -> SimResult<()> {
         // Most steps in a busy device only move a transaction along (a read
         // sensed): nothing completed, no die to fill and nothing for the
         // host. The loop below would then change nothing, so skip it.
         if !self.ssd.needs_decide() && !self.host_turn && !self.gc_seen_changed() {
             return Ok(());
         }
-        let now = self.now;
+        let now = self.clock.now();
         let mut asked = false;
         loop {
             self.ssd.take_done(&mut self.done);
@@ -308,7 +217,7 @@ impl Simulation {
                 }
             }
             self.done.clear();
-            if completed && self.wl_blocked {
+            if completed && self.feed.blocked() {
                 self.poll_workload()?;
             }
             if self.gc_seen_changed() {
@@ -321,14 +230,14 @@ impl Simulation {
                     self.ssd.submit(io.id, io.op, io.offset, io.size, now);
                 }
             }
-            self.ssd.schedule(now, &mut QSink(&mut self.q))?;
+            self.ssd.schedule(now, &mut QSink(&mut self.clock.q))?;
             if !self.ssd.has_done() && !self.gc_seen_changed() {
                 break;
             }
         }
         if asked {
             if let Some(t) = self.host.arm_timer(now) {
-                self.q.push(t, Ev::HostTimer);
+                self.clock.q.push(t, Ev::HostTimer);
             }
         }
         Ok(())
@@ -344,12 +253,12 @@ impl Simulation {
         let sim_s = sim_ns as f64 / NS_PER_S as f64;
         let per_s = |x: f64| if sim_s > 0.0 { x / sim_s } else { 0.0 };
         let requests = m.completed();
-        let wall_s = self.wall.as_secs_f64();
+        let wall_s = self.clock.wall().as_secs_f64();
         let geo = self.ssd.geo;
         let busy = self.ssd.die_busy_ns();
         // Busy time accrues until the device drains (GC may run past the
         // last completion), so utilisation is over the whole simulated span.
-        let span_ns = sim_ns.max(self.now);
+        let span_ns = sim_ns.max(self.clock.now());
         let chip_utilization: Vec<f64> = busy
             .chunks(geo.dies_per_chip as usize)
             .map(|c| {
@@ -384,7 +293,7 @@ impl Simulation {
             bandwidth_mib_s: per_s((m.bytes_read + m.bytes_written) as f64 / (1u64 << 20) as f64),
             simulated_s: sim_s,
             wall_s,
-            events: self.q.processed(),
+            events: self.clock.q.processed(),
             requests_per_wall_s: if wall_s > 0.0 {
                 requests as f64 / wall_s
             } else {
@@ -434,6 +343,82 @@ impl Simulation {
             + r.offset.capacity() * 8
             + r.size.capacity() * 4
             + r.stream.capacity() * 4) as u64
+    }
+}
+
+impl Model for Simulation {
+    type Ev = Ev;
+
+    #[inline]
+    fn clock(&mut self) -> &mut Clock<Ev> {
+        &mut self.clock
+    }
+
+    fn start(&mut self) -> SimResult<()> {
+        self.poll_workload()?;
+        self.decide()
+    }
+
+    #[inline]
+    fn apply(&mut self, ev: Ev, now: Ns) -> SimResult<()> {
+        match ev {
+            Ev::Dev(e) => self.ssd.handle(e, now),
+            Ev::Workload => self.poll_workload(),
+            Ev::HostTimer => {
+                self.host.timer_fired();
+                self.host_turn = true;
+                Ok(())
+            }
+        }
+    }
+
+    #[inline]
+    fn settle(&mut self, _now: Ns) -> SimResult<()> {
+        self.decide()
+    }
+
+    #[inline]
+    fn check_instant(&mut self, t: Ns) -> SimResult<()> {
+        if let Some(l) = &mut self.ledger {
+            let (o, qd) = (self.host.outstanding, self.host.queue_depth);
+            l.step(t, o, qd).map_err(|m| check::error(t, "host", &m))?;
+            check::device_step(&mut self.ssd).map_err(|m| check::error(t, "device", &m))?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> SimResult<()> {
+        let now = self.clock.now();
+        if !self.feed.done() {
+            return Err(SimError::Invalid(format!(
+                "workload stalled at t={now} ns: it is waiting for completions but nothing is in flight"
+            )));
+        }
+        if self.host.queued() > 0 || !self.ssd.is_idle() {
+            return Err(SimError::Invalid(format!(
+                "deadlock at t={now} ns: {} requests held by the host scheduler `{}`, {} outstanding, \
+                 {} flash transactions queued and nothing scheduled to happen",
+                self.host.queued(),
+                self.host.sched_name(),
+                self.host.outstanding,
+                self.ssd.queued_txs()
+            )));
+        }
+        if self.opts.verify_hints
+            && !self.host.sched_caps().observes_device
+            && self.ssd.gc_flag_reads() > 0
+        {
+            return Err(SimError::Invalid(format!(
+                "host scheduler `{}` read the device's GC flags but does not declare \
+                 `observes_device` in its caps",
+                self.host.sched_name()
+            )));
+        }
+        if let Some(l) = &self.ledger {
+            l.finish().map_err(|m| check::error(now, "host", &m))?;
+            check::device_finish(&mut self.ssd).map_err(|m| check::error(now, "device", &m))?;
+        }
+        Ok(())
     }
 }
 

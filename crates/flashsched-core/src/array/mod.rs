@@ -20,14 +20,14 @@ pub mod serial;
 pub mod series;
 
 use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 
 use crate::check::{self, invariants::RequestLedger};
 use crate::config::DeviceConfig;
 use crate::device::{DevEvent, EventSink, Ssd};
-use crate::engine::{EventQueue, Ns, NS_PER_S};
+use crate::engine::{self, Clock, EventQueue, Model, Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
 use crate::host::{Host, Issue, Slot};
 use crate::io::{Completion, DeviceView};
@@ -35,7 +35,7 @@ use crate::metrics::{LatencySummary, Metrics};
 use crate::workload::compose::{Concurrent, Phases};
 use crate::workload::replay::Replay;
 use crate::workload::synthetic::parse_bytes;
-use crate::workload::{IoRecord, Op, Poll, Workload};
+use crate::workload::{Feed, Op, Workload};
 use network::{Link, LinkConfig};
 use raid::{Extent, Raid0, Raid5};
 use serial::{Role, SerialConfig, SerialLog, SerialStats, Victim};
@@ -188,12 +188,18 @@ impl Wl {
     }
 }
 
+/// What can happen in an array simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ev {
+pub enum Ev {
+    /// The workload's next arrival.
     Workload,
+    /// A timer the array's host scheduler asked for.
     HostTimer,
+    /// An event of SSD `.0`.
     Dev(u32, DevEvent),
+    /// Client request `.0` (and its write data) crossed the link inbound.
     LinkIn(u32),
+    /// The reply to client request `.0` crossed the link outbound.
     LinkOut(u32),
 }
 
@@ -399,11 +405,9 @@ pub struct ArraySim {
     pub metrics: Metrics,
     pub series: ArraySeries,
     pub stats: ArrayStats,
-    q: EventQueue<Ev>,
-    now: Ns,
+    clock: Clock<Ev>,
     wl: Wl,
-    wl_blocked: bool,
-    wl_done: bool,
+    feed: Feed,
     host: Host,
     link: Option<Link>,
     engine: Engine,
@@ -429,11 +433,98 @@ pub struct ArraySim {
     completed_any: bool,
     /// Something the host sees happened at this instant (see `settle`).
     host_turn: bool,
-    started: bool,
-    finished: bool,
-    wall: Duration,
     /// Host-interface invariants, in check mode.
     ledger: Option<Box<RequestLedger>>,
+}
+
+impl Model for ArraySim {
+    type Ev = Ev;
+
+    #[inline]
+    fn clock(&mut self) -> &mut Clock<Ev> {
+        &mut self.clock
+    }
+
+    fn start(&mut self) -> SimResult<()> {
+        self.poll_workload()?;
+        self.decide()
+    }
+
+    #[inline]
+    fn before_instant(&mut self, t: Ns) {
+        if t / self.series.bin_ns > self.series.sampled() as u64 {
+            self.sample(t);
+        }
+    }
+
+    #[inline]
+    fn apply(&mut self, ev: Ev, now: Ns) -> SimResult<()> {
+        match ev {
+            Ev::Dev(i, e) => self.ssds[i as usize].handle(e, now)?,
+            Ev::Workload => self.poll_workload()?,
+            Ev::HostTimer => {
+                self.host.timer_fired();
+                self.host_turn = true;
+            }
+            Ev::LinkIn(c) => self.arrive_host(c),
+            Ev::LinkOut(c) => self.client_complete(c),
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn settle(&mut self, _now: Ns) -> SimResult<()> {
+        self.decide()
+    }
+
+    #[inline]
+    fn check_instant(&mut self, t: Ns) -> SimResult<()> {
+        if self.ledger.is_some() {
+            self.check_step(t)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> SimResult<()> {
+        let now = self.clock.now();
+        let busy = self.host.queued() > 0
+            || self.host.outstanding > 0
+            || !self.stalled.is_empty()
+            || self.ssds.iter().any(|s| !s.is_idle());
+        if !self.feed.done() || busy {
+            return Err(SimError::Invalid(format!(
+                "array stalled at t={} ns: workload done={}, {} queued, {} outstanding, \
+                 {} writes waiting for log space, nothing scheduled to happen",
+                now,
+                self.feed.done(),
+                self.host.queued(),
+                self.host.outstanding,
+                self.stalled.len()
+            )));
+        }
+        if let Some(l) = &self.ledger {
+            l.finish().map_err(|m| check::error(now, "array", &m))?;
+            for (i, s) in self.ssds.iter_mut().enumerate() {
+                check::device_finish(s).map_err(|m| check::error(now, &format!("ssd {i}"), &m))?;
+            }
+        }
+        self.track_roles();
+        // Front-ends still in the role at the end: count their GC too.
+        for (i, base) in self.front_gc_base.iter().enumerate() {
+            if let Some(b) = base {
+                self.stats.front_gc_violations += self.ssds[i].ftl.stats.gc_invocations - b;
+            }
+        }
+        let ssds = &self.ssds;
+        let front = match &self.engine {
+            Engine::Serial(l) => l.fronts().first().map_or(-1, |&f| f as i32),
+            _ => -1,
+        };
+        let end = self.metrics.last_completion.max(now);
+        self.series
+            .finish(end, |i| ssds[i].ftl.stats.gc_invocations, front);
+        Ok(())
+    }
 }
 
 impl ArraySim {
@@ -559,11 +650,9 @@ impl ArraySim {
             series: ArraySeries::new(n as usize, cfg.bin_ns),
             metrics: Metrics::new(cfg.keep_records),
             stats: ArrayStats::default(),
-            q: EventQueue::new(),
-            now: 0,
+            clock: Clock::default(),
             wl,
-            wl_blocked: false,
-            wl_done: false,
+            feed: Feed::default(),
             host,
             engine,
             view: VolumeView {
@@ -588,16 +677,13 @@ impl ArraySim {
             ext: Vec::new(),
             completed_any: false,
             host_turn: true,
-            started: false,
-            finished: false,
-            wall: Duration::ZERO,
             ledger: None,
             ssds,
             dev_cfg: dev,
             cfg,
         };
         sim.track_roles();
-        sim.wall = t0.elapsed();
+        sim.clock.add_wall(t0.elapsed());
         Ok(sim)
     }
 
@@ -639,11 +725,11 @@ impl ArraySim {
     }
 
     pub fn now(&self) -> Ns {
-        self.now
+        self.clock.now()
     }
 
     pub fn is_finished(&self) -> bool {
-        self.finished
+        self.clock.is_finished()
     }
 
     /// (requests completed, expected total if known).
@@ -684,49 +770,7 @@ impl ArraySim {
 
     /// Process up to `max_steps` time steps; true once finished.
     pub fn advance(&mut self, max_steps: u64) -> SimResult<bool> {
-        let t0 = Instant::now();
-        let r = self.advance_inner(max_steps);
-        self.wall += t0.elapsed();
-        r
-    }
-
-    fn advance_inner(&mut self, max_steps: u64) -> SimResult<bool> {
-        if self.finished {
-            return Ok(true);
-        }
-        if !self.started {
-            self.started = true;
-            self.poll_workload()?;
-            self.settle()?;
-        }
-        for _ in 0..max_steps {
-            let Some((t, first)) = self.q.pop() else {
-                return self.finish();
-            };
-            if t / self.series.bin_ns > self.series.sampled() as u64 {
-                self.sample(t);
-            }
-            self.now = t;
-            let mut next = Some(first);
-            while let Some(ev) = next {
-                match ev {
-                    Ev::Dev(i, e) => self.ssds[i as usize].handle(e, t)?,
-                    Ev::Workload => self.poll_workload()?,
-                    Ev::HostTimer => {
-                        self.host.timer_fired();
-                        self.host_turn = true;
-                    }
-                    Ev::LinkIn(c) => self.arrive_host(c),
-                    Ev::LinkOut(c) => self.client_complete(c),
-                }
-                next = self.q.pop_at(t);
-            }
-            self.settle()?;
-            if self.ledger.is_some() {
-                self.check_step(t)?;
-            }
-        }
-        Ok(false)
+        engine::advance(self, max_steps)
     }
 
     fn sample(&mut self, t: Ns) {
@@ -739,55 +783,14 @@ impl ArraySim {
             .sample_until(t, |i| ssds[i].ftl.stats.gc_invocations, front);
     }
 
-    fn finish(&mut self) -> SimResult<bool> {
-        let busy = self.host.queued() > 0
-            || self.host.outstanding > 0
-            || !self.stalled.is_empty()
-            || self.ssds.iter().any(|s| !s.is_idle());
-        if !self.wl_done || busy {
-            return Err(SimError::Invalid(format!(
-                "array stalled at t={} ns: workload done={}, {} queued, {} outstanding, \
-                 {} writes waiting for log space, nothing scheduled to happen",
-                self.now,
-                self.wl_done,
-                self.host.queued(),
-                self.host.outstanding,
-                self.stalled.len()
-            )));
-        }
-        if let Some(l) = &self.ledger {
-            let now = self.now;
-            l.finish().map_err(|m| check::error(now, "array", &m))?;
-            for (i, s) in self.ssds.iter_mut().enumerate() {
-                check::device_finish(s).map_err(|m| check::error(now, &format!("ssd {i}"), &m))?;
-            }
-        }
-        self.track_roles();
-        // Front-ends still in the role at the end: count their GC too.
-        for (i, base) in self.front_gc_base.iter().enumerate() {
-            if let Some(b) = base {
-                self.stats.front_gc_violations += self.ssds[i].ftl.stats.gc_invocations - b;
-            }
-        }
-        let ssds = &self.ssds;
-        let front = match &self.engine {
-            Engine::Serial(l) => l.fronts().first().map_or(-1, |&f| f as i32),
-            _ => -1,
-        };
-        let end = self.metrics.last_completion.max(self.now);
-        self.series
-            .finish(end, |i| ssds[i].ftl.stats.gc_invocations, front);
-        self.finished = true;
-        Ok(true)
-    }
-
     fn poll_workload(&mut self) -> SimResult<()> {
-        let mut recs: Vec<IoRecord> = Vec::new();
-        let p = self.wl.get().poll(self.now, &mut recs)?;
-        for mut r in recs {
+        let now = self.clock.now();
+        let n = self.feed.poll(self.wl.get(), now)?;
+        for i in 0..n {
+            let mut r = self.feed.record(i);
             Replay::fold(&mut r, self.view.bytes);
             let c = CReq {
-                arrival: self.now,
+                arrival: now,
                 dispatch: 0,
                 op: r.op,
                 offset: r.offset,
@@ -807,19 +810,14 @@ impl ArraySim {
             match &mut self.link {
                 Some(l) => {
                     let data = if r.op == Op::Write { r.size as u64 } else { 0 };
-                    let t = l.send_in(self.now, data);
-                    self.q.push(t, Ev::LinkIn(idx));
+                    let t = l.send_in(now, data);
+                    self.clock.q.push(t, Ev::LinkIn(idx));
                 }
                 None => self.arrive_host(idx),
             }
         }
         self.prefetch_next();
-        self.wl_blocked = false;
-        match p {
-            Poll::At(t) => self.q.push(t.max(self.now), Ev::Workload),
-            Poll::Blocked => self.wl_blocked = true,
-            Poll::Done => self.wl_done = true,
-        }
+        self.feed.schedule(now, &mut self.clock.q, Ev::Workload);
         Ok(())
     }
 
@@ -850,7 +848,7 @@ impl ArraySim {
         let c = self.creqs[idx as usize];
         let h = self
             .host
-            .arrive(self.now, c.op, c.offset, c.size, c.stream, false);
+            .arrive(self.clock.now(), c.op, c.offset, c.size, c.stream, false);
         let id = h.id as usize;
         if id >= self.host_client.len() {
             self.host_client.resize(id + 1, NONE);
@@ -863,9 +861,9 @@ impl ArraySim {
         }
     }
 
-    /// The decide phase at `self.now`.
-    fn settle(&mut self) -> SimResult<()> {
-        let now = self.now;
+    /// The decide phase at the current instant.
+    fn decide(&mut self) -> SimResult<()> {
+        let now = self.clock.now();
         let serial = matches!(self.engine, Engine::Serial(_));
         let mut asked = false;
         loop {
@@ -882,7 +880,7 @@ impl ArraySim {
             if serial {
                 self.pump_xgc()?;
             }
-            if self.completed_any && self.wl_blocked {
+            if self.completed_any && self.feed.blocked() {
                 self.completed_any = false;
                 self.poll_workload()?;
             }
@@ -904,7 +902,7 @@ impl ArraySim {
                 self.ssds[i].schedule(
                     now,
                     &mut Sink {
-                        q: &mut self.q,
+                        q: &mut self.clock.q,
                         ssd: i as u32,
                     },
                 )?;
@@ -919,7 +917,7 @@ impl ArraySim {
         self.completed_any = false;
         if asked {
             if let Some(t) = self.host.arm_timer(now) {
-                self.q.push(t, Ev::HostTimer);
+                self.clock.q.push(t, Ev::HostTimer);
             }
         }
         Ok(())
@@ -943,7 +941,7 @@ impl ArraySim {
             }
         };
         self.outstanding[ssd as usize] += 1;
-        self.ssds[ssd as usize].submit(id, op, offset, len, self.now);
+        self.ssds[ssd as usize].submit(id, op, offset, len, self.clock.now());
     }
 
     fn start_request(&mut self, req: Issue) -> SimResult<()> {
@@ -1206,7 +1204,7 @@ impl ArraySim {
             let ssd = &mut self.ssds[src as usize];
             let left = ssd.ftl.mapped_pages();
             self.stats.max_valid_pages_after_trim = self.stats.max_valid_pages_after_trim.max(left);
-            self.stats.trim_erases += ssd.erase_trimmed_blocks(self.now) as u64;
+            self.stats.trim_erases += ssd.erase_trimmed_blocks(self.clock.now()) as u64;
             if let Engine::Serial(log) = &mut self.engine {
                 log.trimmed(src);
             }
@@ -1241,11 +1239,13 @@ impl ArraySim {
         match sub.op {
             Op::Write => {
                 self.bytes_w[s] += sub.bytes as u64;
-                self.series.add_ssd(s, self.now, sub.bytes as u64, true);
+                self.series
+                    .add_ssd(s, self.clock.now(), sub.bytes as u64, true);
             }
             Op::Read => {
                 self.bytes_r[s] += sub.bytes as u64;
-                self.series.add_ssd(s, self.now, sub.bytes as u64, false);
+                self.series
+                    .add_ssd(s, self.clock.now(), sub.bytes as u64, false);
             }
             Op::Trim => {}
         }
@@ -1281,7 +1281,7 @@ impl ArraySim {
                 };
                 if let Some((d, doff)) = log.copy_read_done(unit, sub.ssd, off)? {
                     let ub = log.unit;
-                    self.series.add_xgc(self.now);
+                    self.series.add_xgc(self.clock.now());
                     self.submit(
                         d,
                         Op::Write,
@@ -1316,7 +1316,8 @@ impl ArraySim {
         let mut finished = std::mem::take(&mut self.finished_slots);
         finished.clear();
         // Probes (injected by the host scheduler) finish with no slot.
-        self.host.complete(id, self.now, &self.view, &mut finished);
+        self.host
+            .complete(id, self.clock.now(), &self.view, &mut finished);
         self.host_turn = true;
         for slot in &finished {
             if let Some(l) = &mut self.ledger {
@@ -1330,8 +1331,8 @@ impl ArraySim {
                     } else {
                         0
                     };
-                    let t = l.send_out(self.now, data);
-                    self.q.push(t, Ev::LinkOut(c));
+                    let t = l.send_out(self.clock.now(), data);
+                    self.clock.q.push(t, Ev::LinkOut(c));
                 }
                 None => self.client_complete(c),
             }
@@ -1345,7 +1346,7 @@ impl ArraySim {
         let done = Completion {
             arrival: c.arrival,
             dispatch: c.dispatch,
-            complete: self.now,
+            complete: self.clock.now(),
             op: c.op,
             offset: c.offset,
             size: c.size,
@@ -1353,9 +1354,9 @@ impl ArraySim {
         };
         self.metrics.record(&done);
         if c.op != Op::Trim {
-            self.series.add_array(self.now, c.size as u64);
+            self.series.add_array(self.clock.now(), c.size as u64);
         }
-        self.wl.get().on_complete(&done, self.now);
+        self.wl.get().on_complete(&done, self.clock.now());
         self.completed_any = true;
     }
 
@@ -1388,7 +1389,7 @@ impl ArraySim {
             .collect();
         let link = self.link.as_ref().map(|l| {
             let (bi, bo, ti, to) = l.totals();
-            let span = self.now.max(1) as f64;
+            let span = self.clock.now().max(1) as f64;
             LinkSummary {
                 gbit_s: l.cfg.gbit_s,
                 overhead_us: l.cfg.overhead_us,
@@ -1434,7 +1435,7 @@ impl ArraySim {
             bytes_read: m.bytes_read,
             bytes_written: m.bytes_written,
             simulated_s: sim_s,
-            wall_s: self.wall.as_secs_f64(),
+            wall_s: self.clock.wall().as_secs_f64(),
             bandwidth_mb_s: if sim_s > 0.0 {
                 (m.bytes_read + m.bytes_written) as f64 / 1e6 / sim_s
             } else {

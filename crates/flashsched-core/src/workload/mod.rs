@@ -3,6 +3,7 @@
 //! into timed host requests (intensity scaling, address folding, limits).
 
 pub mod compose;
+mod feed;
 pub mod postmark;
 pub mod profiles;
 pub mod replay;
@@ -12,6 +13,7 @@ pub mod trace;
 use crate::engine::Ns;
 use crate::error::SimResult;
 pub use crate::io::{Completion, Op};
+pub use feed::Feed;
 
 /// One block request as read from a trace or produced by a generator, before
 /// replay adjustments. Offsets and sizes are in bytes.
