@@ -14,159 +14,37 @@
 //! their own). Reads return their data over the link's outbound pipe; writes
 //! send data inbound before reaching the array queue.
 
+mod build;
+mod layout;
 pub mod network;
 pub mod raid;
+mod requests;
 pub mod serial;
+mod serial_io;
 pub mod series;
+mod summary;
 
 use std::collections::VecDeque;
-use std::time::Instant;
-
-use serde::Serialize;
 
 use crate::check::{self, invariants::RequestLedger};
 use crate::config::DeviceConfig;
 use crate::device::{DevEvent, EventSink, Ssd};
-use crate::engine::{self, Clock, EventQueue, Model, Ns, NS_PER_S};
+use crate::engine::{self, Clock, EventQueue, Model, Ns};
 use crate::error::{SimError, SimResult};
-use crate::host::{Host, Issue, Slot};
-use crate::io::{Completion, DeviceView};
-use crate::metrics::{LatencySummary, Metrics};
-use crate::workload::compose::{Concurrent, Phases};
+use crate::host::{Host, Slot};
+use crate::io::DeviceView;
+use crate::metrics::Metrics;
+use crate::workload::compose::Phases;
 use crate::workload::replay::Replay;
-use crate::workload::synthetic::parse_bytes;
 use crate::workload::{Feed, Op, Workload};
-use network::{Link, LinkConfig};
+pub use layout::{ArrayConfig, ArrayWorkload, Layout};
+use network::Link;
 use raid::{Extent, Raid0, Raid5};
-use serial::{Role, SerialConfig, SerialLog, SerialStats, Victim};
+use serial::SerialLog;
 use series::ArraySeries;
+pub use summary::{ArrayStats, ArraySummary, LinkSummary, SerialSummary, SsdSummary};
 
 const NONE: u32 = u32::MAX;
-
-/// How the volume is laid out over the SSDs.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Layout {
-    Raid0 { chunk: u64 },
-    Raid5 { chunk: u64 },
-    Serial(SerialConfig),
-}
-
-impl Layout {
-    /// `raid0[,chunk=64k]`, `raid5[,chunk=64k]`, or
-    /// `serial[,front=1,unit=16k,segment=4m,victim=fifo|greedy,window=32,volume=0.75,verify=true]`.
-    pub fn parse(text: &str) -> SimResult<Layout> {
-        let mut parts = text.split(',').map(str::trim).filter(|p| !p.is_empty());
-        let name = parts.next().unwrap_or("");
-        let mut chunk = 64 << 10;
-        let mut s = SerialConfig::default();
-        let is_serial = name == "serial";
-        if !matches!(name, "raid0" | "raid5" | "serial") {
-            return Err(SimError::unknown(
-                "array layout",
-                name,
-                &["raid0", "raid5", "serial"],
-            ));
-        }
-        for p in parts {
-            let (k, v) = p
-                .split_once('=')
-                .ok_or_else(|| SimError::config(format!("array.{p}"), "expected key=value"))?;
-            let key = format!("array.{k}");
-            let int = |v: &str| -> SimResult<u32> {
-                v.parse()
-                    .map_err(|_| SimError::config(&key, format!("`{v}` is not an integer")))
-            };
-            match (k, is_serial) {
-                ("chunk", false) => chunk = parse_bytes(&key, v)?,
-                ("front", true) => s.front_ends = int(v)?,
-                ("unit", true) => s.unit = parse_bytes(&key, v)?,
-                ("segment", true) => s.segment = parse_bytes(&key, v)?,
-                ("window", true) => s.window = int(v)?,
-                ("victim", true) => {
-                    s.victim = match v {
-                        "fifo" => Victim::Fifo,
-                        "greedy" => Victim::Greedy,
-                        _ => {
-                            return Err(SimError::config(
-                                key,
-                                format!("`{v}` is not fifo or greedy"),
-                            ))
-                        }
-                    }
-                }
-                ("volume", true) => {
-                    s.volume_fraction = v
-                        .parse()
-                        .map_err(|_| SimError::config(&key, format!("`{v}` is not a number")))?
-                }
-                ("verify", true) => {
-                    s.verify = v
-                        .parse()
-                        .map_err(|_| SimError::config(&key, format!("`{v}` is not true/false")))?
-                }
-                _ => {
-                    let known = if is_serial {
-                        "front, unit, segment, victim, window, volume, verify"
-                    } else {
-                        "chunk"
-                    };
-                    return Err(SimError::config(
-                        key,
-                        format!("unknown key for {name} (known: {known})"),
-                    ));
-                }
-            }
-        }
-        if !is_serial && (chunk == 0 || chunk % 512 != 0) {
-            return Err(SimError::config(
-                "array.chunk",
-                format!("{chunk} is not a positive multiple of 512"),
-            ));
-        }
-        Ok(match name {
-            "raid0" => Layout::Raid0 { chunk },
-            "raid5" => Layout::Raid5 { chunk },
-            _ => Layout::Serial(s),
-        })
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Layout::Raid0 { .. } => "raid0",
-            Layout::Raid5 { .. } => "raid5",
-            Layout::Serial(_) => "serial",
-        }
-    }
-}
-
-/// Array-level options.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ArrayConfig {
-    pub layout: Layout,
-    pub ssds: u32,
-    /// Requests outstanding at the array (its host queue depth).
-    pub queue_depth: u32,
-    pub link: Option<LinkConfig>,
-    /// Width of a time-series bin.
-    pub bin_ns: Ns,
-    pub seed: u64,
-    /// Keep one row per client request.
-    pub keep_records: bool,
-}
-
-/// Where the array's requests come from.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ArrayWorkload {
-    /// Synthetic specs run one after another (e.g. aging, then measurement).
-    Phases(Vec<String>),
-    /// `clients` concurrent sequential writers of `file` bytes each.
-    Writers {
-        clients: u32,
-        file: u64,
-        bs: u64,
-        qd: u32,
-    },
-}
 
 enum Wl {
     Phases(Phases),
@@ -296,103 +174,10 @@ struct StripeOp {
     writes: Vec<Extent>,
 }
 
-enum Engine {
+enum Placement {
     Raid0(Raid0),
     Raid5(Raid5),
     Serial(Box<SerialLog>),
-}
-
-/// Counters of the array layer.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct ArrayStats {
-    pub rmw_stripes: u64,
-    pub full_stripes: u64,
-    /// Internal GC invocations on an SSD while it was a front-end.
-    pub front_gc_violations: u64,
-    /// Most valid pages any SSD's FTL held right after a whole-SSD TRIM.
-    pub max_valid_pages_after_trim: u64,
-    pub trim_erases: u64,
-    pub stalled_writes: u64,
-}
-
-/// Per-SSD results.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct SsdSummary {
-    pub index: u32,
-    pub role: String,
-    pub gc_invocations: u64,
-    pub gc_pages_moved: u64,
-    pub erases: u64,
-    pub reclaim_erases: u64,
-    pub trimmed_pages: u64,
-    pub waf: f64,
-    pub bytes_written: u64,
-    pub bytes_read: u64,
-}
-
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct LinkSummary {
-    pub gbit_s: f64,
-    pub overhead_us: f64,
-    pub bytes_in: u64,
-    pub bytes_out: u64,
-    pub utilization_in: f64,
-    pub utilization_out: f64,
-}
-
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct SerialSummary {
-    pub front_ends: u32,
-    pub unit_bytes: u64,
-    pub segment_bytes: u64,
-    pub victim: String,
-    pub mapping_bytes: u64,
-    /// Mapping bytes / total SSD logical capacity (paper §2.3: ~0.2 %).
-    pub mapping_fraction: f64,
-    #[serde(flatten)]
-    pub stats: SerialStats,
-}
-
-/// Everything an array run reports.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct ArraySummary {
-    pub layout: String,
-    pub ssds: u32,
-    pub device: String,
-    pub ssd_logical_bytes: u64,
-    pub volume_bytes: u64,
-    pub workload: String,
-    pub seed: u64,
-    pub requests: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub bytes_read: u64,
-    pub bytes_written: u64,
-    pub simulated_s: f64,
-    pub wall_s: f64,
-    /// Client bandwidth over the run, MB/s (10^6 bytes).
-    pub bandwidth_mb_s: f64,
-    pub bin_s: f64,
-    pub phase_starts_s: Vec<f64>,
-    pub latency_us: LatencySummary,
-    pub read_latency_us: LatencySummary,
-    pub write_latency_us: LatencySummary,
-    pub gc_invocations: u64,
-    pub per_ssd: Vec<SsdSummary>,
-    pub link: Option<LinkSummary>,
-    pub serial: Option<SerialSummary>,
-    #[serde(flatten)]
-    pub stats: ArrayStats,
-}
-
-impl ArraySummary {
-    pub fn to_json(&self, stable: bool) -> String {
-        let mut s = self.clone();
-        if stable {
-            s.wall_s = 0.0;
-        }
-        serde_json::to_string_pretty(&s).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-    }
 }
 
 /// A configured array simulation.
@@ -410,7 +195,7 @@ pub struct ArraySim {
     feed: Feed,
     host: Host,
     link: Option<Link>,
-    engine: Engine,
+    placement: Placement,
     view: VolumeView,
     creqs: Vec<CReq>,
     free_creqs: Vec<u32>,
@@ -516,8 +301,8 @@ impl Model for ArraySim {
             }
         }
         let ssds = &self.ssds;
-        let front = match &self.engine {
-            Engine::Serial(l) => l.fronts().first().map_or(-1, |&f| f as i32),
+        let front = match &self.placement {
+            Placement::Serial(l) => l.fronts().first().map_or(-1, |&f| f as i32),
             _ => -1,
         };
         let end = self.metrics.last_completion.max(now);
@@ -528,165 +313,6 @@ impl Model for ArraySim {
 }
 
 impl ArraySim {
-    /// Build `cfg.ssds` SSDs from `dev` (SSD i seeded with `seed + i`) and the
-    /// workload for the resulting volume.
-    pub fn new(
-        cfg: ArrayConfig,
-        dev: DeviceConfig,
-        workload: &ArrayWorkload,
-    ) -> SimResult<ArraySim> {
-        let t0 = Instant::now();
-        if cfg.ssds < 2 || cfg.ssds > 1024 {
-            return Err(SimError::config(
-                "array.ssds",
-                format!("{} is outside [2, 1024]", cfg.ssds),
-            ));
-        }
-        if cfg.queue_depth == 0 {
-            return Err(SimError::config("array.queue_depth", "must be ≥ 1"));
-        }
-        if cfg.bin_ns < 100_000 {
-            return Err(SimError::config(
-                "array.bin",
-                format!("{} ns is below the 0.1 ms minimum", cfg.bin_ns),
-            ));
-        }
-        if let ArrayWorkload::Writers {
-            clients,
-            file,
-            bs,
-            qd,
-        } = workload
-        {
-            if *clients == 0 || *qd == 0 || *bs == 0 || *bs > 1 << 30 || file < bs {
-                return Err(SimError::config(
-                    "array.writers",
-                    format!(
-                        "clients={clients}, file={file}, bs={bs}, qd={qd}: need clients, qd ≥ 1 \
-                         and 0 < bs ≤ min(file, 1 GiB)"
-                    ),
-                ));
-            }
-        }
-        let ssds = (0..cfg.ssds)
-            .map(|i| Ssd::new(dev.ssd(), cfg.seed.wrapping_add(i as u64)))
-            .collect::<SimResult<Vec<_>>>()?;
-        let ssd_bytes = ssds[0].logical_bytes();
-        let page = dev.geometry.page_size as u64;
-        let n = cfg.ssds;
-        let (engine, volume) = match &cfg.layout {
-            Layout::Raid0 { chunk } | Layout::Raid5 { chunk } => {
-                let per = ssd_bytes / chunk * chunk;
-                if per == 0 {
-                    return Err(SimError::config(
-                        "array.chunk",
-                        format!("{chunk} exceeds the SSD capacity {ssd_bytes}"),
-                    ));
-                }
-                if let Layout::Raid0 { .. } = cfg.layout {
-                    (
-                        Engine::Raid0(Raid0 {
-                            ssds: n,
-                            chunk: *chunk,
-                        }),
-                        per * n as u64,
-                    )
-                } else {
-                    if n < 3 {
-                        return Err(SimError::config(
-                            "array.ssds",
-                            "RAID-5 needs at least 3 SSDs",
-                        ));
-                    }
-                    (
-                        Engine::Raid5(Raid5 {
-                            ssds: n,
-                            chunk: *chunk,
-                        }),
-                        per * (n as u64 - 1),
-                    )
-                }
-            }
-            Layout::Serial(sc) => {
-                let log = SerialLog::new(sc, n, ssd_bytes, page)?;
-                let v = log.volume_bytes();
-                (Engine::Serial(Box::new(log)), v)
-            }
-        };
-        let wl = match workload {
-            ArrayWorkload::Phases(specs) => {
-                Wl::Phases(Phases::from_specs(specs, volume, cfg.seed)?)
-            }
-            ArrayWorkload::Writers {
-                clients,
-                file,
-                bs,
-                qd,
-            } => {
-                if *clients as u64 * file > volume {
-                    return Err(SimError::config(
-                        "array.workload",
-                        format!(
-                            "{clients} clients × {file} bytes exceed the volume ({volume} bytes)"
-                        ),
-                    ));
-                }
-                Wl::Other(Box::new(Concurrent::writers(
-                    *clients, *file, *bs, *qd, cfg.seed,
-                )?))
-            }
-        };
-        let mut hcfg = dev.host.clone();
-        hcfg.queue_depth = cfg.queue_depth;
-        // Requests are striped per client request; the array's host queue
-        // does not merge them (each dispatch is exactly one client request).
-        hcfg.max_merge_kib = 0;
-        // The scheduler is sized by one SSD (chips, capacity), as it always was.
-        let host = Host::new(&hcfg, ssds[0].geo.chips(), ssd_bytes)?;
-        let chips = ssds.iter().map(|s| s.geo.chips()).sum();
-        let mut sim = ArraySim {
-            finished_slots: Vec::new(),
-            link: cfg.link.map(|l| Link::new(l, cfg.bin_ns)),
-            series: ArraySeries::new(n as usize, cfg.bin_ns),
-            metrics: Metrics::new(cfg.keep_records),
-            stats: ArrayStats::default(),
-            clock: Clock::default(),
-            wl,
-            feed: Feed::default(),
-            host,
-            engine,
-            view: VolumeView {
-                page: page as u32,
-                bytes: volume,
-                chips,
-            },
-            creqs: Vec::new(),
-            free_creqs: Vec::new(),
-            host_client: Vec::new(),
-            remaining: Vec::new(),
-            subs: Vec::new(),
-            free_subs: Vec::new(),
-            stripes: Vec::new(),
-            free_stripes: Vec::new(),
-            stalled: VecDeque::new(),
-            outstanding: vec![0; n as usize],
-            front_gc_base: vec![None; n as usize],
-            bytes_w: vec![0; n as usize],
-            bytes_r: vec![0; n as usize],
-            done: Vec::new(),
-            ext: Vec::new(),
-            completed_any: false,
-            host_turn: true,
-            ledger: None,
-            ssds,
-            dev_cfg: dev,
-            cfg,
-        };
-        sim.track_roles();
-        sim.clock.add_wall(t0.elapsed());
-        Ok(sim)
-    }
-
     /// Turn check mode on (before the run): every SSD's reads are checked
     /// against its version oracle and its invariants audited; array requests
     /// must complete exactly once. The first violation stops the run.
@@ -707,7 +333,7 @@ impl ArraySim {
         for (i, s) in self.ssds.iter_mut().enumerate() {
             check::device_step(s).map_err(|m| check::error(t, &format!("ssd {i}"), &m))?;
         }
-        if let Engine::Serial(log) = &self.engine {
+        if let Placement::Serial(log) = &self.placement {
             if log.stats.version_mismatches > 0 {
                 return Err(check::error(
                     t,
@@ -742,8 +368,8 @@ impl ArraySim {
 
     /// The serial array's log (None for RAID layouts).
     pub fn serial(&self) -> Option<&SerialLog> {
-        match &self.engine {
-            Engine::Serial(l) => Some(l),
+        match &self.placement {
+            Placement::Serial(l) => Some(l),
             _ => None,
         }
     }
@@ -775,8 +401,8 @@ impl ArraySim {
 
     fn sample(&mut self, t: Ns) {
         let ssds = &self.ssds;
-        let front = match &self.engine {
-            Engine::Serial(l) => l.fronts().first().map_or(-1, |&f| f as i32),
+        let front = match &self.placement {
+            Placement::Serial(l) => l.fronts().first().map_or(-1, |&f| f as i32),
             _ => -1,
         };
         self.series
@@ -832,11 +458,11 @@ impl ArraySim {
         Replay::fold(&mut r, self.view.bytes);
         let mut ext = std::mem::take(&mut self.ext);
         ext.clear();
-        match &self.engine {
-            Engine::Raid0(m) => m.map(r.offset, r.size, &mut ext),
+        match &self.placement {
+            Placement::Raid0(m) => m.map(r.offset, r.size, &mut ext),
             // Writes touch the same data chunks (and parity, not fetched).
-            Engine::Raid5(m) => m.map_read(r.offset, r.size, &mut ext),
-            Engine::Serial(_) => {}
+            Placement::Raid5(m) => m.map_read(r.offset, r.size, &mut ext),
+            Placement::Serial(_) => {}
         }
         for e in &ext {
             self.ssds[e.ssd as usize].prefetch_request(r.op, e.offset, e.len);
@@ -864,7 +490,7 @@ impl ArraySim {
     /// The decide phase at the current instant.
     fn decide(&mut self) -> SimResult<()> {
         let now = self.clock.now();
-        let serial = matches!(self.engine, Engine::Serial(_));
+        let serial = matches!(self.placement, Placement::Serial(_));
         let mut asked = false;
         loop {
             for i in 0..self.ssds.len() {
@@ -921,540 +547,5 @@ impl ArraySim {
             }
         }
         Ok(())
-    }
-
-    fn submit(&mut self, ssd: u32, op: Op, offset: u64, len: u32, kind: SubKind) {
-        let sub = Sub {
-            ssd,
-            kind,
-            op,
-            bytes: len,
-        };
-        let id = match self.free_subs.pop() {
-            Some(i) => {
-                self.subs[i as usize] = sub;
-                i
-            }
-            None => {
-                self.subs.push(sub);
-                (self.subs.len() - 1) as u32
-            }
-        };
-        self.outstanding[ssd as usize] += 1;
-        self.ssds[ssd as usize].submit(id, op, offset, len, self.clock.now());
-    }
-
-    fn start_request(&mut self, req: Issue) -> SimResult<()> {
-        let id = req.id;
-        // A probe read the host scheduler injected has a slot no arrival
-        // sized the tables for.
-        if id as usize >= self.remaining.len() {
-            self.host_client.resize(id as usize + 1, NONE);
-            self.remaining.resize(id as usize + 1, 0);
-        }
-        self.remaining[id as usize] = 0;
-        let mut ext = std::mem::take(&mut self.ext);
-        ext.clear();
-        match &mut self.engine {
-            Engine::Raid0(r) => r.map(req.offset, req.size, &mut ext),
-            Engine::Raid5(r) if req.op != Op::Write => r.map_read(req.offset, req.size, &mut ext),
-            Engine::Raid5(r) => {
-                let r = *r;
-                for sw in r.map_write(req.offset, req.size) {
-                    self.remaining[id as usize] += 1;
-                    let st = self.new_stripe(id);
-                    if sw.full {
-                        self.stats.full_stripes += 1;
-                        let op = &mut self.stripes[st as usize];
-                        op.writes = sw.data.clone();
-                        op.writes.push(sw.parity);
-                        self.issue_stripe_writes(st);
-                    } else {
-                        self.stats.rmw_stripes += 1;
-                        let mut reads = sw.data.clone();
-                        reads.push(sw.parity);
-                        let op = &mut self.stripes[st as usize];
-                        op.reads_left = reads.len() as u32;
-                        op.writes = reads.clone();
-                        for e in reads {
-                            self.submit(
-                                e.ssd,
-                                Op::Read,
-                                e.offset,
-                                e.len,
-                                SubKind::RmwRead { stripe: st },
-                            );
-                        }
-                    }
-                }
-            }
-            Engine::Serial(_) => {
-                self.ext = ext;
-                return self.start_serial(req);
-            }
-        }
-        for e in &ext {
-            self.remaining[id as usize] += 1;
-            self.submit(e.ssd, req.op, e.offset, e.len, SubKind::User { req: id });
-        }
-        self.ext = ext;
-        if self.remaining[id as usize] == 0 {
-            self.finish_request(id);
-        }
-        Ok(())
-    }
-
-    fn new_stripe(&mut self, req: u32) -> u32 {
-        let op = StripeOp {
-            req,
-            ..Default::default()
-        };
-        match self.free_stripes.pop() {
-            Some(i) => {
-                self.stripes[i as usize] = op;
-                i
-            }
-            None => {
-                self.stripes.push(op);
-                (self.stripes.len() - 1) as u32
-            }
-        }
-    }
-
-    fn issue_stripe_writes(&mut self, st: u32) {
-        let writes = std::mem::take(&mut self.stripes[st as usize].writes);
-        self.stripes[st as usize].writes_left = writes.len() as u32;
-        for e in &writes {
-            self.submit(
-                e.ssd,
-                Op::Write,
-                e.offset,
-                e.len,
-                SubKind::StripeWrite { stripe: st },
-            );
-        }
-        self.stripes[st as usize].writes = writes;
-    }
-
-    fn units_of(log: &SerialLog, offset: u64, size: u32) -> (u32, u32) {
-        let first = (offset / log.unit) as u32;
-        let end = offset.saturating_add(size.max(1) as u64).div_ceil(log.unit) as u32;
-        (first, end.min(log.volume_units))
-    }
-
-    fn start_serial(&mut self, req: Issue) -> SimResult<()> {
-        let id = req.id;
-        let Engine::Serial(log) = &mut self.engine else {
-            return Ok(());
-        };
-        let (first, end) = Self::units_of(log, req.offset, req.size);
-        let unit = log.unit;
-        match req.op {
-            Op::Read => {
-                // Coalesce runs of consecutive slots on one SSD.
-                let mut run: Option<(u32, u32, u32)> = None;
-                let mut runs: Vec<(u32, u32, u32)> = Vec::new();
-                for u in first..end {
-                    let Some((s, o)) = log.lookup(u) else {
-                        continue;
-                    };
-                    log.check_read(u, s, o);
-                    run = match run {
-                        Some((rs, ro, n)) if rs == s && ro + n == o => Some((rs, ro, n + 1)),
-                        Some(r) => {
-                            runs.push(r);
-                            Some((s, o, 1))
-                        }
-                        None => Some((s, o, 1)),
-                    };
-                }
-                runs.extend(run);
-                for (s, o, n) in runs {
-                    self.remaining[id as usize] += 1;
-                    let kind = SubKind::SerialRead {
-                        req: id,
-                        off: o,
-                        units: n,
-                    };
-                    self.submit(s, Op::Read, o as u64 * unit, n * unit as u32, kind);
-                }
-            }
-            Op::Trim => {
-                // Only whole units are unmapped.
-                let a = req.offset.div_ceil(unit) as u32;
-                let b = ((req.offset + req.size as u64) / unit) as u32;
-                for u in a..b.min(log.volume_units) {
-                    log.trim_unit(u);
-                }
-            }
-            Op::Write => {
-                log.next_request();
-                if !self.stalled.is_empty() {
-                    // Keep write order behind writes already waiting.
-                    self.stats.stalled_writes += 1;
-                    self.remaining[id as usize] += 1;
-                    self.stalled.push_back((id, first, end));
-                    return Ok(());
-                }
-                self.write_units(id, first, end);
-            }
-        }
-        self.track_roles();
-        if self.remaining[id as usize] == 0 && req.op != Op::Write {
-            self.finish_request(id);
-        }
-        Ok(())
-    }
-
-    /// Append units `[first, end)` of write `id`; parks the rest if the log
-    /// has no room. Completes the request when nothing is outstanding.
-    fn write_units(&mut self, id: u32, first: u32, end: u32) {
-        let Engine::Serial(log) = &mut self.engine else {
-            return;
-        };
-        let unit = log.unit;
-        let mut runs: Vec<(u32, u32, u32)> = Vec::new();
-        let mut run: Option<(u32, u32, u32)> = None;
-        let mut parked = None;
-        for u in first..end {
-            let Some((s, o)) = log.write_unit(u) else {
-                parked = Some(u);
-                break;
-            };
-            run = match run {
-                Some((rs, ro, n)) if rs == s && ro + n == o => Some((rs, ro, n + 1)),
-                Some(r) => {
-                    runs.push(r);
-                    Some((s, o, 1))
-                }
-                None => Some((s, o, 1)),
-            };
-        }
-        runs.extend(run);
-        for (s, o, n) in runs {
-            self.remaining[id as usize] += 1;
-            self.submit(
-                s,
-                Op::Write,
-                o as u64 * unit,
-                n * unit as u32,
-                SubKind::User { req: id },
-            );
-        }
-        if let Some(u) = parked {
-            self.stats.stalled_writes += 1;
-            self.stalled.push_front((id, u, end));
-            self.remaining[id as usize] += 1; // the parked part
-        } else if self.remaining[id as usize] == 0 {
-            self.finish_request(id);
-        }
-        self.track_roles();
-    }
-
-    /// Retry parked serial writes in arrival order while the log has room.
-    fn retry_stalled(&mut self) {
-        while let Some(&(id, u, end)) = self.stalled.front() {
-            let Engine::Serial(log) = &mut self.engine else {
-                return;
-            };
-            if !log.can_write() {
-                return;
-            }
-            self.stalled.pop_front();
-            self.remaining[id as usize] -= 1; // the parked part
-            self.write_units(id, u, end);
-            if self.stalled.front().is_some_and(|s| s.0 == id) {
-                return; // parked again: still no room
-            }
-        }
-    }
-
-    /// Keep xGC copies flowing; TRIM a drained source.
-    fn pump_xgc(&mut self) -> SimResult<()> {
-        loop {
-            let Engine::Serial(log) = &mut self.engine else {
-                return Ok(());
-            };
-            let unit = log.unit;
-            if let Some((u, s, o)) = log.next_copy() {
-                self.submit(
-                    s,
-                    Op::Read,
-                    o as u64 * unit,
-                    unit as u32,
-                    SubKind::CopyRead { unit: u, off: o },
-                );
-                continue;
-            }
-            let Some(src) = log.drained_source() else {
-                break;
-            };
-            if self.outstanding[src as usize] > 0 {
-                break;
-            }
-            // Fig. 5(c): TRIM the whole old front-end, then erase its blocks.
-            let bytes = self.ssds[src as usize].logical_bytes();
-            let step = (1u64 << 30).min(bytes);
-            let mut off = 0;
-            while off < bytes {
-                let len = step.min(bytes - off) as u32;
-                self.submit(src, Op::Trim, off, len, SubKind::Trim);
-                off += len as u64;
-            }
-            let ssd = &mut self.ssds[src as usize];
-            let left = ssd.ftl.mapped_pages();
-            self.stats.max_valid_pages_after_trim = self.stats.max_valid_pages_after_trim.max(left);
-            self.stats.trim_erases += ssd.erase_trimmed_blocks(self.clock.now()) as u64;
-            if let Engine::Serial(log) = &mut self.engine {
-                log.trimmed(src);
-            }
-            self.track_roles();
-            self.retry_stalled();
-        }
-        Ok(())
-    }
-
-    /// Snapshot GC counts when SSDs enter or leave the front-end role.
-    fn track_roles(&mut self) {
-        let Engine::Serial(log) = &mut self.engine else {
-            return;
-        };
-        for (ssd, role) in log.changes.drain(..) {
-            let gc = self.ssds[ssd as usize].ftl.stats.gc_invocations;
-            let slot = &mut self.front_gc_base[ssd as usize];
-            if let Some(b) = slot.take() {
-                self.stats.front_gc_violations += gc - b;
-            }
-            if role == Role::Front {
-                *slot = Some(gc);
-            }
-        }
-    }
-
-    fn sub_done(&mut self, id: u32) -> SimResult<()> {
-        let sub = self.subs[id as usize];
-        self.free_subs.push(id);
-        let s = sub.ssd as usize;
-        self.outstanding[s] -= 1;
-        match sub.op {
-            Op::Write => {
-                self.bytes_w[s] += sub.bytes as u64;
-                self.series
-                    .add_ssd(s, self.clock.now(), sub.bytes as u64, true);
-            }
-            Op::Read => {
-                self.bytes_r[s] += sub.bytes as u64;
-                self.series
-                    .add_ssd(s, self.clock.now(), sub.bytes as u64, false);
-            }
-            Op::Trim => {}
-        }
-        match sub.kind {
-            SubKind::User { req } => self.req_part_done(req),
-            SubKind::SerialRead { req, off, units } => {
-                if let Engine::Serial(log) = &mut self.engine {
-                    for k in 0..units {
-                        log.check_read_done(sub.ssd, off + k);
-                    }
-                }
-                self.req_part_done(req);
-            }
-            SubKind::RmwRead { stripe } => {
-                let op = &mut self.stripes[stripe as usize];
-                op.reads_left -= 1;
-                if op.reads_left == 0 {
-                    self.issue_stripe_writes(stripe);
-                }
-            }
-            SubKind::StripeWrite { stripe } => {
-                let op = &mut self.stripes[stripe as usize];
-                op.writes_left -= 1;
-                if op.writes_left == 0 {
-                    let req = op.req;
-                    self.free_stripes.push(stripe);
-                    self.req_part_done(req);
-                }
-            }
-            SubKind::CopyRead { unit, off } => {
-                let Engine::Serial(log) = &mut self.engine else {
-                    return Ok(());
-                };
-                if let Some((d, doff)) = log.copy_read_done(unit, sub.ssd, off)? {
-                    let ub = log.unit;
-                    self.series.add_xgc(self.clock.now());
-                    self.submit(
-                        d,
-                        Op::Write,
-                        doff as u64 * ub,
-                        ub as u32,
-                        SubKind::CopyWrite,
-                    );
-                }
-                self.track_roles();
-            }
-            SubKind::CopyWrite => {
-                if let Engine::Serial(log) = &mut self.engine {
-                    log.copy_write_done();
-                }
-            }
-            SubKind::Trim => {}
-        }
-        Ok(())
-    }
-
-    fn req_part_done(&mut self, req: u32) {
-        let r = &mut self.remaining[req as usize];
-        *r -= 1;
-        if *r == 0 {
-            self.finish_request(req);
-        }
-    }
-
-    /// The array finished host request `id`: send its status (and read data)
-    /// back over the link.
-    fn finish_request(&mut self, id: u32) {
-        let mut finished = std::mem::take(&mut self.finished_slots);
-        finished.clear();
-        // Probes (injected by the host scheduler) finish with no slot.
-        self.host
-            .complete(id, self.clock.now(), &self.view, &mut finished);
-        self.host_turn = true;
-        for slot in &finished {
-            if let Some(l) = &mut self.ledger {
-                l.note_completed(slot.req.seq);
-            }
-            let c = self.host_client[slot.req.id as usize];
-            match &mut self.link {
-                Some(l) => {
-                    let data = if slot.req.op == Op::Read {
-                        slot.req.size as u64
-                    } else {
-                        0
-                    };
-                    let t = l.send_out(self.clock.now(), data);
-                    self.clock.q.push(t, Ev::LinkOut(c));
-                }
-                None => self.client_complete(c),
-            }
-        }
-        self.finished_slots = finished;
-    }
-
-    fn client_complete(&mut self, idx: u32) {
-        let c = self.creqs[idx as usize];
-        self.free_creqs.push(idx);
-        let done = Completion {
-            arrival: c.arrival,
-            dispatch: c.dispatch,
-            complete: self.clock.now(),
-            op: c.op,
-            offset: c.offset,
-            size: c.size,
-            stream: c.stream,
-        };
-        self.metrics.record(&done);
-        if c.op != Op::Trim {
-            self.series.add_array(self.clock.now(), c.size as u64);
-        }
-        self.wl.get().on_complete(&done, self.clock.now());
-        self.completed_any = true;
-    }
-
-    /// Build the summary (after `run`).
-    pub fn summary(&self) -> ArraySummary {
-        let m = &self.metrics;
-        let sim_s = m.last_completion as f64 / NS_PER_S as f64;
-        let per_ssd: Vec<SsdSummary> = self
-            .ssds
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let st = &s.ftl.stats;
-                SsdSummary {
-                    index: i as u32,
-                    role: match &self.engine {
-                        Engine::Serial(l) => l.role[i].as_str().into(),
-                        _ => "member".into(),
-                    },
-                    gc_invocations: st.gc_invocations,
-                    gc_pages_moved: st.gc_pages_moved,
-                    erases: st.erases,
-                    reclaim_erases: st.reclaim_erases,
-                    trimmed_pages: st.trimmed_pages,
-                    waf: s.ftl.waf(),
-                    bytes_written: self.bytes_w[i],
-                    bytes_read: self.bytes_r[i],
-                }
-            })
-            .collect();
-        let link = self.link.as_ref().map(|l| {
-            let (bi, bo, ti, to) = l.totals();
-            let span = self.clock.now().max(1) as f64;
-            LinkSummary {
-                gbit_s: l.cfg.gbit_s,
-                overhead_us: l.cfg.overhead_us,
-                bytes_in: bi,
-                bytes_out: bo,
-                utilization_in: ti as f64 / span,
-                utilization_out: to as f64 / span,
-            }
-        });
-        let serial = match (&self.engine, &self.cfg.layout) {
-            (Engine::Serial(l), Layout::Serial(sc)) => {
-                let total: u64 = self.ssds.iter().map(|s| s.logical_bytes()).sum();
-                Some(SerialSummary {
-                    front_ends: sc.front_ends,
-                    unit_bytes: l.unit,
-                    segment_bytes: l.seg_units as u64 * l.unit,
-                    victim: match sc.victim {
-                        Victim::Fifo => "fifo".into(),
-                        Victim::Greedy => "greedy".into(),
-                    },
-                    mapping_bytes: l.mapping_bytes(),
-                    mapping_fraction: l.mapping_bytes() as f64 / total.max(1) as f64,
-                    stats: l.stats.clone(),
-                })
-            }
-            _ => None,
-        };
-        ArraySummary {
-            layout: self.cfg.layout.name().into(),
-            ssds: self.cfg.ssds,
-            device: if self.dev_cfg.preset.is_empty() {
-                "custom".into()
-            } else {
-                self.dev_cfg.preset.clone()
-            },
-            ssd_logical_bytes: self.ssds[0].logical_bytes(),
-            volume_bytes: self.view.bytes,
-            workload: self.wl.get_ref().describe(),
-            seed: self.cfg.seed,
-            requests: m.completed(),
-            reads: m.read.count(),
-            writes: m.write.count(),
-            bytes_read: m.bytes_read,
-            bytes_written: m.bytes_written,
-            simulated_s: sim_s,
-            wall_s: self.clock.wall().as_secs_f64(),
-            bandwidth_mb_s: if sim_s > 0.0 {
-                (m.bytes_read + m.bytes_written) as f64 / 1e6 / sim_s
-            } else {
-                0.0
-            },
-            bin_s: self.cfg.bin_ns as f64 / NS_PER_S as f64,
-            phase_starts_s: self
-                .phase_starts()
-                .iter()
-                .map(|&t| t as f64 / NS_PER_S as f64)
-                .collect(),
-            latency_us: LatencySummary::from(&m.all),
-            read_latency_us: LatencySummary::from(&m.read),
-            write_latency_us: LatencySummary::from(&m.write),
-            gc_invocations: per_ssd.iter().map(|s| s.gc_invocations).sum(),
-            per_ssd,
-            link,
-            serial,
-            stats: self.stats.clone(),
-        }
     }
 }

@@ -1,0 +1,133 @@
+//! What an array is: its layout over the SSDs, its size and queue, and
+//! where its requests come from.
+
+use super::network::LinkConfig;
+use super::serial::{SerialConfig, Victim};
+use crate::engine::Ns;
+use crate::error::{SimError, SimResult};
+use crate::workload::synthetic::parse_bytes;
+
+/// How the volume is laid out over the SSDs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Layout {
+    Raid0 { chunk: u64 },
+    Raid5 { chunk: u64 },
+    Serial(SerialConfig),
+}
+
+impl Layout {
+    /// `raid0[,chunk=64k]`, `raid5[,chunk=64k]`, or
+    /// `serial[,front=1,unit=16k,segment=4m,victim=fifo|greedy,window=32,volume=0.75,verify=true]`.
+    pub fn parse(text: &str) -> SimResult<Layout> {
+        let mut parts = text.split(',').map(str::trim).filter(|p| !p.is_empty());
+        let name = parts.next().unwrap_or("");
+        let mut chunk = 64 << 10;
+        let mut s = SerialConfig::default();
+        let is_serial = name == "serial";
+        if !matches!(name, "raid0" | "raid5" | "serial") {
+            return Err(SimError::unknown(
+                "array layout",
+                name,
+                &["raid0", "raid5", "serial"],
+            ));
+        }
+        for p in parts {
+            let (k, v) = p
+                .split_once('=')
+                .ok_or_else(|| SimError::config(format!("array.{p}"), "expected key=value"))?;
+            let key = format!("array.{k}");
+            let int = |v: &str| -> SimResult<u32> {
+                v.parse()
+                    .map_err(|_| SimError::config(&key, format!("`{v}` is not an integer")))
+            };
+            match (k, is_serial) {
+                ("chunk", false) => chunk = parse_bytes(&key, v)?,
+                ("front", true) => s.front_ends = int(v)?,
+                ("unit", true) => s.unit = parse_bytes(&key, v)?,
+                ("segment", true) => s.segment = parse_bytes(&key, v)?,
+                ("window", true) => s.window = int(v)?,
+                ("victim", true) => {
+                    s.victim = match v {
+                        "fifo" => Victim::Fifo,
+                        "greedy" => Victim::Greedy,
+                        _ => {
+                            return Err(SimError::config(
+                                key,
+                                format!("`{v}` is not fifo or greedy"),
+                            ))
+                        }
+                    }
+                }
+                ("volume", true) => {
+                    s.volume_fraction = v
+                        .parse()
+                        .map_err(|_| SimError::config(&key, format!("`{v}` is not a number")))?
+                }
+                ("verify", true) => {
+                    s.verify = v
+                        .parse()
+                        .map_err(|_| SimError::config(&key, format!("`{v}` is not true/false")))?
+                }
+                _ => {
+                    let known = if is_serial {
+                        "front, unit, segment, victim, window, volume, verify"
+                    } else {
+                        "chunk"
+                    };
+                    return Err(SimError::config(
+                        key,
+                        format!("unknown key for {name} (known: {known})"),
+                    ));
+                }
+            }
+        }
+        if !is_serial && (chunk == 0 || chunk % 512 != 0) {
+            return Err(SimError::config(
+                "array.chunk",
+                format!("{chunk} is not a positive multiple of 512"),
+            ));
+        }
+        Ok(match name {
+            "raid0" => Layout::Raid0 { chunk },
+            "raid5" => Layout::Raid5 { chunk },
+            _ => Layout::Serial(s),
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Layout::Raid0 { .. } => "raid0",
+            Layout::Raid5 { .. } => "raid5",
+            Layout::Serial(_) => "serial",
+        }
+    }
+}
+
+/// Array-level options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrayConfig {
+    pub layout: Layout,
+    pub ssds: u32,
+    /// Requests outstanding at the array (its host queue depth).
+    pub queue_depth: u32,
+    pub link: Option<LinkConfig>,
+    /// Width of a time-series bin.
+    pub bin_ns: Ns,
+    pub seed: u64,
+    /// Keep one row per client request.
+    pub keep_records: bool,
+}
+
+/// Where the array's requests come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArrayWorkload {
+    /// Synthetic specs run one after another (e.g. aging, then measurement).
+    Phases(Vec<String>),
+    /// `clients` concurrent sequential writers of `file` bytes each.
+    Writers {
+        clients: u32,
+        file: u64,
+        bs: u64,
+        qd: u32,
+    },
+}
