@@ -1,6 +1,7 @@
 //! Flash transactions: the per-page unit the device schedules on dies.
 
 use crate::engine::Ns;
+use crate::ftl::NONE;
 
 /// Index of a transaction in its arena.
 pub type TxId = u32;
@@ -17,6 +18,9 @@ pub enum TxKind {
 pub enum Origin {
     User,
     Gc,
+    /// The erase of a block TRIM emptied, outside any GC job (a serial
+    /// array erases a whole old front-end this way).
+    Reclaim,
 }
 
 /// One page read/program or block erase on one die.
@@ -43,6 +47,88 @@ pub struct Tx {
 }
 
 impl Tx {
+    /// A host page read of `lpn`, translated now to `ppn` on `plane` (of
+    /// `die`); `epoch` is the erase count of `ppn`'s block now, `id` the
+    /// read's oracle id, `req` its device request.
+    #[allow(clippy::too_many_arguments)]
+    pub fn user_read(
+        req: u32,
+        lpn: u32,
+        ppn: u32,
+        plane: u32,
+        die: u32,
+        epoch: u32,
+        id: u64,
+        now: Ns,
+    ) -> Tx {
+        Tx {
+            kind: TxKind::Read,
+            origin: Origin::User,
+            copyback: false,
+            die,
+            plane,
+            lpn,
+            ppn,
+            owner: req,
+            epoch,
+            seq: id,
+            enqueued: now,
+        }
+    }
+
+    /// Version `seq` of `lpn` written by device request `req` to `plane`
+    /// (its page is taken when it starts).
+    pub fn user_program(req: u32, lpn: u32, plane: u32, die: u32, seq: u64, now: Ns) -> Tx {
+        Tx {
+            kind: TxKind::Program,
+            origin: Origin::User,
+            copyback: false,
+            die,
+            plane,
+            lpn,
+            ppn: NONE,
+            owner: req,
+            epoch: 0,
+            seq,
+            enqueued: now,
+        }
+    }
+
+    /// A GC move of `lpn` from `ppn` within `plane`: a read, then a program
+    /// queued when it completes (or one on-die copyback).
+    pub fn gc_move(lpn: u32, ppn: u32, plane: u32, die: u32, copyback: bool, now: Ns) -> Tx {
+        Tx {
+            kind: TxKind::Read,
+            origin: Origin::Gc,
+            copyback,
+            die,
+            plane,
+            lpn,
+            ppn,
+            owner: plane,
+            epoch: 0,
+            seq: 0,
+            enqueued: now,
+        }
+    }
+
+    /// The erase of `block` in `plane` (a GC victim or a block TRIM emptied).
+    pub fn erase(origin: Origin, block: u32, plane: u32, die: u32, now: Ns) -> Tx {
+        Tx {
+            kind: TxKind::Erase,
+            origin,
+            copyback: false,
+            die,
+            plane,
+            lpn: NONE,
+            ppn: block,
+            owner: plane,
+            epoch: 0,
+            seq: 0,
+            enqueued: now,
+        }
+    }
+
     #[inline]
     pub fn is_user_read(&self) -> bool {
         self.kind == TxKind::Read && self.origin == Origin::User

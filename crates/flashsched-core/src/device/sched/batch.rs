@@ -251,7 +251,8 @@ impl BatchCore {
 
     pub fn push(&mut self, id: TxId, tx: &Tx) {
         self.pending += 1;
-        if tx.origin == Origin::Gc {
+        // GC and reclaim work waits per die, outside the user batches.
+        if tx.origin != Origin::User {
             self.gc[tx.die as usize].push_back(id);
         } else {
             self.staged.push(id);

@@ -1,0 +1,163 @@
+//! The decide phase on the device: dies that may have work are offered it
+//! by the transaction scheduler, in the order they were marked.
+
+use super::sched::PickCtx;
+use super::tx::Tx;
+use super::{EventSink, Ssd, MAX_DECIDE_PASSES};
+use crate::engine::Ns;
+use crate::error::{SimError, SimResult};
+
+impl Ssd {
+    pub(super) fn enqueue(&mut self, tx: Tx, now: Ns) {
+        self.decide_stamp += 1;
+        let die = tx.die;
+        let id = self.txs.insert(tx);
+        self.die_load[die as usize] += 1;
+        self.sched.push(id, &tx, now);
+        // A busy die is re-marked when it frees; only a suspending scheduler
+        // needs to see new work arrive at a busy die (to preempt it).
+        if self.suspends || self.dies[die as usize].is_idle() {
+            self.mark(die);
+        } else if self.verify_hints {
+            self.check_no_preempt(die, now);
+        }
+    }
+
+    #[inline]
+    pub(super) fn mark(&mut self, die: u32) {
+        let d = &mut self.dies[die as usize];
+        if !d.dirty {
+            d.dirty = true;
+            self.dirty.push(die);
+        }
+    }
+
+    /// `verify_hints`: a scheduler that does not declare `suspends` is
+    /// offered the suspension a suspending one would get; taking it is an
+    /// error (marking the die instead would reorder the dies served).
+    pub(super) fn check_no_preempt(&mut self, die: u32, now: Ns) {
+        let Some((_, running, _, remaining)) = self.suspend_point(die, now) else {
+            return;
+        };
+        let ctx = PickCtx {
+            now,
+            txs: &self.txs,
+            ftl: &self.ftl,
+        };
+        if self.sched.preempt(die, &running, remaining, &ctx).is_some() {
+            self.hint_error.get_or_insert_with(|| {
+                format!(
+                    "transaction scheduler `{}` preempted a running operation but does not \
+                     declare `suspends` in its caps",
+                    self.sched_name
+                )
+            });
+        }
+    }
+
+    /// Start work on every idle die that may have some. Call once per time
+    /// step, after all events at that instant have been applied.
+    pub fn schedule<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
+        if let Some(e) = self.hint_error.take() {
+            return Err(SimError::Invalid(e));
+        }
+        if !self.coordinates {
+            return self.serve_dirty(now, sink);
+        }
+        // A planning scheduler sees work queued or started while dies are
+        // served only at its next `prepare`; repeat until a pass changes
+        // nothing, so what it decides at an instant does not depend on
+        // whether some other event happens to share it.
+        // Each pass that changes something moves queued work along, so this
+        // ends; the bound turns a scheduler bug into an error, not a hang.
+        for _ in 0..MAX_DECIDE_PASSES {
+            let before = self.decide_stamp;
+            let ctx = PickCtx {
+                now,
+                txs: &self.txs,
+                ftl: &self.ftl,
+            };
+            self.sched.prepare(&ctx);
+            self.drain_wakes();
+            self.serve_dirty(now, sink)?;
+            if self.decide_stamp == before {
+                return Ok(());
+            }
+        }
+        Err(SimError::Invalid(format!(
+            "transaction scheduler `{}` kept changing its plan at t={now} ns ({MAX_DECIDE_PASSES} passes)",
+            self.sched_name
+        )))
+    }
+
+    /// Serve the marked dies in the order they were marked (deterministic
+    /// and fair); dies marked while serving join the end of the list.
+    pub(super) fn serve_dirty<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
+        let mut i = 0;
+        while i < self.dirty.len() {
+            let die = self.dirty[i];
+            i += 1;
+            self.schedule_die(die, now, sink)?;
+            if self.coordinates {
+                self.drain_wakes();
+            }
+        }
+        self.dirty.clear();
+        Ok(())
+    }
+
+    /// Mark the dies the scheduler asked to be offered work.
+    pub(super) fn drain_wakes(&mut self) {
+        self.sched.wakes(&mut self.wake_buf);
+        self.decide_stamp += self.wake_buf.len() as u64;
+        for i in 0..self.wake_buf.len() {
+            let d = self.wake_buf[i];
+            self.mark(d);
+        }
+        self.wake_buf.clear();
+    }
+
+    pub(super) fn schedule_die<S: EventSink>(
+        &mut self,
+        die: u32,
+        now: Ns,
+        sink: &mut S,
+    ) -> SimResult<()> {
+        self.dies[die as usize].dirty = false;
+        if self.suspends && !self.dies[die as usize].is_idle() {
+            return self.try_suspend(die, now, sink);
+        }
+        while self.dies[die as usize].is_idle() {
+            if let Some((sid, remaining)) = self.dies[die as usize].suspended {
+                // A suspended P/E: serve what the scheduler preempts with, then resume.
+                let running = *self.txs.get(sid);
+                let ctx = PickCtx {
+                    now,
+                    txs: &self.txs,
+                    ftl: &self.ftl,
+                };
+                if let Some(id) = self.sched.preempt(die, &running, remaining, &ctx) {
+                    self.start(id, now, sink)?;
+                    continue;
+                }
+                self.resume(die, now, sink);
+                break;
+            }
+            // Nothing queued or running here (an idle die has nothing
+            // running, and a suspended operation would count).
+            if self.per_die && self.die_load[die as usize] == 0 {
+                break;
+            }
+            let ctx = PickCtx {
+                now,
+                txs: &self.txs,
+                ftl: &self.ftl,
+            };
+            let Some(id) = self.sched.pick(die, &ctx) else {
+                break;
+            };
+            self.start(id, now, sink)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,285 @@
+//! Host requests into page transactions: reads are translated now (DRAM
+//! hits and TRIMmed pages need no flash), writes get their plane now and
+//! their page when they start; conflict accounting per request (VIOS
+//! Table 1).
+
+use super::tx::Tx;
+use super::{DevReq, Ssd};
+use crate::check::record::OpRecord;
+use crate::engine::Ns;
+use crate::ftl::{Allocation, NONE};
+use crate::io::Op;
+
+impl Ssd {
+    /// The newest written version of `lpn` is still in controller DRAM.
+    #[inline]
+    pub(super) fn in_dram(&self, lpn: u32) -> bool {
+        self.inflight.get(&lpn).is_some_and(|e| !e.newest_done)
+    }
+
+    /// Chip `chip` holds queued or running transactions.
+    #[inline]
+    pub(super) fn chip_loaded(&self, chip: u32) -> bool {
+        let n = self.geo.dies_per_chip;
+        (chip * n..(chip + 1) * n).any(|d| self.die_load[d as usize] > 0)
+    }
+
+    /// Conflict accounting for the page of the request being split on `die`
+    /// (first page per chip only); returns whether it conflicts.
+    pub(super) fn note_chip(&mut self, die: u32) -> bool {
+        let chip = self.geo.chip_of_die(die);
+        self.req_touched = true;
+        let seen = &mut self.chip_seen[chip as usize];
+        if *seen == self.req_stamp {
+            return false;
+        }
+        *seen = self.req_stamp;
+        self.chip_loaded(chip)
+    }
+
+    /// Start conflict accounting for a new request (stamps start at 1, so a
+    /// fresh `chip_seen` of zeros means "not seen").
+    #[inline]
+    pub(super) fn begin_conflict_scan(&mut self) {
+        self.req_stamp += 1;
+        self.req_touched = false;
+    }
+
+    pub(super) fn new_req(&mut self, host: u32) -> u32 {
+        let r = DevReq { host, remaining: 0 };
+        match self.free_reqs.pop() {
+            Some(i) => {
+                self.reqs[i as usize] = r;
+                i
+            }
+            None => {
+                self.reqs.push(r);
+                (self.reqs.len() - 1) as u32
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn lpn_range(&self, offset: u64, size: u32) -> (u64, u64) {
+        let first = self.geo.page_of_byte(offset);
+        let last = self.geo.page_of_byte(offset + size.max(1) as u64 - 1);
+        (first, last)
+    }
+
+    #[inline]
+    pub(super) fn page_count(&self, offset: u64, size: u32) -> u32 {
+        let (a, b) = self.lpn_range(offset, size);
+        (b - a + 1) as u32
+    }
+
+    #[inline]
+    pub(super) fn fold(&self, lpn: u64) -> u32 {
+        let n = self.ftl.logical_pages as u64;
+        (if lpn < n { lpn } else { lpn % n }) as u32
+    }
+
+    /// A request will arrive soon: fetch its mapping entries into the CPU
+    /// cache (one per cache line of the table), so its submission does not
+    /// wait on memory. A hint only: results do not depend on it.
+    pub fn prefetch_request(&self, op: Op, offset: u64, size: u32) {
+        if op == Op::Trim {
+            return;
+        }
+        let (a, b) = self.lpn_range(offset, size);
+        // 16 entries per 64-byte line; long requests: the first few lines.
+        for lpn in (a..=b.min(a + 63)).step_by(16).chain([b]) {
+            self.ftl.prefetch_lookup(self.fold(lpn));
+        }
+    }
+
+    /// Accept a request from the host (`host` is its id).
+    pub fn submit(&mut self, host: u32, op: Op, offset: u64, size: u32, now: Ns) {
+        let r = self.new_req(host);
+        self.log(OpRecord::Submit {
+            req: host,
+            op,
+            offset,
+            size,
+        });
+        match op {
+            Op::Read => self.submit_read(r, offset, size, now),
+            Op::Write => {
+                let pages = self.page_count(offset, size);
+                match &mut self.buffer {
+                    None => self.submit_write(r, offset, size, now),
+                    Some(buf) => {
+                        if buf.waiting.is_empty()
+                            && (buf.used + pages <= buf.capacity || buf.used == 0)
+                        {
+                            buf.used += pages;
+                            self.submit_write(r, offset, size, now);
+                            self.finish_req(r); // acknowledged from DRAM
+                        } else {
+                            buf.waiting.push_back((r, offset, size, pages));
+                        }
+                    }
+                }
+            }
+            Op::Trim => {
+                let ps = self.geo.page_size as u64;
+                // Only whole pages are discarded.
+                let first = offset.div_ceil(ps);
+                let end = (offset + size as u64) / ps;
+                for lpn in first..end {
+                    let l = self.fold(lpn);
+                    self.log(OpRecord::Trim { lpn: l });
+                    self.ftl.trim(l, now);
+                    // Writes of `l` submitted before the TRIM must not land
+                    // after it: their programs become stale (as if superseded
+                    // by a newer write) and reads stop going to DRAM.
+                    if let Some(e) = self.inflight.get_mut(&l) {
+                        self.write_seq += 1;
+                        e.issued_seq = self.write_seq;
+                        e.newest = self.write_seq;
+                        e.newest_done = true;
+                    }
+                }
+            }
+        }
+        // Buffered writes were acknowledged (or parked) above.
+        let buffered = op == Op::Write && self.buffer.is_some();
+        if !buffered && self.reqs[r as usize].remaining == 0 {
+            self.finish_req(r);
+        }
+    }
+
+    pub(super) fn finish_req(&mut self, r: u32) {
+        let req = self.reqs[r as usize];
+        if req.host != NONE {
+            self.done.push(req.host);
+            self.reqs[r as usize].host = NONE;
+            self.log(OpRecord::Complete { req: req.host });
+        }
+        if req.remaining == 0 {
+            self.free_reqs.push(r);
+        }
+    }
+
+    pub(super) fn submit_read(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
+        let (a, b) = self.lpn_range(offset, size);
+        self.begin_conflict_scan();
+        let mut conflict = false;
+        for lpn in a..=b {
+            let lpn = self.fold(lpn);
+            let read_id = self.read_ids;
+            if self.op_log.is_some() {
+                self.read_ids += 1;
+                let req = self.reqs[r as usize].host;
+                self.log(OpRecord::Read {
+                    id: read_id,
+                    lpn,
+                    req,
+                });
+            }
+            if self.in_dram(lpn) {
+                self.stats.dram_read_hits += 1;
+                self.log(OpRecord::DramHit { id: read_id, lpn });
+                continue;
+            }
+            let ppn = match self.ftl.lookup(lpn) {
+                Some(p) => p,
+                // Deallocated by TRIM: zeros, no flash access.
+                None if self.ftl.is_trimmed(lpn) => {
+                    self.log(OpRecord::Unmapped { id: read_id });
+                    continue;
+                }
+                None => match self.ftl.place_untimed(lpn) {
+                    Some(p) => {
+                        self.log(OpRecord::Program {
+                            ppn: p,
+                            lpn,
+                            seq: 0,
+                        });
+                        // A placement that opened a block took a free one: GC
+                        // must see it, or writes to this plane can block forever.
+                        if self.geo.page_in_block(p) == 0 {
+                            self.maybe_start_gc(self.geo.plane_of(p), now);
+                        }
+                        p
+                    }
+                    // Plane full: read some page of the right plane, unmapped.
+                    None => {
+                        self.log(OpRecord::Unplaced { id: read_id });
+                        self.geo
+                            .first_ppn(self.ftl.static_plane(lpn) * self.geo.blocks_per_plane)
+                    }
+                },
+            };
+            let plane = self.geo.plane_of(ppn);
+            let die = self.geo.die_of_plane(plane);
+            let epoch = self.ftl.erase_count(self.geo.block_of(ppn));
+            let tx = Tx::user_read(r, lpn, ppn, plane, die, epoch, read_id, now);
+            conflict |= self.note_chip(tx.die);
+            self.reqs[r as usize].remaining += 1;
+            self.enqueue(tx, now);
+        }
+        if self.req_touched {
+            self.stats.read_requests += 1;
+            self.stats.read_conflicts += conflict as u64;
+        }
+    }
+
+    pub(super) fn submit_write(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
+        let (a, b) = self.lpn_range(offset, size);
+        self.begin_conflict_scan();
+        let mut conflict = false;
+        for lpn in a..=b {
+            let lpn = self.fold(lpn);
+            // Its mapping, then the old copy's reverse entry, are updated
+            // when its program starts: fetch them ahead, in two stages.
+            self.ftl.prefetch_lookup(lpn);
+            self.ftl.prefetch_remap(self.last_write_lpn);
+            self.last_write_lpn = lpn;
+            let plane = self.write_plane(lpn);
+            self.write_seq += 1;
+            let seq = self.write_seq;
+            self.log(OpRecord::Write { lpn, seq });
+            let e = self.inflight.entry(lpn).or_default();
+            e.pending += 1;
+            e.newest = self.write_seq;
+            e.newest_done = false;
+            let die = self.geo.die_of_plane(plane);
+            let tx = Tx::user_program(r, lpn, plane, die, seq, now);
+            conflict |= self.note_chip(tx.die);
+            self.reqs[r as usize].remaining += 1;
+            self.enqueue(tx, now);
+        }
+        self.stats.write_requests += 1;
+        self.stats.write_conflicts += conflict as u64;
+    }
+
+    /// Plane for a user write of `lpn`.
+    pub(super) fn write_plane(&mut self, lpn: u32) -> u32 {
+        match self.ftl.alloc {
+            Allocation::Static { .. } => self.ftl.static_plane(lpn),
+            Allocation::Dynamic => {
+                // Least-loaded die, scanning round-robin from the last choice.
+                let n = self.geo.dies();
+                let mut best = self.rr_die % n;
+                for k in 1..n {
+                    let d = (self.rr_die + k) % n;
+                    if self.die_load[d as usize] < self.die_load[best as usize] {
+                        best = d;
+                    }
+                }
+                self.rr_die = best + 1;
+                let p = &mut self.rr_plane[best as usize];
+                *p = (*p + 1) % self.geo.planes_per_die;
+                best * self.geo.planes_per_die + *p
+            }
+        }
+    }
+
+    pub(super) fn req_page_done(&mut self, r: u32) {
+        let req = &mut self.reqs[r as usize];
+        req.remaining -= 1;
+        if req.remaining == 0 {
+            self.finish_req(r);
+        }
+    }
+}
