@@ -1,0 +1,126 @@
+//! Reclaiming blocks: when a plane needs GC and which victim it takes, the
+//! valid pages to move, erases, and blocks TRIM emptied.
+
+use super::gc::{self, Candidate, VictimPolicy};
+use super::{BlockState, Ftl, NONE};
+use crate::engine::Ns;
+use crate::error::{SimError, SimResult};
+use crate::flash::Ppn;
+
+impl Ftl {
+    /// GC should start in `plane`.
+    #[inline]
+    pub fn gc_needed(&self, plane: u32) -> bool {
+        let ps = &self.planes[plane as usize];
+        !ps.gc_active && (ps.free.len() as u32) < self.gc_threshold_blocks
+    }
+
+    /// Choose and lock a victim in `plane`; returns the block.
+    pub fn gc_begin(&mut self, plane: u32, now: Ns) -> Option<u32> {
+        let first = plane * self.geo.blocks_per_plane;
+        let blocks = first..first + self.geo.blocks_per_plane;
+        let ppb = self.geo.pages_per_block;
+        let eligible = |b: u32, state: &[BlockState], valid: &[u16]| {
+            state[b as usize] == BlockState::Full && (valid[b as usize] as u32) < ppb
+        };
+        let victim = if self.policy == VictimPolicy::Greedy {
+            // Hot path: every GC invocation scans the whole plane.
+            let r = blocks.start as usize..blocks.end as usize;
+            gc::greedy(&self.state[r.clone()], &self.valid[r], blocks.start, ppb)?
+        } else {
+            let mut cands = std::mem::take(&mut self.cand_buf);
+            cands.clear();
+            cands.extend(
+                blocks
+                    .filter(|&b| eligible(b, &self.state, &self.valid))
+                    .map(|b| Candidate {
+                        block: b,
+                        valid: self.valid[b as usize] as u32,
+                        mtime: self.mtime[b as usize],
+                        sealed_seq: self.sealed[b as usize],
+                    }),
+            );
+            let v = gc::select(self.policy, &cands, ppb, now, &mut self.rng);
+            self.cand_buf = cands;
+            v?
+        };
+        self.state[victim as usize] = BlockState::Victim;
+        self.planes[plane as usize].gc_active = true;
+        self.stats.gc_invocations += 1;
+        Some(victim)
+    }
+
+    /// Valid pages of `block` with their owners.
+    pub fn valid_pages(&self, block: u32) -> Vec<(u32, Ppn)> {
+        let first = self.geo.first_ppn(block);
+        (first..first + self.geo.pages_per_block)
+            .filter_map(|p| self.owner(p).map(|l| (l, p)))
+            .collect()
+    }
+
+    /// Erase a victim whose pages have all been moved or invalidated; ends
+    /// the plane's GC job.
+    pub fn erase(&mut self, block: u32, now: Ns) -> SimResult<()> {
+        let b = block as usize;
+        if self.valid[b] != 0 {
+            return Err(SimError::Invalid(format!(
+                "erase of block {block} with {} valid pages",
+                self.valid[b]
+            )));
+        }
+        let first = self.geo.first_ppn(block) as usize;
+        self.p2l
+            .clear(first..first + self.geo.pages_per_block as usize);
+        self.wp[b] = 0;
+        self.erases[b] += 1;
+        self.state[b] = BlockState::Free;
+        self.mtime[b] = now;
+        let plane = self.geo.plane_of_block(block) as usize;
+        self.planes[plane].free.push_back(block);
+        self.planes[plane].gc_active = false;
+        if let Some(sp) = &mut self.speed {
+            sp.insert_free(plane as u32, block);
+        }
+        self.stats.erases += 1;
+        Ok(())
+    }
+
+    /// Written blocks of `plane` that hold no valid page (emptied by TRIM):
+    /// closes any open frontier on them and locks them as victims so GC
+    /// leaves them alone until [`Ftl::erase_reclaimed`] erases them.
+    pub fn take_reclaimable(&mut self, plane: u32) -> Vec<u32> {
+        let first = plane * self.geo.blocks_per_plane;
+        let mut out = Vec::new();
+        for b in first..first + self.geo.blocks_per_plane {
+            let i = b as usize;
+            let st = self.state[i];
+            if self.valid[i] != 0 || self.wp[i] == 0 {
+                continue;
+            }
+            if st == BlockState::Active {
+                let ps = &mut self.planes[plane as usize];
+                for s in 0..2 {
+                    if ps.active[s] == b {
+                        ps.active[s] = NONE;
+                        ps.room[s] = 0;
+                    }
+                }
+            } else if st != BlockState::Full {
+                continue;
+            }
+            self.state[i] = BlockState::Victim;
+            out.push(b);
+        }
+        out
+    }
+
+    /// Erase a block taken by [`Ftl::take_reclaimable`] (no GC job involved).
+    pub fn erase_reclaimed(&mut self, block: u32, now: Ns) -> SimResult<()> {
+        let plane = self.geo.plane_of_block(block) as usize;
+        let gc_active = self.planes[plane].gc_active;
+        self.erase(block, now)?;
+        self.planes[plane].gc_active = gc_active;
+        self.stats.reclaim_erases += 1;
+        Ok(())
+    }
+}

@@ -1,0 +1,129 @@
+//! FTL accounting, allocation limits, GC cycles and static striping.
+
+use super::*;
+use crate::config::DeviceConfig;
+
+fn tiny() -> Ftl {
+    let cfg = DeviceConfig::load(
+        "default",
+        &[
+            "geometry.channels=1".into(),
+            "geometry.chips_per_channel=1".into(),
+            "geometry.dies_per_chip=1".into(),
+            "geometry.planes_per_die=1".into(),
+            "geometry.blocks_per_plane=8".into(),
+            "geometry.pages_per_block=4".into(),
+            "ftl.overprovisioning=0.25".into(),
+        ],
+    )
+    .unwrap();
+    Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 1).unwrap()
+}
+
+#[test]
+fn write_overwrite_trim_accounting() {
+    let mut f = tiny();
+    assert_eq!(f.logical_pages, 24);
+    let p0 = f.alloc(0, Stream::User).unwrap();
+    f.map_user_write(5, p0, 1);
+    let p1 = f.alloc(0, Stream::User).unwrap();
+    f.map_user_write(5, p1, 2);
+    assert_eq!(f.lookup(5), Some(p1));
+    assert_eq!(f.owner(p0), None);
+    assert_eq!(f.block_valid(f.geo.block_of(p1)), 1);
+    f.trim(5, 3);
+    assert_eq!(f.lookup(5), None);
+    assert_eq!(f.mapped_pages(), 0);
+    f.check_invariants().unwrap();
+    // Writing a trimmed page clears its trimmed mark.
+    assert!(f.is_trimmed(5));
+    let p2 = f.alloc(0, Stream::User).unwrap();
+    f.map_user_write(5, p2, 4);
+    assert!(!f.is_trimmed(5));
+    // The cached room of the open block is audited too.
+    f.planes[0].room[0] += 1;
+    let e = f.check_invariants().unwrap_err();
+    assert!(e.contains("room"), "{e}");
+}
+
+#[test]
+fn user_cannot_take_last_free_block_but_gc_can() {
+    let mut f = tiny();
+    let mut lpn = 0;
+    while f.can_alloc(0, Stream::User) {
+        let p = f.alloc(0, Stream::User).unwrap();
+        f.map_user_write(lpn % 24, p, 0);
+        lpn += 1;
+    }
+    assert_eq!(f.free_blocks(0), 1);
+    assert!(f.can_alloc(0, Stream::Gc));
+    assert!(f.gc_needed(0));
+}
+
+#[test]
+fn gc_cycle_moves_valid_pages_and_erases() {
+    let mut f = tiny();
+    // Fill 4 blocks: lpns 0..16, then overwrite 0..6 (first block + 2 of second).
+    for lpn in (0..16).chain(0..6) {
+        let p = f.alloc(0, Stream::User).unwrap();
+        f.map_user_write(lpn, p, 0);
+    }
+    let victim = f.gc_begin(0, 10).unwrap();
+    assert_eq!(
+        f.block_valid(victim),
+        0,
+        "greedy picks the fully invalid block"
+    );
+    f.erase(victim, 11).unwrap();
+    let victim = f.gc_begin(0, 12).unwrap();
+    let moves = f.valid_pages(victim);
+    assert_eq!(moves.len(), 2);
+    for (lpn, old) in moves {
+        let new = f.alloc(0, Stream::Gc).unwrap();
+        assert!(f.gc_move(lpn, old, new, 13));
+    }
+    f.erase(victim, 14).unwrap();
+    assert_eq!(f.stats.gc_pages_moved, 2);
+    assert_eq!(f.stats.erases, 2);
+    assert_eq!(f.erase_count(victim), 1);
+    f.check_invariants().unwrap();
+    assert!((f.waf() - 24.0 / 22.0).abs() < 1e-9);
+}
+
+#[test]
+fn static_plane_table_matches_the_striping_formula() {
+    for scheme in ["static:CWDP", "static:PDWC", "static:WCPD"] {
+        let cfg = DeviceConfig::load("vios-128g", &[format!("ftl.allocation={scheme}")]).unwrap();
+        let f = Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 1).unwrap();
+        for lpn in (0..f.logical_pages).step_by(9973) {
+            assert_eq!(
+                f.static_plane(lpn),
+                f.alloc.static_plane(&f.geo, lpn),
+                "{scheme} lpn {lpn}"
+            );
+        }
+    }
+}
+
+#[test]
+fn erase_with_valid_pages_is_an_error() {
+    let mut f = tiny();
+    for lpn in 0..4 {
+        let p = f.alloc(0, Stream::User).unwrap();
+        f.map_user_write(lpn, p, 0);
+    }
+    assert!(f.erase(0, 1).is_err());
+}
+
+#[test]
+fn gc_move_skips_pages_overwritten_meanwhile() {
+    let mut f = tiny();
+    let old = f.alloc(0, Stream::User).unwrap();
+    f.map_user_write(3, old, 0);
+    let newer = f.alloc(0, Stream::User).unwrap();
+    f.map_user_write(3, newer, 1);
+    let dst = f.alloc(0, Stream::Gc).unwrap();
+    assert!(!f.gc_move(3, old, dst, 2));
+    assert_eq!(f.lookup(3), Some(newer));
+    f.check_invariants().unwrap();
+}
