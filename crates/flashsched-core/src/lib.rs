@@ -3,10 +3,16 @@
 //! A discrete-event simulator of flash SSDs and SSD arrays for evaluating I/O
 //! schedulers. Data flows one way:
 //!
-//! workload → host scheduler ([`sched::host`]) → device queue ([`host`]) →
-//! FTL ([`ftl`]) → transaction scheduler ([`sched::device`]) → flash
-//! ([`flash`]), all driven by the event queue in [`engine`] from
-//! [`sim::Simulation`].
+//! workload ([`workload`]) → host scheduler ([`host::sched`]) → device
+//! queue ([`host`]) → FTL ([`ftl`]) → transaction scheduler
+//! ([`device::sched`]) → flash ([`flash`]), all driven by the one loop in
+//! [`engine`] over a model: one SSD ([`sim::Simulation`]) or an array
+//! ([`array::ArraySim`]).
+//!
+//! Layers depend only downward (a test checks it): `engine`, `io` (the
+//! vocabulary layers share) and `registry` at the bottom, then `flash`,
+//! `ftl`, `check`, `device`, `host`; `config` composes each layer's own
+//! config section; the simulations on top.
 //!
 //! ```
 //! use flashsched_core::run::{self, RunSpec, WorkloadSpec};
@@ -44,3 +50,6 @@ pub mod sim;
 pub mod workload;
 
 pub use error::{SimError, SimResult};
+
+#[cfg(test)]
+mod layers_test;

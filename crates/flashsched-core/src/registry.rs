@@ -1,6 +1,6 @@
-//! Name → scheduler tables. Host schedulers ([`crate::host::sched`]) order
-//! block requests before the device queue; transaction schedulers
-//! ([`crate::device::sched`]) order flash transactions below the FTL.
+//! Name → scheduler tables. Host schedulers (`host::sched`) order block
+//! requests before the device queue; transaction schedulers
+//! (`device::sched`) order flash transactions below the FTL.
 //!
 //! An entry carries everything about a scheduler the rest of the simulator
 //! needs, as Linux's `struct elevator_type` carries name, ops and attributes

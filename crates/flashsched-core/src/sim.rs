@@ -382,7 +382,9 @@ impl Model for Simulation {
         if let Some(l) = &mut self.ledger {
             let (o, qd) = (self.host.outstanding, self.host.queue_depth);
             l.step(t, o, qd).map_err(|m| check::error(t, "host", &m))?;
-            check::device_step(&mut self.ssd).map_err(|m| check::error(t, "device", &m))?;
+            self.ssd
+                .check_step()
+                .map_err(|m| check::error(t, "device", &m))?;
         }
         Ok(())
     }
@@ -416,7 +418,9 @@ impl Model for Simulation {
         }
         if let Some(l) = &self.ledger {
             l.finish().map_err(|m| check::error(now, "host", &m))?;
-            check::device_finish(&mut self.ssd).map_err(|m| check::error(now, "device", &m))?;
+            self.ssd
+                .check_finish()
+                .map_err(|m| check::error(now, "device", &m))?;
         }
         Ok(())
     }

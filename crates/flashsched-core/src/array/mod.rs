@@ -290,7 +290,8 @@ impl Model for ArraySim {
         if let Some(l) = &self.ledger {
             l.finish().map_err(|m| check::error(now, "array", &m))?;
             for (i, s) in self.ssds.iter_mut().enumerate() {
-                check::device_finish(s).map_err(|m| check::error(now, &format!("ssd {i}"), &m))?;
+                s.check_finish()
+                    .map_err(|m| check::error(now, &format!("ssd {i}"), &m))?;
             }
         }
         self.track_roles();
@@ -331,7 +332,8 @@ impl ArraySim {
         let (o, qd) = (self.host.outstanding, self.host.queue_depth);
         l.step(t, o, qd).map_err(|m| check::error(t, "array", &m))?;
         for (i, s) in self.ssds.iter_mut().enumerate() {
-            check::device_step(s).map_err(|m| check::error(t, &format!("ssd {i}"), &m))?;
+            s.check_step()
+                .map_err(|m| check::error(t, &format!("ssd {i}"), &m))?;
         }
         if let Placement::Serial(log) = &self.placement {
             if log.stats.version_mismatches > 0 {

@@ -21,7 +21,6 @@ pub mod invariants;
 pub mod oracle;
 pub mod record;
 
-use crate::device::Ssd;
 use crate::error::SimError;
 use crate::flash::Geometry;
 use crate::ftl::Ftl;
@@ -232,26 +231,4 @@ fn describe(r: Option<(Op, u64, u32)>) -> String {
 /// A violation as the error that stops the run.
 pub fn error(at: crate::engine::Ns, what: &str, msg: &str) -> SimError {
     SimError::Invalid(format!("check failed at t={at} ns ({what}): {msg}"))
-}
-
-/// After an event batch: the device's first violation; an audit when due.
-pub fn device_step(ssd: &mut Ssd) -> Result<(), String> {
-    let Some((c, ftl)) = ssd.checker() else {
-        return Ok(());
-    };
-    if let Some(v) = c.violation() {
-        return Err(v.to_string());
-    }
-    if c.audit_due() {
-        c.audit(ftl)?;
-    }
-    Ok(())
-}
-
-/// End of run: the device's final checks and audit.
-pub fn device_finish(ssd: &mut Ssd) -> Result<(), String> {
-    match ssd.checker() {
-        Some((c, ftl)) => c.finish(ftl),
-        None => Ok(()),
-    }
 }

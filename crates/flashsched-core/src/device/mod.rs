@@ -392,6 +392,29 @@ impl Ssd {
         self.op_log.get_or_insert_with(Default::default).check = Some(c);
     }
 
+    /// Check mode, after an event batch: the first violation; an audit of
+    /// the FTL against the checker's model when one is due.
+    pub fn check_step(&mut self) -> Result<(), String> {
+        let Some((c, ftl)) = self.checker() else {
+            return Ok(());
+        };
+        if let Some(v) = c.violation() {
+            return Err(v.to_string());
+        }
+        if c.audit_due() {
+            c.audit(ftl)?;
+        }
+        Ok(())
+    }
+
+    /// Check mode, at the end of the run: the final checks and audit.
+    pub fn check_finish(&mut self) -> Result<(), String> {
+        match self.checker() {
+            Some((c, ftl)) => c.finish(ftl),
+            None => Ok(()),
+        }
+    }
+
     /// The checker (if enabled) and the FTL it audits.
     pub fn checker(&mut self) -> Option<(&mut Checker, &Ftl)> {
         let c = self.op_log.as_mut()?.check.as_mut()?;
