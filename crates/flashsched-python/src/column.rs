@@ -1,0 +1,167 @@
+//! Per-request columns handed to numpy without a copy.
+
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+/// One per-request column handed to numpy without a copy: it holds the
+/// core's shared column (whose contents never change once shared; see
+/// `metrics::Column`) and describes it through numpy's array interface
+/// (version 3), which also works under the stable ABI. `numpy.asarray`
+/// gives a read-only array whose `base` keeps this object alive.
+#[pyclass(module = "flashsched._core", frozen)]
+pub(crate) struct Column {
+    data: ColumnData,
+}
+
+/// What `Column.__reduce__` returns: the constructor and its arguments.
+type Reduced<'py> = (Bound<'py, PyAny>, (&'static str, Bound<'py, PyBytes>));
+
+pub(crate) enum ColumnData {
+    U64(Arc<Vec<u64>>),
+    U32(Arc<Vec<u32>>),
+    U8(Arc<Vec<u8>>),
+    /// Derived columns (`us_since`).
+    F64(Arc<Vec<f64>>),
+}
+
+impl Column {
+    pub(crate) fn new(data: ColumnData) -> Column {
+        Column { data }
+    }
+
+    /// (address, rows, numpy type string)
+    fn raw(&self) -> (usize, usize, &'static str) {
+        // The memory is in the host's byte order.
+        let big = cfg!(target_endian = "big");
+        match &self.data {
+            ColumnData::U64(v) => (
+                v.as_ptr() as usize,
+                v.len(),
+                if big { ">u8" } else { "<u8" },
+            ),
+            ColumnData::U32(v) => (
+                v.as_ptr() as usize,
+                v.len(),
+                if big { ">u4" } else { "<u4" },
+            ),
+            ColumnData::U8(v) => (v.as_ptr() as usize, v.len(), "|u1"),
+            ColumnData::F64(v) => (
+                v.as_ptr() as usize,
+                v.len(),
+                if big { ">f8" } else { "<f8" },
+            ),
+        }
+    }
+
+    fn u64s(&self) -> Option<&[u64]> {
+        match &self.data {
+            ColumnData::U64(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+#[pymethods]
+impl Column {
+    #[getter]
+    fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (addr, rows, typestr) = self.raw();
+        let d = PyDict::new(py);
+        d.set_item("shape", (rows,))?;
+        d.set_item("typestr", typestr)?;
+        d.set_item("data", (addr, true))?;
+        d.set_item("version", 3)?;
+        Ok(d)
+    }
+
+    fn __len__(&self) -> usize {
+        self.raw().1
+    }
+
+    /// Row `i` (negative counts from the end); makes a column iterable.
+    fn __getitem__<'py>(&self, py: Python<'py>, i: isize) -> PyResult<Bound<'py, PyAny>> {
+        let n = self.raw().1 as isize;
+        let j = if i < 0 { i + n } else { i };
+        if !(0..n).contains(&j) {
+            return Err(PyIndexError::new_err(format!(
+                "row {i} of a {n}-row column"
+            )));
+        }
+        let j = j as usize;
+        Ok(match &self.data {
+            ColumnData::U64(v) => v[j].into_pyobject(py)?.into_any(),
+            ColumnData::U32(v) => v[j].into_pyobject(py)?.into_any(),
+            ColumnData::U8(v) => v[j].into_pyobject(py)?.into_any(),
+            ColumnData::F64(v) => v[j].into_pyobject(py)?.into_any(),
+        })
+    }
+
+    /// Pickle support: (Column._from_bytes, (type string, little-endian bytes)).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        let py = slf.py();
+        // Pickled bytes are little-endian whatever the host.
+        let (typestr, bytes) = match &slf.get().data {
+            ColumnData::U64(v) => ("<u8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+            ColumnData::U32(v) => ("<u4", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+            ColumnData::U8(v) => ("|u1", v.to_vec()),
+            ColumnData::F64(v) => ("<f8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        };
+        let ctor = py.get_type::<Column>().getattr("_from_bytes")?;
+        Ok((ctor, (typestr, PyBytes::new(py, &bytes))))
+    }
+
+    /// Rebuild a pickled column.
+    #[staticmethod]
+    fn _from_bytes(typestr: &str, data: &[u8]) -> PyResult<Column> {
+        let bad =
+            || PyValueError::new_err(format!("not a {typestr} column of {} bytes", data.len()));
+        let data = match typestr {
+            "<u8" if data.len().is_multiple_of(8) => ColumnData::U64(Arc::new(
+                data.chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
+                    .collect(),
+            )),
+            "<u4" if data.len().is_multiple_of(4) => ColumnData::U32(Arc::new(
+                data.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap_or_default()))
+                    .collect(),
+            )),
+            "|u1" => ColumnData::U8(Arc::new(data.to_vec())),
+            "<f8" if data.len().is_multiple_of(8) => ColumnData::F64(Arc::new(
+                data.chunks_exact(8)
+                    .map(|c| f64::from_le_bytes(c.try_into().unwrap_or_default()))
+                    .collect(),
+            )),
+            _ => return Err(bad()),
+        };
+        Ok(Column::new(data))
+    }
+}
+
+/// `(t - start) / 1000` row by row, as float64 microseconds, from two
+/// nanosecond columns of equal length: the same values as numpy's
+/// `np.subtract(t, start, dtype=float64) * 1e-3`, in plain memory (numpy
+/// asks for huge pages for arrays this size, whose first touch costs several
+/// times more on some kernels).
+#[pyfunction]
+pub(crate) fn us_since(t: &Column, start: &Column) -> PyResult<Column> {
+    let (Some(t), Some(s)) = (t.u64s(), start.u64s()) else {
+        return Err(PyValueError::new_err("us_since needs two uint64 columns"));
+    };
+    if t.len() != s.len() {
+        return Err(PyValueError::new_err(format!(
+            "us_since: columns of {} and {} rows",
+            t.len(),
+            s.len()
+        )));
+    }
+    let out = t
+        .iter()
+        .zip(s)
+        .map(|(&a, &b)| (a as f64 - b as f64) * 1e-3)
+        .collect();
+    Ok(Column::new(ColumnData::F64(Arc::new(out))))
+}

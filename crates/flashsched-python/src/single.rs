@@ -1,0 +1,177 @@
+//! One simulated SSD.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use flashsched_core::run::{self, RunSpec, WorkloadSpec};
+use flashsched_core::sim::Simulation as CoreSim;
+use flashsched_core::workload::trace::{TimeOrder, TraceOptions};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::column::{Column, ColumnData};
+use crate::driven;
+use crate::errors::{guarded, poisoned, to_py, ConfigError, SimulationError};
+
+/// A configured simulation of one SSD.
+#[pyclass(module = "flashsched._core")]
+pub(crate) struct Simulation {
+    inner: Mutex<CoreSim>,
+}
+
+#[pymethods]
+impl Simulation {
+    /// Build a simulation. Give exactly one of `trace` or `synthetic`.
+    #[new]
+    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false, skip_bad=false, time_order="clamp"))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        device: &str,
+        overrides: Vec<String>,
+        trace: Option<PathBuf>,
+        format: &str,
+        intensity: f64,
+        limit: Option<u64>,
+        synthetic: Option<String>,
+        seed: u64,
+        keep_records: bool,
+        check: bool,
+        skip_bad: bool,
+        time_order: &str,
+    ) -> PyResult<Self> {
+        if !(intensity.is_finite() && intensity > 0.0) {
+            return Err(ConfigError::new_err(format!(
+                "intensity: {intensity} must be > 0"
+            )));
+        }
+        let workload = match (trace, synthetic) {
+            (Some(path), None) => WorkloadSpec::Trace {
+                path,
+                format: format.to_string(),
+                intensity,
+                limit,
+                options: TraceOptions {
+                    skip_bad,
+                    time_order: TimeOrder::from_name(time_order).map_err(to_py)?,
+                },
+            },
+            (None, Some(s)) => WorkloadSpec::Synthetic(s),
+            _ => {
+                return Err(ConfigError::new_err(
+                    "give exactly one of `trace` or `synthetic`",
+                ))
+            }
+        };
+        let spec = RunSpec {
+            device: device.to_string(),
+            overrides,
+            workload,
+            seed,
+            keep_records,
+        };
+        let mut sim = py.detach(|| guarded(|| run::build(&spec).map_err(to_py)))?;
+        if check {
+            sim.enable_check();
+        }
+        Ok(Simulation {
+            inner: Mutex::new(sim),
+        })
+    }
+
+    /// Run up to `max_steps` event time steps; returns True when finished.
+    fn advance(&self, py: Python<'_>, max_steps: u64) -> PyResult<bool> {
+        driven::advance(py, &self.inner, max_steps)
+    }
+
+    /// Run to completion.
+    fn run(&self, py: Python<'_>) -> PyResult<()> {
+        driven::run(py, &self.inner)
+    }
+
+    /// (completed requests, expected total or None, simulated ns).
+    fn progress(&self) -> PyResult<(u64, Option<u64>, u64)> {
+        driven::progress(&self.inner)
+    }
+
+    fn is_finished(&self) -> PyResult<bool> {
+        Ok(self.inner.lock().map_err(poisoned)?.is_finished())
+    }
+
+    /// Summary as JSON text (`stable` zeroes wall-clock fields).
+    #[pyo3(signature = (stable=false))]
+    fn summary_json(&self, stable: bool) -> PyResult<String> {
+        driven::summary_json(&self.inner, stable)
+    }
+
+    /// Per-request columns, shared with the core without a copy:
+    /// {name: Column} (pass each to `numpy.asarray`).
+    fn records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.lock().map_err(poisoned)?;
+        let r = &s.metrics.records;
+        let d = PyDict::new(py);
+        let u64s = [
+            ("arrival_ns", &r.arrival),
+            ("dispatch_ns", &r.dispatch),
+            ("complete_ns", &r.complete),
+        ];
+        for (name, c) in u64s {
+            d.set_item(name, Column::new(ColumnData::U64(c.share())))?;
+        }
+        d.set_item("op", Column::new(ColumnData::U8(r.op.share())))?;
+        d.set_item("offset", Column::new(ColumnData::U64(r.offset.share())))?;
+        d.set_item("size", Column::new(ColumnData::U32(r.size.share())))?;
+        d.set_item("stream", Column::new(ColumnData::U32(r.stream.share())))?;
+        Ok(d)
+    }
+
+    /// Per-second series: {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
+    fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.lock().map_err(poisoned)?;
+        let m = &s.metrics;
+        let d = PyDict::new(py);
+        let secs = &m.seconds;
+        d.set_item("second", (0..secs.len() as u64).collect::<Vec<_>>())?;
+        d.set_item("ios", secs.iter().map(|x| x.ios).collect::<Vec<_>>())?;
+        d.set_item("reads", secs.iter().map(|x| x.reads).collect::<Vec<_>>())?;
+        d.set_item("writes", secs.iter().map(|x| x.writes).collect::<Vec<_>>())?;
+        d.set_item("bytes", secs.iter().map(|x| x.bytes).collect::<Vec<_>>())?;
+        d.set_item(
+            "mean_latency_us",
+            secs.iter()
+                .map(|x| {
+                    if x.ios == 0 {
+                        0.0
+                    } else {
+                        x.latency_sum_ns as f64 / x.ios as f64 / 1000.0
+                    }
+                })
+                .collect::<Vec<_>>(),
+        )?;
+        let mut p99: Vec<f64> = m.p99_per_second().into_iter().map(|v| v / 1000.0).collect();
+        p99.resize(secs.len(), f64::NAN);
+        d.set_item("p99_latency_us", p99)?;
+        Ok(d)
+    }
+
+    /// Erase count of every block (global block order).
+    fn erase_counts(&self) -> PyResult<Column> {
+        let s = self.inner.lock().map_err(poisoned)?;
+        let counts = s.ssd.ftl.erase_counts().to_vec();
+        Ok(Column::new(ColumnData::U32(Arc::new(counts))))
+    }
+
+    /// The device configuration this run uses, as TOML.
+    fn config_toml(&self) -> PyResult<String> {
+        Ok(self.inner.lock().map_err(poisoned)?.cfg.to_toml())
+    }
+
+    /// Check FTL accounting invariants; raises SimulationError if broken.
+    fn check_invariants(&self) -> PyResult<()> {
+        let s = self.inner.lock().map_err(poisoned)?;
+        s.ssd
+            .ftl
+            .check_invariants()
+            .map_err(SimulationError::new_err)
+    }
+}
