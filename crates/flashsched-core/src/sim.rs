@@ -151,96 +151,10 @@ impl Simulation {
         engine::advance(self, max_steps)
     }
 
-    fn poll_workload(&mut self) -> SimResult<()> {
-        let now = self.clock.now();
-        let n = self.feed.poll(self.workload.as_mut(), now)?;
-        if let Some(l) = &mut self.ledger {
-            l.arrived(n as u64);
-        }
-        for i in 0..n {
-            let r = self.feed.record(i);
-            self.host
-                .arrive(now, r.op, r.offset, r.size, r.stream, false);
-        }
-        self.host_turn |= n > 0;
-        if let Some(r) = self.workload.peek() {
-            self.ssd.prefetch_request(r.op, r.offset, r.size);
-        }
-        self.feed.schedule(now, &mut self.clock.q, Ev::Workload);
-        Ok(())
-    }
-
     /// The host's view changed at this instant: asked again in `settle`.
     #[inline]
     fn gc_seen_changed(&self) -> bool {
         self.host.observes_device() && self.ssd.gc_epoch() != self.gc_seen
-    }
-
-    /// The decide phase at the current instant. The host is asked for requests only
-    /// at instants it can see — arrivals, completions, its own timers (and
-    /// GC flag changes if it reads them) — so its decisions never hang on
-    /// device-internal steps such as a transfer ending.
-    fn decide(&mut self) -> SimResult<()> {
-        // Most steps in a busy device only move a transaction along (a read
-        // sensed): nothing completed, no die to fill and nothing for the
-        // host. The loop below would then change nothing, so skip it.
-        if !self.ssd.needs_decide() && !self.host_turn && !self.gc_seen_changed() {
-            return Ok(());
-        }
-        let now = self.clock.now();
-        let mut asked = false;
-        loop {
-            self.ssd.take_done(&mut self.done);
-            let completed = !self.done.is_empty();
-            self.host_turn |= completed;
-            for i in 0..self.done.len() {
-                let id = self.done[i];
-                self.finished_slots.clear();
-                self.host
-                    .complete(id, now, &self.ssd, &mut self.finished_slots);
-                for slot in &self.finished_slots {
-                    if let Some(l) = &mut self.ledger {
-                        l.completed(slot.req.seq)
-                            .map_err(|m| check::error(now, "host", &m))?;
-                    }
-                    let c = Completion {
-                        arrival: slot.req.arrival,
-                        dispatch: slot.dispatched,
-                        complete: now,
-                        op: slot.req.op,
-                        offset: slot.req.offset,
-                        size: slot.req.size,
-                        stream: slot.req.stream,
-                    };
-                    self.metrics.record(&c);
-                    self.workload.on_complete(&c, now);
-                }
-            }
-            self.done.clear();
-            if completed && self.feed.blocked() {
-                self.poll_workload()?;
-            }
-            if self.gc_seen_changed() {
-                self.gc_seen = self.ssd.gc_epoch();
-                self.host_turn = true;
-            }
-            if std::mem::take(&mut self.host_turn) {
-                asked = true;
-                while let Some(io) = self.host.next_dispatch(now, &self.ssd) {
-                    self.ssd.submit(io.id, io.op, io.offset, io.size, now);
-                }
-            }
-            self.ssd.schedule(now, &mut QSink(&mut self.clock.q))?;
-            if !self.ssd.has_done() && !self.gc_seen_changed() {
-                break;
-            }
-        }
-        if asked {
-            if let Some(t) = self.host.arm_timer(now) {
-                self.clock.q.push(t, Ev::HostTimer);
-            }
-        }
-        Ok(())
     }
 
     /// Build the summary (call after `run`).
@@ -354,16 +268,30 @@ impl Model for Simulation {
         &mut self.clock
     }
 
-    fn start(&mut self) -> SimResult<()> {
-        self.poll_workload()?;
-        self.decide()
+    fn poll(&mut self) -> SimResult<()> {
+        let now = self.clock.now();
+        let n = self.feed.poll(self.workload.as_mut(), now)?;
+        if let Some(l) = &mut self.ledger {
+            l.arrived(n as u64);
+        }
+        for i in 0..n {
+            let r = self.feed.record(i);
+            self.host
+                .arrive(now, r.op, r.offset, r.size, r.stream, false);
+        }
+        self.host_turn |= n > 0;
+        if let Some(r) = self.workload.peek() {
+            self.ssd.prefetch_request(r.op, r.offset, r.size);
+        }
+        self.feed.schedule(now, &mut self.clock.q, Ev::Workload);
+        Ok(())
     }
 
     #[inline]
     fn apply(&mut self, ev: Ev, now: Ns) -> SimResult<()> {
         match ev {
             Ev::Dev(e) => self.ssd.handle(e, now),
-            Ev::Workload => self.poll_workload(),
+            Ev::Workload => self.poll(),
             Ev::HostTimer => {
                 self.host.timer_fired();
                 self.host_turn = true;
@@ -372,9 +300,70 @@ impl Model for Simulation {
         }
     }
 
-    #[inline]
-    fn settle(&mut self, _now: Ns) -> SimResult<()> {
-        self.decide()
+    /// The decide phase at the current instant. The host is asked for requests only
+    /// at instants it can see — arrivals, completions, its own timers (and
+    /// GC flag changes if it reads them) — so its decisions never hang on
+    /// device-internal steps such as a transfer ending.
+    fn settle(&mut self, now: Ns) -> SimResult<()> {
+        // Most steps in a busy device only move a transaction along (a read
+        // sensed): nothing completed, no die to fill and nothing for the
+        // host. The loop below would then change nothing, so skip it.
+        if !self.ssd.needs_decide() && !self.host_turn && !self.gc_seen_changed() {
+            return Ok(());
+        }
+        let mut asked = false;
+        loop {
+            self.ssd.take_done(&mut self.done);
+            let completed = !self.done.is_empty();
+            self.host_turn |= completed;
+            for i in 0..self.done.len() {
+                let id = self.done[i];
+                self.finished_slots.clear();
+                self.host
+                    .complete(id, now, &self.ssd, &mut self.finished_slots);
+                for slot in &self.finished_slots {
+                    if let Some(l) = &mut self.ledger {
+                        l.completed(slot.req.seq)
+                            .map_err(|m| check::error(now, "host", &m))?;
+                    }
+                    let c = Completion {
+                        arrival: slot.req.arrival,
+                        dispatch: slot.dispatched,
+                        complete: now,
+                        op: slot.req.op,
+                        offset: slot.req.offset,
+                        size: slot.req.size,
+                        stream: slot.req.stream,
+                    };
+                    self.metrics.record(&c);
+                    self.workload.on_complete(&c, now);
+                }
+            }
+            self.done.clear();
+            if completed && self.feed.blocked() {
+                self.poll()?;
+            }
+            if self.gc_seen_changed() {
+                self.gc_seen = self.ssd.gc_epoch();
+                self.host_turn = true;
+            }
+            if std::mem::take(&mut self.host_turn) {
+                asked = true;
+                while let Some(io) = self.host.next_dispatch(now, &self.ssd) {
+                    self.ssd.submit(io.id, io.op, io.offset, io.size, now);
+                }
+            }
+            self.ssd.schedule(now, &mut QSink(&mut self.clock.q))?;
+            if !self.ssd.has_done() && !self.gc_seen_changed() {
+                break;
+            }
+        }
+        if asked {
+            if let Some(t) = self.host.arm_timer(now) {
+                self.clock.q.push(t, Ev::HostTimer);
+            }
+        }
+        Ok(())
     }
 
     #[inline]

@@ -230,11 +230,6 @@ impl Model for ArraySim {
         &mut self.clock
     }
 
-    fn start(&mut self) -> SimResult<()> {
-        self.poll_workload()?;
-        self.decide()
-    }
-
     #[inline]
     fn before_instant(&mut self, t: Ns) {
         if t / self.series.bin_ns > self.series.sampled() as u64 {
@@ -242,11 +237,49 @@ impl Model for ArraySim {
         }
     }
 
+    fn poll(&mut self) -> SimResult<()> {
+        let now = self.clock.now();
+        let n = self.feed.poll(self.wl.get(), now)?;
+        for i in 0..n {
+            let mut r = self.feed.record(i);
+            Replay::fold(&mut r, self.view.bytes);
+            let c = CReq {
+                arrival: now,
+                dispatch: 0,
+                op: r.op,
+                offset: r.offset,
+                size: r.size,
+                stream: r.stream,
+            };
+            let idx = match self.free_creqs.pop() {
+                Some(i) => {
+                    self.creqs[i as usize] = c;
+                    i
+                }
+                None => {
+                    self.creqs.push(c);
+                    (self.creqs.len() - 1) as u32
+                }
+            };
+            match &mut self.link {
+                Some(l) => {
+                    let data = if r.op == Op::Write { r.size as u64 } else { 0 };
+                    let t = l.send_in(now, data);
+                    self.clock.q.push(t, Ev::LinkIn(idx));
+                }
+                None => self.arrive_host(idx),
+            }
+        }
+        self.prefetch_next();
+        self.feed.schedule(now, &mut self.clock.q, Ev::Workload);
+        Ok(())
+    }
+
     #[inline]
     fn apply(&mut self, ev: Ev, now: Ns) -> SimResult<()> {
         match ev {
             Ev::Dev(i, e) => self.ssds[i as usize].handle(e, now)?,
-            Ev::Workload => self.poll_workload()?,
+            Ev::Workload => self.poll()?,
             Ev::HostTimer => {
                 self.host.timer_fired();
                 self.host_turn = true;
@@ -257,9 +290,65 @@ impl Model for ArraySim {
         Ok(())
     }
 
-    #[inline]
-    fn settle(&mut self, _now: Ns) -> SimResult<()> {
-        self.decide()
+    /// The decide phase at the current instant.
+    fn settle(&mut self, now: Ns) -> SimResult<()> {
+        let serial = matches!(self.placement, Placement::Serial(_));
+        let mut asked = false;
+        loop {
+            for i in 0..self.ssds.len() {
+                self.ssds[i].take_done(&mut self.done);
+                let mut k = 0;
+                while k < self.done.len() {
+                    let id = self.done[k];
+                    self.sub_done(id)?;
+                    k += 1;
+                }
+                self.done.clear();
+            }
+            if serial {
+                self.pump_xgc()?;
+            }
+            if self.completed_any && self.feed.blocked() {
+                self.completed_any = false;
+                self.poll()?;
+            }
+            // The host is asked only at instants it can see (arrivals,
+            // completions, its timers; see `Simulation::settle`).
+            let mut dispatched = false;
+            while std::mem::take(&mut self.host_turn) {
+                asked = true;
+                while let Some(io) = self.host.next_dispatch(now, &self.view) {
+                    if !self.host.is_probe(io.id) {
+                        let c = self.host_client[io.id as usize];
+                        self.creqs[c as usize].dispatch = now;
+                    }
+                    self.start_request(io)?;
+                    dispatched = true;
+                }
+            }
+            for i in 0..self.ssds.len() {
+                self.ssds[i].schedule(
+                    now,
+                    &mut Sink {
+                        q: &mut self.clock.q,
+                        ssd: i as u32,
+                    },
+                )?;
+            }
+            // New front-end writes may open xGC work: pump again now rather
+            // than at whatever step comes next.
+            let more = self.ssds.iter().any(|s| s.has_done()) || (serial && dispatched);
+            if !more {
+                break;
+            }
+        }
+        self.completed_any = false;
+        if asked {
+            if let Some(t) = self.host.arm_timer(now) {
+                self.clock.q.push(t, Ev::HostTimer);
+            }
+        }
+        Ok(())
     }
 
     #[inline]
@@ -411,44 +500,6 @@ impl ArraySim {
             .sample_until(t, |i| ssds[i].ftl.stats.gc_invocations, front);
     }
 
-    fn poll_workload(&mut self) -> SimResult<()> {
-        let now = self.clock.now();
-        let n = self.feed.poll(self.wl.get(), now)?;
-        for i in 0..n {
-            let mut r = self.feed.record(i);
-            Replay::fold(&mut r, self.view.bytes);
-            let c = CReq {
-                arrival: now,
-                dispatch: 0,
-                op: r.op,
-                offset: r.offset,
-                size: r.size,
-                stream: r.stream,
-            };
-            let idx = match self.free_creqs.pop() {
-                Some(i) => {
-                    self.creqs[i as usize] = c;
-                    i
-                }
-                None => {
-                    self.creqs.push(c);
-                    (self.creqs.len() - 1) as u32
-                }
-            };
-            match &mut self.link {
-                Some(l) => {
-                    let data = if r.op == Op::Write { r.size as u64 } else { 0 };
-                    let t = l.send_in(now, data);
-                    self.clock.q.push(t, Ev::LinkIn(idx));
-                }
-                None => self.arrive_host(idx),
-            }
-        }
-        self.prefetch_next();
-        self.feed.schedule(now, &mut self.clock.q, Ev::Workload);
-        Ok(())
-    }
-
     /// Fetch the mapping entries of the next request's pages on their SSDs
     /// into the CPU cache before it arrives (`Workload::peek`; a hint with no
     /// effect on results). Striped layouts only: where the serial log puts a
@@ -487,67 +538,5 @@ impl ArraySim {
         if let Some(l) = &mut self.ledger {
             l.arrived(1);
         }
-    }
-
-    /// The decide phase at the current instant.
-    fn decide(&mut self) -> SimResult<()> {
-        let now = self.clock.now();
-        let serial = matches!(self.placement, Placement::Serial(_));
-        let mut asked = false;
-        loop {
-            for i in 0..self.ssds.len() {
-                self.ssds[i].take_done(&mut self.done);
-                let mut k = 0;
-                while k < self.done.len() {
-                    let id = self.done[k];
-                    self.sub_done(id)?;
-                    k += 1;
-                }
-                self.done.clear();
-            }
-            if serial {
-                self.pump_xgc()?;
-            }
-            if self.completed_any && self.feed.blocked() {
-                self.completed_any = false;
-                self.poll_workload()?;
-            }
-            // The host is asked only at instants it can see (arrivals,
-            // completions, its timers; see `Simulation::settle`).
-            let mut dispatched = false;
-            while std::mem::take(&mut self.host_turn) {
-                asked = true;
-                while let Some(io) = self.host.next_dispatch(now, &self.view) {
-                    if !self.host.is_probe(io.id) {
-                        let c = self.host_client[io.id as usize];
-                        self.creqs[c as usize].dispatch = now;
-                    }
-                    self.start_request(io)?;
-                    dispatched = true;
-                }
-            }
-            for i in 0..self.ssds.len() {
-                self.ssds[i].schedule(
-                    now,
-                    &mut Sink {
-                        q: &mut self.clock.q,
-                        ssd: i as u32,
-                    },
-                )?;
-            }
-            // New front-end writes may open xGC work: pump again now rather
-            // than at whatever step comes next.
-            let more = self.ssds.iter().any(|s| s.has_done()) || (serial && dispatched);
-            if !more {
-                break;
-            }
-        }
-        self.completed_any = false;
-        if asked {
-            if let Some(t) = self.host.arm_timer(now) {
-                self.clock.q.push(t, Ev::HostTimer);
-            }
-        }
-        Ok(())
     }
 }

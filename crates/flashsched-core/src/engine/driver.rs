@@ -60,8 +60,14 @@ impl<E> Clock<E> {
 pub trait Model {
     type Ev: Copy;
     fn clock(&mut self) -> &mut Clock<Self::Ev>;
-    /// The first decide phase, at time 0 (poll the workload, settle).
-    fn start(&mut self) -> SimResult<()>;
+    /// Take the workload's requests that arrive now (and arrange the next
+    /// poll).
+    fn poll(&mut self) -> SimResult<()>;
+    /// The first instant: the workload's first arrivals, then a decide phase.
+    fn start(&mut self) -> SimResult<()> {
+        self.poll()?;
+        self.settle(0)
+    }
     /// Called before the events of instant `t` apply (e.g. to close
     /// time-series bins that end before it).
     #[inline]
@@ -130,11 +136,11 @@ mod tests {
         fn clock(&mut self) -> &mut Clock<u32> {
             &mut self.clock
         }
-        fn start(&mut self) -> SimResult<()> {
+        fn poll(&mut self) -> SimResult<()> {
             self.clock.q.push(5, 1);
             self.clock.q.push(5, 2);
             self.clock.q.push(9, 3);
-            self.seen.push("start".into());
+            self.seen.push("poll".into());
             Ok(())
         }
         fn apply(&mut self, ev: u32, now: Ns) -> SimResult<()> {
@@ -155,11 +161,11 @@ mod tests {
     fn every_event_of_an_instant_applies_before_one_settle() {
         let mut m = Log::default();
         assert!(!advance(&mut m, 1).unwrap(), "one instant, not finished");
-        assert_eq!(m.seen, ["start", "1@5", "2@5", "settle@5"]);
+        assert_eq!(m.seen, ["poll", "settle@0", "1@5", "2@5", "settle@5"]);
         assert!(advance(&mut m, u64::MAX).unwrap());
-        assert_eq!(&m.seen[4..], ["3@9", "settle@9", "finish"]);
+        assert_eq!(&m.seen[5..], ["3@9", "settle@9", "finish"]);
         assert!(m.clock.is_finished());
         assert!(advance(&mut m, 1).unwrap(), "finished stays finished");
-        assert_eq!(m.seen.len(), 7);
+        assert_eq!(m.seen.len(), 8);
     }
 }

@@ -362,9 +362,8 @@ impl TxScheduler for Aos {
 
     fn caps(&self) -> TxCaps {
         TxCaps {
-            per_die: false,
             coordinates: true,
-            suspends: false,
+            ..TxCaps::default()
         }
     }
 

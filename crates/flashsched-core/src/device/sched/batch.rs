@@ -21,10 +21,12 @@
 
 use std::collections::VecDeque;
 
-use super::PickCtx;
+use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
 use crate::device::tx::{Origin, Tx, TxId, TxKind};
+use crate::engine::Ns;
 use crate::flash::Geometry;
 use crate::ftl::SpeedPref;
+use crate::registry::Params;
 
 /// A set of chips (or channels) as a bit mask.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -466,6 +468,65 @@ impl BatchCore {
             .get_mut(id as usize)
             .map(|p| std::mem::replace(p, SpeedPref::InOrder))
             .unwrap_or(SpeedPref::InOrder)
+    }
+}
+
+/// What tells the batching schedulers (PIQ, VIOS) apart: name, tunables,
+/// and how they set up the shared core.
+pub trait BatchPolicy: Send + 'static {
+    /// Name in configs and on the command line.
+    const NAME: &'static str;
+    /// One line for listings.
+    const ABOUT: &'static str;
+    /// Its `[controller.<NAME>]` table.
+    type Params: Params;
+    /// The core this policy runs.
+    fn core(p: Self::Params, g: &Geometry) -> BatchCore;
+}
+
+/// A transaction scheduler made of a [`BatchCore`] set up by policy `P`.
+pub struct Batched<P: BatchPolicy> {
+    core: BatchCore,
+    policy: std::marker::PhantomData<P>,
+}
+
+impl<P: BatchPolicy> TxSchedulerType for Batched<P> {
+    const NAME: &'static str = P::NAME;
+    const ABOUT: &'static str = P::ABOUT;
+    type Params = P::Params;
+
+    fn new(p: P::Params, g: &Geometry) -> Self {
+        Batched {
+            core: P::core(p, g),
+            policy: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<P: BatchPolicy> TxScheduler for Batched<P> {
+    fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
+        self.core.push(id, tx);
+    }
+    fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
+        self.core.pick(die, ctx)
+    }
+    fn pending(&self) -> usize {
+        self.core.pending()
+    }
+    fn caps(&self) -> TxCaps {
+        TxCaps {
+            coordinates: true,
+            ..TxCaps::default()
+        }
+    }
+    fn prepare(&mut self, ctx: &PickCtx) {
+        self.core.prepare(ctx);
+    }
+    fn wakes(&mut self, out: &mut Vec<u32>) {
+        self.core.wakes(out);
+    }
+    fn alloc_pref(&mut self, id: TxId, _tx: &Tx) -> SpeedPref {
+        self.core.alloc_pref(id)
     }
 }
 

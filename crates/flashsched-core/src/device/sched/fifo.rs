@@ -58,8 +58,7 @@ impl TxScheduler for Fifo {
     fn caps(&self) -> TxCaps {
         TxCaps {
             per_die: true,
-            coordinates: false,
-            suspends: false,
+            ..TxCaps::default()
         }
     }
 }

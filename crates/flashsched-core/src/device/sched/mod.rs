@@ -67,7 +67,7 @@ impl PickCtx<'_> {
 /// (`Ssd::verify_hints`: nothing skipped, and a preemption by a scheduler
 /// that does not declare `suspends` is an error) and requires identical
 /// summaries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TxCaps {
     /// `pick(die)` only looks at `die`'s own transactions and returns `None`
     /// when it has none: the device then skips asking for a die with no
@@ -104,11 +104,7 @@ pub trait TxScheduler: Send {
     fn pending(&self) -> usize;
     /// Fast-path hints (see [`TxCaps`]); asked once, when the device is built.
     fn caps(&self) -> TxCaps {
-        TxCaps {
-            per_die: false,
-            coordinates: false,
-            suspends: false,
-        }
+        TxCaps::default()
     }
     /// Called once per decide phase before any die is offered work.
     fn prepare(&mut self, _ctx: &PickCtx) {}

@@ -176,8 +176,8 @@ impl TxScheduler for PeSuspend {
     fn caps(&self) -> TxCaps {
         TxCaps {
             per_die: true,
-            coordinates: false,
             suspends: true,
+            ..TxCaps::default()
         }
     }
 

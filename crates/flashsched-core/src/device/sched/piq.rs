@@ -8,20 +8,15 @@
 //! (TCAD'18 extension) with `controller.piq.granularity`. Mechanics shared with
 //! VIOS live in `batch.rs`.
 
-use super::batch::{BatchCore, Unit};
+use super::batch::{BatchCore, BatchPolicy, Batched, Unit};
 use serde::{Deserialize, Serialize};
 
-use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
-use crate::device::tx::{Tx, TxId};
-use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::flash::Geometry;
 use crate::registry::{check_range, Params};
 
-/// Chip-level conflict-free batching with read preference.
-pub struct Piq {
-    core: BatchCore,
-}
+/// PIQ as a transaction scheduler.
+pub type Piq = Batched<PiqPolicy>;
 
 /// `[controller.piq]` tunables.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,40 +50,15 @@ impl Params for PiqParams {
     }
 }
 
-impl TxSchedulerType for Piq {
+/// How PIQ sets up the batching core.
+pub struct PiqPolicy;
+
+impl BatchPolicy for PiqPolicy {
     const NAME: &'static str = "piq";
     const ABOUT: &'static str = "PIQ: conflict-free batches issued together, reads first";
     type Params = PiqParams;
 
-    fn new(p: PiqParams, g: &Geometry) -> Self {
-        Piq {
-            core: BatchCore::new(g, p.granularity, false, false, p.max_read_batches),
-        }
-    }
-}
-
-impl TxScheduler for Piq {
-    fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
-        self.core.push(id, tx);
-    }
-    fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
-        self.core.pick(die, ctx)
-    }
-    fn pending(&self) -> usize {
-        self.core.pending()
-    }
-    fn caps(&self) -> TxCaps {
-        TxCaps {
-            per_die: false,
-            coordinates: true,
-            suspends: false,
-        }
-    }
-
-    fn prepare(&mut self, ctx: &PickCtx) {
-        self.core.prepare(ctx);
-    }
-    fn wakes(&mut self, out: &mut Vec<u32>) {
-        self.core.wakes(out);
+    fn core(p: PiqParams, g: &Geometry) -> BatchCore {
+        BatchCore::new(g, p.granularity, false, false, p.max_read_batches)
     }
 }

@@ -15,21 +15,15 @@
 //!   blocks live in the FTL (`ftl/speed.rs`) and need `variation.enabled`;
 //!   without it every block is equally fast and the preference is moot.
 
-use super::batch::{BatchCore, Unit};
+use super::batch::{BatchCore, BatchPolicy, Batched, Unit};
 use serde::{Deserialize, Serialize};
 
-use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
-use crate::device::tx::{Tx, TxId};
-use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::flash::Geometry;
-use crate::ftl::SpeedPref;
 use crate::registry::{check_range, Params};
 
-/// Hierarchical batches plus variation-aware allocation.
-pub struct Vios {
-    core: BatchCore,
-}
+/// VIOS as a transaction scheduler.
+pub type Vios = Batched<ViosPolicy>;
 
 /// `[controller.vios]` tunables.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,44 +53,16 @@ impl Params for ViosParams {
     }
 }
 
-impl TxSchedulerType for Vios {
+/// How VIOS sets up the batching core.
+pub struct ViosPolicy;
+
+impl BatchPolicy for ViosPolicy {
     const NAME: &'static str = "vios";
     const ABOUT: &'static str =
         "VIOS: hierarchical chip/channel batches, variation-aware block choice";
     type Params = ViosParams;
 
-    fn new(p: ViosParams, g: &Geometry) -> Self {
-        Vios {
-            core: BatchCore::new(g, Unit::Chip, true, true, p.max_read_batches),
-        }
-    }
-}
-
-impl TxScheduler for Vios {
-    fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
-        self.core.push(id, tx);
-    }
-    fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
-        self.core.pick(die, ctx)
-    }
-    fn pending(&self) -> usize {
-        self.core.pending()
-    }
-    fn caps(&self) -> TxCaps {
-        TxCaps {
-            per_die: false,
-            coordinates: true,
-            suspends: false,
-        }
-    }
-
-    fn prepare(&mut self, ctx: &PickCtx) {
-        self.core.prepare(ctx);
-    }
-    fn wakes(&mut self, out: &mut Vec<u32>) {
-        self.core.wakes(out);
-    }
-    fn alloc_pref(&mut self, id: TxId, _tx: &Tx) -> SpeedPref {
-        self.core.alloc_pref(id)
+    fn core(p: ViosParams, g: &Geometry) -> BatchCore {
+        BatchCore::new(g, Unit::Chip, true, true, p.max_read_batches)
     }
 }
