@@ -3,12 +3,11 @@
 //! scheduler on the public trace samples.
 
 mod common;
-use common::traces_dir;
+use common::{checked_sim, completions_us, traces_dir};
 
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 use flashsched_core::sim::{RunOptions, Simulation};
-use flashsched_core::workload::replay::Replay;
 use flashsched_core::workload::trace::open_trace;
 use flashsched_core::workload::{IoRecord, Op};
 use flashsched_core::SimResult;
@@ -16,13 +15,7 @@ use flashsched_core::SimResult;
 const SCHEDULERS: &[&str] = &["fifo", "piq", "pe-suspend", "aos", "vios"];
 
 fn rec(t_us: u64, op: Op, offset: u64, size: u32) -> SimResult<IoRecord> {
-    Ok(IoRecord {
-        time_ns: t_us * 1000,
-        offset,
-        size,
-        op,
-        stream: 0,
-    })
+    common::rec(t_us * 1000, op, offset, size)
 }
 
 /// 1 channel, 1 chip, 1 die, 1 plane of 8 one-page blocks, infinite bus.
@@ -46,33 +39,6 @@ fn tiny_die(extra: &[&str]) -> DeviceConfig {
     .collect();
     ov.extend(extra.iter().map(|s| s.to_string()));
     DeviceConfig::load("default", &ov).unwrap()
-}
-
-fn sim_for(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
-    let cap = cfg.logical_bytes();
-    let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
-    Simulation::new(
-        cfg,
-        Box::new(wl),
-        RunOptions {
-            check: true,
-            ..RunOptions::default()
-        },
-    )
-    .unwrap()
-}
-
-/// Completion times (µs) in offset order.
-fn completions_us(sim: &Simulation) -> Vec<f64> {
-    let r = &sim.metrics.records;
-    let mut v: Vec<(u64, u64)> = r
-        .offset
-        .iter()
-        .copied()
-        .zip(r.complete.iter().copied())
-        .collect();
-    v.sort();
-    v.into_iter().map(|(_, c)| c as f64 / 1000.0).collect()
 }
 
 /// VIOS Fig. 4: three conflicting one-page writes queued on one chip whose
@@ -99,7 +65,7 @@ fn vios_fig4_variation_aware_allocation() {
             // Three separate sub-requests, as in the figure: no back merge.
             "host.max_merge_kib=0",
         ]);
-        let mut sim = sim_for(cfg, writes());
+        let mut sim = checked_sim(cfg, writes());
         for (b, &us) in speeds.iter().enumerate() {
             sim.ssd.set_block_program_us(b as u32, us).unwrap();
         }
@@ -132,7 +98,7 @@ fn pe_suspend_read_overtakes_erase() {
             "timing.program_us=100",
             "timing.erase_us=10000",
         ]);
-        let mut sim = sim_for(cfg, recs());
+        let mut sim = checked_sim(cfg, recs());
         sim.run().unwrap();
         sim
     };
@@ -321,7 +287,7 @@ fn pe_suspend_program_suspension_timing() {
             &format!("controller.scheduler={sched}"),
             "timing.program_us=1000",
         ]);
-        let mut sim = sim_for(cfg, recs());
+        let mut sim = checked_sim(cfg, recs());
         sim.run().unwrap();
         sim
     };
@@ -335,7 +301,7 @@ fn pe_suspend_program_suspension_timing() {
         "timing.program_us=1000",
         "controller.pe-suspend.min_remaining_program_us=900",
     ]);
-    let mut sim = sim_for(cfg, recs());
+    let mut sim = checked_sim(cfg, recs());
     sim.run().unwrap();
     assert_eq!(completions_us(&sim), vec![1000.0, 1050.0]);
     assert_eq!(sim.summary().flash.suspensions, 0);

@@ -3,7 +3,7 @@
 //! detected), and no lost or duplicated request on the real traces.
 
 mod common;
-use common::traces_dir;
+use common::{checked_sim, rec, run_checked, traces_dir};
 
 use std::path::{Path, PathBuf};
 
@@ -40,36 +40,6 @@ const ONE_DIE: &[&str] = &[
     "ftl.overprovisioning=0.25",
 ];
 
-fn rec(t: u64, op: Op, offset: u64, size: u32) -> SimResult<IoRecord> {
-    Ok(IoRecord {
-        time_ns: t,
-        offset,
-        size,
-        op,
-        stream: 0,
-    })
-}
-
-fn sim_of(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
-    let cap = cfg.logical_bytes();
-    let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
-    Simulation::new(
-        cfg,
-        Box::new(wl),
-        RunOptions {
-            check: true,
-            ..RunOptions::default()
-        },
-    )
-    .unwrap()
-}
-
-fn run(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
-    let mut sim = sim_of(cfg, recs);
-    sim.run().unwrap();
-    sim
-}
-
 /// (offset, dispatch ns, complete ns, op) per request, in dispatch order.
 fn rows(sim: &Simulation) -> Vec<(u64, u64, u64, u8)> {
     let r = &sim.metrics.records;
@@ -88,7 +58,7 @@ fn fig5(sched: &str) -> Simulation {
         rec(0, Op::Read, 3 << 20, 4 * KIB),
     ];
     let s = format!("host.scheduler={sched}");
-    run(cfg(ONE_DIE, &["host.queue_depth=1", &s]), recs)
+    run_checked(cfg(ONE_DIE, &["host.queue_depth=1", &s]), recs)
 }
 
 /// Amphibian Fig. 5: R1 (16 KiB, 200 us) then R2-R4 (4 KiB, 50 us) at t=0,
@@ -114,7 +84,7 @@ fn fig5_size_based_ordering() {
     assert_eq!(by_offset(&amph), vec![350.0, 50.0, 100.0, 150.0]);
     assert_eq!(amph.summary().latency_us.mean, 162.5);
     // Ablation: without size ordering Amphibian is FIFO here.
-    let fifo = run(
+    let fifo = run_checked(
         cfg(
             ONE_DIE,
             &[
@@ -142,7 +112,7 @@ fn amphibian_write_starvation_is_bounded() {
     let w_at = MS;
     recs.push(rec(w_at, Op::Write, 0, 64 * KIB));
     recs.sort_by_key(|r| r.as_ref().unwrap().time_ns);
-    let sim = run(
+    let sim = run_checked(
         cfg(
             ONE_DIE,
             &[
@@ -173,7 +143,7 @@ fn amphibian_large_read_starvation_is_bounded() {
         .collect();
     recs.push(rec(100 * US, Op::Read, 0, 256 * KIB));
     recs.sort_by_key(|r| r.as_ref().unwrap().time_ns);
-    let sim = run(
+    let sim = run_checked(
         cfg(
             ONE_DIE,
             &[
@@ -198,7 +168,7 @@ fn deadline_two_read_batches_per_write_batch() {
         recs.push(rec(0, Op::Read, i << 20, 4 * KIB));
         recs.push(rec(0, Op::Write, (100 + i) << 20, 4 * KIB));
     }
-    let sim = run(
+    let sim = run_checked(
         cfg(
             ONE_DIE,
             &[
@@ -236,7 +206,7 @@ fn deadline_read_expiry_is_honoured() {
     recs.sort_by_key(|r| r.as_ref().unwrap().time_ns);
     let run_with = |expire: &str| {
         let e = format!("host.deadline.read_expire_ms={expire}");
-        let sim = run(
+        let sim = run_checked(
             cfg(
                 ONE_DIE,
                 &["host.queue_depth=1", "host.scheduler=deadline", &e],
@@ -325,11 +295,11 @@ fn gc_aware_dispatch_avoids_the_gc_chip() {
         ov.extend_from_slice(extra);
         cfg(TWO_CHIPS, &ov)
     };
-    let off = run(with(&["host.amphibian.gc_aware=false"]), gc_workload());
+    let off = run_checked(with(&["host.amphibian.gc_aware=false"]), gc_workload());
     assert!(off.ssd.ftl.stats.gc_invocations > 0, "no GC happened");
     let base = chip1_read_mean(&off);
 
-    let oracle = run(with(&["host.amphibian.gc_detect=oracle"]), gc_workload());
+    let oracle = run_checked(with(&["host.amphibian.gc_detect=oracle"]), gc_workload());
     let o = chip1_read_mean(&oracle);
     assert!(
         o < 0.5 * base,
@@ -340,7 +310,7 @@ fn gc_aware_dispatch_avoids_the_gc_chip() {
     // Detected mode: step the run to find when chip 0 first enters GC.
     // Only chip-0 writes can reveal chip 0's GC (no write buffer here); a
     // 2 ms erase is ~10x a 200 us program, so the thresholds are 4x here.
-    let mut sim = sim_of(
+    let mut sim = checked_sim(
         with(&[
             "host.amphibian.detect_min_us=500",
             "host.amphibian.detect_writes=true",
@@ -491,7 +461,7 @@ fn pardispatcher_round_robins_regions_in_batches() {
         recs.push(rec(0, Op::Read, i << 20, 4 * KIB));
         recs.push(rec(0, Op::Read, (30 + i) << 20, 4 * KIB));
     }
-    let sim = run(
+    let sim = run_checked(
         cfg(
             ONE_DIE,
             &[
@@ -520,7 +490,7 @@ fn kyber_batches_per_domain() {
             4 * KIB,
         ));
     }
-    let sim = run(
+    let sim = run_checked(
         cfg(ONE_DIE, &["host.queue_depth=1", "host.scheduler=kyber"]),
         recs,
     );
@@ -538,7 +508,7 @@ fn cfq_serves_streams_in_time_slices() {
         recs.push(rec_s(0, Op::Read, (i + 100) << 16, 4 * KIB, 2));
     }
     // 50 us reads, 0.5 ms slices.
-    let sim = run(
+    let sim = run_checked(
         cfg(
             ONE_DIE,
             &[
@@ -569,7 +539,7 @@ fn bfq_alternates_queues_by_budget() {
         recs.push(rec_s(0, Op::Read, i << 20, 4 * KIB, 1));
         recs.push(rec_s(0, Op::Read, (i + 100) << 16, 4 * KIB, 2));
     }
-    let sim = run(
+    let sim = run_checked(
         cfg(
             ONE_DIE,
             &[
@@ -649,7 +619,7 @@ fn queued_contiguous_requests_merge() {
         "pardispatcher",
     ] {
         let o = format!("host.scheduler={s}");
-        let sim = run(cfg(ONE_DIE, &["host.queue_depth=1", &o]), pair(0, 4096));
+        let sim = run_checked(cfg(ONE_DIE, &["host.queue_depth=1", &o]), pair(0, 4096));
         assert_eq!(
             done(&sim),
             vec![(0, 150), (4096, 150), (8 << 20, 50)],
@@ -657,18 +627,18 @@ fn queued_contiguous_requests_merge() {
         );
     }
     // Front merge (4K..8K first, then 0..4K): deadline only.
-    let sim = run(
+    let sim = run_checked(
         cfg(ONE_DIE, &["host.queue_depth=1", "host.scheduler=deadline"]),
         pair(4096, 0),
     );
     assert_eq!(done(&sim), vec![(0, 150), (4096, 150), (8 << 20, 50)]);
-    let sim = run(
+    let sim = run_checked(
         cfg(ONE_DIE, &["host.queue_depth=1", "host.scheduler=noop"]),
         pair(4096, 0),
     );
     assert_eq!(done(&sim), vec![(0, 150), (4096, 100), (8 << 20, 50)]);
     // Merging off.
-    let sim = run(
+    let sim = run_checked(
         cfg(
             ONE_DIE,
             &[

@@ -3,7 +3,6 @@
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 use flashsched_core::sim::{RunOptions, Simulation};
-use flashsched_core::workload::replay::Replay;
 use flashsched_core::workload::synthetic::SyntheticSpec;
 use flashsched_core::workload::{IoRecord, Op};
 use flashsched_core::SimResult;
@@ -11,6 +10,9 @@ use flashsched_core::SimResult;
 const KIB: u32 = 1024;
 
 /// 1 channel, 1 chip, 1 die, 1 plane, 4 KiB pages, tR 50 us, infinite bus.
+mod common;
+use common::{completions_us, rec, run_checked};
+
 fn one_die(extra: &[&str]) -> DeviceConfig {
     let mut ov: Vec<String> = [
         "geometry.channels=1",
@@ -31,40 +33,6 @@ fn one_die(extra: &[&str]) -> DeviceConfig {
     DeviceConfig::load("default", &ov).unwrap()
 }
 
-fn rec(t: u64, op: Op, offset: u64, size: u32) -> SimResult<IoRecord> {
-    Ok(IoRecord {
-        time_ns: t,
-        offset,
-        size,
-        op,
-        stream: 0,
-    })
-}
-
-fn run_records(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
-    let cap = cfg.logical_bytes();
-    let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
-    let opts = RunOptions {
-        check: true,
-        ..RunOptions::default()
-    };
-    let mut sim = Simulation::new(cfg, Box::new(wl), opts).unwrap();
-    sim.run().unwrap();
-    sim
-}
-
-fn completions_us(sim: &Simulation) -> Vec<f64> {
-    let r = &sim.metrics.records;
-    let mut v: Vec<(u64, u64)> = r
-        .offset
-        .iter()
-        .copied()
-        .zip(r.complete.iter().copied())
-        .collect();
-    v.sort();
-    v.into_iter().map(|(_, c)| c as f64 / 1000.0).collect()
-}
-
 /// Amphibian paper Fig. 5(a): noop serves R1 (16 KiB = 4 page reads) then
 /// R2..R4 (one page each) at queue depth 1: completions 200/250/300/350 us.
 #[test]
@@ -75,7 +43,7 @@ fn fig5_noop_worked_example() {
         rec(0, Op::Read, 2 << 20, 4 * KIB),
         rec(0, Op::Read, 3 << 20, 4 * KIB),
     ];
-    let sim = run_records(one_die(&["host.queue_depth=1"]), recs);
+    let sim = run_checked(one_die(&["host.queue_depth=1"]), recs);
     assert_eq!(completions_us(&sim), vec![200.0, 250.0, 300.0, 350.0]);
     let s = sim.summary();
     assert_eq!(s.latency_us.mean, 275.0);
@@ -215,13 +183,13 @@ fn write_buffer_acknowledges_early() {
             rec(1000, Op::Read, 0, 4 * KIB),
         ]
     };
-    let sim = run_records(slow.clone(), recs());
+    let sim = run_checked(slow.clone(), recs());
     assert_eq!(completions_us(&sim), vec![1.0, 500.0, 1000.0]);
     assert_eq!(sim.ssd.stats.dram_read_hits, 1);
 
     let mut buffered = slow;
     buffered.ftl.write_buffer_mib = 1.0;
-    let sim = run_records(buffered, recs());
+    let sim = run_checked(buffered, recs());
     assert_eq!(completions_us(&sim), vec![0.0, 1.0, 0.0]);
 }
 
@@ -249,7 +217,7 @@ fn channel_bus_is_shared() {
     )
     .unwrap();
     // CWDP: lpn 0 -> chip 0 (channel 0 way 0), lpn 1 -> chip 1.
-    let sim = run_records(
+    let sim = run_checked(
         cfg,
         vec![
             rec(0, Op::Read, 0, 4 * KIB),
@@ -264,7 +232,7 @@ fn channel_bus_is_shared() {
 /// TRIM drops mappings without flash work.
 #[test]
 fn trim_unmaps() {
-    let sim = run_records(
+    let sim = run_checked(
         one_die(&[]),
         vec![
             rec(0, Op::Write, 0, 8 * KIB),
@@ -336,7 +304,7 @@ fn untimed_placements_trigger_gc() {
         recs.push(rec(t0 + i * 1_000_000, Op::Write, page * 4096, 4 * KIB));
     }
     let n = recs.len() as u64;
-    let sim = run_records(cfg, recs);
+    let sim = run_checked(cfg, recs);
     let s = sim.summary();
     assert_eq!(s.requests, n);
     assert!(s.flash.untimed_placements > 0);

@@ -1,13 +1,19 @@
 //! Helpers shared by the integration tests.
 
+#![allow(dead_code)] // each test file uses some of these
+
 use std::path::PathBuf;
 
 use flashsched_core::config::DeviceConfig;
+use flashsched_core::io::Op;
+use flashsched_core::sim::{RunOptions, Simulation};
+use flashsched_core::workload::replay::Replay;
+use flashsched_core::workload::IoRecord;
+use flashsched_core::SimResult;
 
 /// The real trace samples: `FLASHSCHED_TRACES`, else `shared/traces` beside
 /// the project (or beside the directory holding it, for worktrees). `None`,
 /// with a note, when absent: tests that need them then skip cleanly.
-#[allow(dead_code)] // not every test file replays traces
 pub fn traces_dir() -> Option<PathBuf> {
     let root = env!("CARGO_MANIFEST_DIR");
     let candidates = [
@@ -27,7 +33,6 @@ pub fn traces_dir() -> Option<PathBuf> {
 /// A small SSD for array tests: 2 channels × 2 chips, 1 die, 1 plane, 64
 /// blocks × 32 pages × 16 KiB (128 MiB raw), 10 % OP, 5 % GC threshold;
 /// `extra` overrides follow.
-#[allow(dead_code)] // not every test file builds arrays
 pub fn small_ssd(extra: &[&str]) -> DeviceConfig {
     let ov: Vec<String> = [
         "geometry.channels=2",
@@ -45,4 +50,47 @@ pub fn small_ssd(extra: &[&str]) -> DeviceConfig {
     .map(|s| s.to_string())
     .collect();
     DeviceConfig::load("default", &ov).unwrap()
+}
+
+/// One trace record at `t` ns (stream 0).
+pub fn rec(t: u64, op: Op, offset: u64, size: u32) -> SimResult<IoRecord> {
+    Ok(IoRecord {
+        time_ns: t,
+        offset,
+        size,
+        op,
+        stream: 0,
+    })
+}
+
+/// A simulation of `cfg` replaying `recs` as given, in check mode (version
+/// oracle and invariants on).
+pub fn checked_sim(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
+    let cap = cfg.logical_bytes();
+    let wl = Replay::new(Box::new(recs.into_iter()), 1.0, cap, None, "records".into());
+    let opts = RunOptions {
+        check: true,
+        ..RunOptions::default()
+    };
+    Simulation::new(cfg, Box::new(wl), opts).unwrap()
+}
+
+/// `checked_sim`, run to the end.
+pub fn run_checked(cfg: DeviceConfig, recs: Vec<SimResult<IoRecord>>) -> Simulation {
+    let mut sim = checked_sim(cfg, recs);
+    sim.run().unwrap();
+    sim
+}
+
+/// Completion times (µs) of the requests, in offset order.
+pub fn completions_us(sim: &Simulation) -> Vec<f64> {
+    let r = &sim.metrics.records;
+    let mut v: Vec<(u64, u64)> = r
+        .offset
+        .iter()
+        .copied()
+        .zip(r.complete.iter().copied())
+        .collect();
+    v.sort();
+    v.into_iter().map(|(_, c)| c as f64 / 1000.0).collect()
 }
