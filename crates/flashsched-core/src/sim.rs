@@ -421,6 +421,12 @@ fn devsched_summary(ssd: &Ssd) -> FlashSummary {
     let (flp, slp_chips, slp_channels) = ssd.parallelism();
     let reqs = st.read_requests + st.write_requests;
     FlashSummary {
+        commands: st.flash_commands,
+        pages_per_command: if st.flash_commands > 0 {
+            st.command_ops as f64 / st.flash_commands as f64
+        } else {
+            0.0
+        },
         suspensions: st.suspensions,
         resumes: st.resumes,
         interfered_reads: st.interfered_reads,

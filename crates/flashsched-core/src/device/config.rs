@@ -32,12 +32,45 @@ impl SsdSpec<'_> {
     }
 }
 
+/// The unit a flash command keeps busy: MQSim and SSDsim dispatch to a chip
+/// only when all its dies are idle; `die` lets each die take work alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BusyUnit {
+    Die,
+    Chip,
+}
+
+/// Multi-plane commands: up to `planes_per_die` operations of one type on
+/// distinct planes of one die share one cell time (their transfers still
+/// take turns on the channel).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MultiPlane {
+    /// One plane per command.
+    Off,
+    /// ONFI's address rule: reads and programs of the same page offset in
+    /// their blocks (as MQSim checks); erases of any blocks.
+    Onfi,
+    /// Any pages of distinct planes.
+    Relaxed,
+}
+
 /// Device controller.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ControllerConfig {
     /// Flash transaction scheduler name (see [`REGISTRY`]).
     pub scheduler: String,
+    /// What a command keeps busy: `die` or `chip`.
+    pub busy_unit: BusyUnit,
+    /// With `busy_unit = "chip"`: idle dies of an idle chip may start
+    /// commands together (die interleaving); the chip is busy until all end.
+    pub interleave: bool,
+    /// Multi-plane command assembly.
+    pub multiplane: MultiPlane,
+    /// Command overhead of each plane beyond the first (ONFI tDBSY), µs.
+    pub multiplane_us: f64,
     /// ISPP program loops (suspension points are loop boundaries).
     pub program_loops: u32,
     /// Erase pulses (suspension points are pulse boundaries).
@@ -56,6 +89,10 @@ impl Default for ControllerConfig {
     fn default() -> Self {
         ControllerConfig {
             scheduler: "fifo".into(),
+            busy_unit: BusyUnit::Die,
+            interleave: false,
+            multiplane: MultiPlane::Off,
+            multiplane_us: 0.0,
             program_loops: 10,
             erase_loops: 5,
             suspend_us: 5.0,
@@ -71,6 +108,14 @@ impl ControllerConfig {
     pub fn validate(&self) -> SimResult<()> {
         range("controller.suspend_us", self.suspend_us, 0.0, 1e4)?;
         range("controller.resume_us", self.resume_us, 0.0, 1e4)?;
+        range("controller.multiplane_us", self.multiplane_us, 0.0, 1e4)?;
+        if self.interleave && self.busy_unit == BusyUnit::Die {
+            return Err(SimError::config(
+                "controller.interleave",
+                "die interleaving needs busy_unit = \"chip\" (under \"die\" every die already \
+                 runs on its own)",
+            ));
+        }
         for (key, v) in [
             ("controller.program_loops", self.program_loops),
             ("controller.erase_loops", self.erase_loops),

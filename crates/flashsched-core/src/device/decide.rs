@@ -1,9 +1,8 @@
 //! The decide phase on the device: dies that may have work are offered it
 //! by the transaction scheduler, in the order they were marked.
 
-use super::sched::PickCtx;
 use super::tx::Tx;
-use super::{EventSink, Ssd, MAX_DECIDE_PASSES};
+use super::{pick_ctx, EventSink, Ssd, MAX_DECIDE_PASSES};
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 
@@ -39,11 +38,7 @@ impl Ssd {
         let Some((_, running, _, remaining)) = self.suspend_point(die, now) else {
             return;
         };
-        let ctx = PickCtx {
-            now,
-            txs: &self.txs,
-            ftl: &self.ftl,
-        };
+        let ctx = pick_ctx!(self, now);
         if self.sched.preempt(die, &running, remaining, &ctx).is_some() {
             self.hint_error.get_or_insert_with(|| {
                 format!(
@@ -72,11 +67,7 @@ impl Ssd {
         // ends; the bound turns a scheduler bug into an error, not a hang.
         for _ in 0..MAX_DECIDE_PASSES {
             let before = self.decide_stamp;
-            let ctx = PickCtx {
-                now,
-                txs: &self.txs,
-                ftl: &self.ftl,
-            };
+            let ctx = pick_ctx!(self, now);
             self.sched.prepare(&ctx);
             self.drain_wakes();
             self.serve_dirty(now, sink)?;
@@ -127,15 +118,14 @@ impl Ssd {
         if self.suspends && !self.dies[die as usize].is_idle() {
             return self.try_suspend(die, now, sink);
         }
+        if self.cmds.chip_blocked(self.geo.chip_of_die(die), now) {
+            return Ok(()); // offered again when its chip frees
+        }
         while self.dies[die as usize].is_idle() {
             if let Some((sid, remaining)) = self.dies[die as usize].suspended {
                 // A suspended P/E: serve what the scheduler preempts with, then resume.
                 let running = *self.txs.get(sid);
-                let ctx = PickCtx {
-                    now,
-                    txs: &self.txs,
-                    ftl: &self.ftl,
-                };
+                let ctx = pick_ctx!(self, now);
                 if let Some(id) = self.sched.preempt(die, &running, remaining, &ctx) {
                     self.start(id, now, sink)?;
                     continue;
@@ -148,11 +138,7 @@ impl Ssd {
             if self.per_die && self.die_load[die as usize] == 0 {
                 break;
             }
-            let ctx = PickCtx {
-                now,
-                txs: &self.txs,
-                ftl: &self.ftl,
-            };
+            let ctx = pick_ctx!(self, now);
             let Some(id) = self.sched.pick(die, &ctx) else {
                 break;
             };

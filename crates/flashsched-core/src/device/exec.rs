@@ -3,29 +3,66 @@
 //! programs; an erase erases. Pages are bound late (a program gets its page
 //! when it starts; a read re-checks its page then).
 
+use super::config::{BusyUnit, MultiPlane};
 use super::tx::{Origin, Tx, TxId, TxKind};
-use super::{DevEvent, EventSink, Ssd};
+use super::{pick_ctx, DevEvent, EventSink, Ssd};
 use crate::check::record::OpRecord;
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::die::Phase;
 
 impl Ssd {
-    /// Take idle `die` for transaction `id`.
+    /// Take idle `die` for the command led by `lead`.
     #[inline]
-    pub(super) fn occupy(&mut self, die: usize, id: TxId, phase: Phase, now: Ns) {
-        self.dies[die].occupy(id, phase, now);
+    pub(super) fn occupy(&mut self, die: usize, lead: TxId, phase: Phase, now: Ns) {
+        self.dies[die].occupy(lead, phase, now);
         self.par.take(&self.geo, die as u32, now);
+        if self.cmds.unit == BusyUnit::Chip {
+            let chip = self.geo.chip_of_die(die as u32) as usize;
+            if self.cmds.chip_active[chip] == 0 {
+                self.cmds.chip_since[chip] = now;
+            }
+            self.cmds.chip_active[chip] += 1;
+            let dpc = self.geo.dies_per_chip;
+            self.cmds.chip_next[chip] = (die as u32 % dpc + 1) % dpc;
+        }
     }
 
-    /// Free `die`.
+    /// Free `die`. Under chip-level busy, a chip that becomes idle offers
+    /// all its dies work, from the one after the last that started.
     #[inline]
     pub(super) fn release_die(&mut self, die: usize, now: Ns) {
         self.dies[die].release(now);
         self.par.free(&self.geo, die as u32, now);
+        if self.cmds.unit == BusyUnit::Chip {
+            let chip = self.geo.chip_of_die(die as u32);
+            let active = &mut self.cmds.chip_active[chip as usize];
+            *active -= 1;
+            if *active == 0 {
+                let dpc = self.geo.dies_per_chip;
+                let first = self.cmds.chip_next[chip as usize];
+                for k in 0..dpc {
+                    self.mark(chip * dpc + (first + k) % dpc);
+                }
+            }
+        }
     }
 
-    /// Plan the cell phase (`dur` ns) of the transaction holding `die` from
+    /// One member of `die`'s running command finished: the die frees with
+    /// the last one.
+    #[inline]
+    fn member_done(&mut self, die: usize, kind: TxKind, now: Ns) {
+        let left = &mut self.cmds.left[die];
+        *left -= 1;
+        if *left == 0 {
+            self.release_die(die, now);
+            if kind != TxKind::Read {
+                self.dies[die].pe_release = now;
+            }
+        }
+    }
+
+    /// Plan the cell phase (`dur` ns) of the command holding `die` from
     /// `from` (or when a suspension lets it); returns its end.
     #[inline]
     pub(super) fn plan_cell(&mut self, die: usize, dur: Ns, from: Ns) -> Ns {
@@ -45,48 +82,118 @@ impl Ssd {
         sink.push(end, ev);
     }
 
-    /// Begin transaction `id` on its (idle) die.
+    /// Begin transaction `id` (just picked) on its idle die, with the
+    /// companions the scheduler adds when multi-plane commands are on.
     pub(super) fn start<S: EventSink>(&mut self, id: TxId, now: Ns, sink: &mut S) -> SimResult<()> {
         self.decide_stamp += 1;
-        let tx = *self.txs.get(id);
-        let die = tx.die as usize;
-        let cmd = self.timing.command;
-        match (tx.kind, tx.origin) {
-            (TxKind::Read, origin) => {
-                let mut busy = 0;
-                if tx.copyback {
-                    // On-die move: destination allocated now, programmed after tR.
-                    let Some(dst) = self.gc_destination(id, &tx, now)? else {
-                        return Ok(());
-                    };
-                    self.stats.flash_programs += 1;
-                    busy = self.program_ns(dst);
-                }
-                let Some(ppn) = self.resolve_read(id, &tx, now)? else {
-                    return Ok(());
+        let mut ids = std::mem::take(&mut self.cmds.scratch);
+        ids.clear();
+        ids.push(id);
+        if self.cmds.multiplane != MultiPlane::Off {
+            let lead = *self.txs.get(id);
+            let ppd = self.geo.planes_per_die;
+            let mut taken = 1u64 << (lead.plane % ppd);
+            while (ids.len() as u32) < ppd {
+                let ctx = pick_ctx!(self, now);
+                let Some(c) = self.sched.pick_companion(lead.die, &lead, taken, &ctx) else {
+                    break;
                 };
-                if origin == Origin::User {
-                    self.stats.user_reads += 1;
-                    // Write-caused interference: a program/erase held the die
-                    // after this read arrived.
-                    if self.dies[die].pe_release > tx.enqueued {
-                        self.stats.interfered_reads += 1;
-                        self.stats.interference_wait_ns += now - tx.enqueued;
-                    }
-                    self.log(OpRecord::Sense { id: tx.seq, ppn });
-                } else {
-                    self.stats.gc_reads += 1;
-                }
-                self.stats.flash_reads += 1;
-                busy += self.timing.read_ns(self.geo.page_in_block(ppn));
-                self.occupy(die, id, Phase::Array, now);
-                if tx.copyback || self.timing.xfer_page == 0 {
-                    self.arm(die, cmd + busy, now, sink);
-                } else {
-                    self.begin_read_out(die, cmd + busy, now, sink);
-                }
+                taken |= 1 << (self.txs.get(c).plane % ppd);
+                ids.push(c);
             }
-            (TxKind::Program, Origin::User) => {
+        }
+        let r = match self.txs.get(id).kind {
+            TxKind::Read => self.start_reads(&ids, now, sink),
+            TxKind::Program => self.start_programs(&ids, now, sink),
+            TxKind::Erase => self.start_erases(&ids, now, sink),
+        };
+        self.cmds.scratch = ids;
+        r
+    }
+
+    /// Count a command of `n` operations.
+    #[inline]
+    fn count_command(&mut self, n: usize) {
+        self.stats.flash_commands += 1;
+        self.stats.command_ops += n as u64;
+    }
+
+    /// Reads (or copyback moves) of one die: each page is checked first
+    /// (it may have moved, or need no flash at all); one sense for all,
+    /// then each page's data-out on the channel, in member order.
+    fn start_reads<S: EventSink>(&mut self, ids: &[TxId], now: Ns, sink: &mut S) -> SimResult<()> {
+        let die = self.txs.get(ids[0]).die as usize;
+        let mut kept = std::mem::take(&mut self.cmds.members[die]);
+        kept.clear();
+        let mut sense = 0;
+        let mut copyback = false;
+        for &id in ids {
+            let tx = *self.txs.get(id);
+            let mut busy = 0;
+            if tx.copyback {
+                // On-die move: destination allocated now, programmed after tR.
+                let Some(dst) = self.gc_destination(id, &tx, now)? else {
+                    continue;
+                };
+                self.stats.flash_programs += 1;
+                busy = self.program_ns(dst);
+                copyback = true;
+            }
+            let Some(ppn) = self.resolve_read(id, &tx, now)? else {
+                continue;
+            };
+            if tx.origin == Origin::User {
+                self.stats.user_reads += 1;
+                // Write-caused interference: a program/erase held the die
+                // after this read arrived.
+                if self.dies[die].pe_release > tx.enqueued {
+                    self.stats.interfered_reads += 1;
+                    self.stats.interference_wait_ns += now - tx.enqueued;
+                }
+                self.log(OpRecord::Sense { id: tx.seq, ppn });
+            } else {
+                self.stats.gc_reads += 1;
+            }
+            self.stats.flash_reads += 1;
+            busy += self.timing.read_ns(self.geo.page_in_block(ppn));
+            sense = sense.max(busy);
+            kept.push(id);
+        }
+        if !kept.is_empty() {
+            let sense = self.timing.command + self.cmds.overhead(kept.len()) + sense;
+            self.begin_command(die, &kept, now);
+            if copyback || self.timing.xfer_page == 0 {
+                self.arm(die, sense, now, sink);
+            } else {
+                let ready = self.plan_cell(die, sense, now);
+                let ch = self.geo.channel_of_die(die as u32);
+                for &m in &kept {
+                    self.channels[ch as usize].add_readout(ready, die as u32, m, &mut self.retimed);
+                }
+                self.push_retimed(ch, sink);
+            }
+        }
+        self.cmds.members[die] = kept;
+        Ok(())
+    }
+
+    /// Programs of one die: pages taken now (user writes map their LPN),
+    /// each page's data-in on the channel in member order, then one tPROG
+    /// (the slowest page's). The transfers are reserved now, so the end is
+    /// known and scheduled at once.
+    fn start_programs<S: EventSink>(
+        &mut self,
+        ids: &[TxId],
+        now: Ns,
+        sink: &mut S,
+    ) -> SimResult<()> {
+        let die = self.txs.get(ids[0]).die as usize;
+        let mut kept = std::mem::take(&mut self.cmds.members[die]);
+        kept.clear();
+        let mut t_prog = 0;
+        for &id in ids {
+            let tx = *self.txs.get(id);
+            let ppn = if tx.origin == Origin::User {
                 let pref = self.sched.alloc_pref(id, &tx);
                 let ppn = self.ftl.alloc_pref(tx.plane, pref).ok_or_else(|| {
                     SimError::Invalid("scheduler started a program with no free page".into())
@@ -104,27 +211,71 @@ impl Ssd {
                     lpn: tx.lpn,
                     seq: tx.seq,
                 });
-                self.txs.get_mut(id).ppn = ppn;
-                self.stats.flash_programs += 1;
-                self.begin_program(id, die, now, sink);
-                self.maybe_start_gc(tx.plane, now);
-            }
-            // A GC move's program (a reclaim is only ever an erase).
-            (TxKind::Program, _) => {
+                ppn
+            } else {
+                // A GC move's program (a reclaim is only ever an erase).
                 let Some(dst) = self.gc_destination(id, &tx, now)? else {
-                    return Ok(());
+                    continue;
                 };
-                self.txs.get_mut(id).ppn = dst;
-                self.stats.flash_programs += 1;
-                self.begin_program(id, die, now, sink);
+                dst
+            };
+            self.txs.get_mut(id).ppn = ppn;
+            self.stats.flash_programs += 1;
+            t_prog = t_prog.max(self.program_ns(ppn));
+            kept.push(id);
+        }
+        if !kept.is_empty() {
+            let t_prog = self.cmds.overhead(kept.len()) + t_prog;
+            self.begin_command(die, &kept, now);
+            if self.timing.xfer_page == 0 {
+                self.arm(die, self.timing.command + t_prog, now, sink);
+            } else {
+                let ch = self.geo.channel_of_die(die as u32);
+                let mut end = now;
+                for _ in &kept {
+                    end = self.channels[ch as usize].reserve(now, &mut self.retimed);
+                }
+                self.push_retimed(ch, sink);
+                self.dies[die].xfer_end = end;
+                self.arm(die, t_prog, end, sink);
             }
-            (TxKind::Erase, _) => {
-                self.log(OpRecord::EraseStart { block: tx.ppn });
-                self.occupy(die, id, Phase::Array, now);
-                self.arm(die, cmd + self.timing.erase, now, sink);
+            // User writes that opened a block may have pushed the plane
+            // under its GC threshold.
+            for &m in &kept {
+                let tx = *self.txs.get(m);
+                if tx.origin == Origin::User {
+                    self.maybe_start_gc(tx.plane, now);
+                }
             }
         }
+        self.cmds.members[die] = kept;
         Ok(())
+    }
+
+    /// Erases of one die: one tBERS for all blocks.
+    fn start_erases<S: EventSink>(&mut self, ids: &[TxId], now: Ns, sink: &mut S) -> SimResult<()> {
+        let die = self.txs.get(ids[0]).die as usize;
+        let mut kept = std::mem::take(&mut self.cmds.members[die]);
+        kept.clear();
+        for &id in ids {
+            self.log(OpRecord::EraseStart {
+                block: self.txs.get(id).ppn,
+            });
+            kept.push(id);
+        }
+        let dur = self.timing.command + self.cmds.overhead(kept.len()) + self.timing.erase;
+        self.begin_command(die, &kept, now);
+        self.arm(die, dur, now, sink);
+        self.cmds.members[die] = kept;
+        Ok(())
+    }
+
+    /// `die` takes the command of `members` (lead first).
+    #[inline]
+    fn begin_command(&mut self, die: usize, members: &[TxId], now: Ns) {
+        self.occupy(die, members[0], Phase::Array, now);
+        self.cmds.left[die] = members.len() as u32;
+        self.count_command(members.len());
     }
 
     pub(super) fn die_event(&self, die: usize) -> DevEvent {
@@ -134,61 +285,14 @@ impl Ssd {
         }
     }
 
-    /// A program: data in over the bus (if any), then tPROG. The transfer is
-    /// reserved now, so the program's end is known and scheduled at once.
-    pub(super) fn begin_program<S: EventSink>(
-        &mut self,
-        id: TxId,
-        die: usize,
-        now: Ns,
-        sink: &mut S,
-    ) {
-        let cmd = self.timing.command;
-        let t_prog = self.program_ns(self.txs.get(id).ppn);
-        self.occupy(die, id, Phase::Array, now);
-        if self.timing.xfer_page == 0 {
-            self.arm(die, cmd + t_prog, now, sink);
-        } else {
-            let ch = self.geo.channel_of_die(die as u32);
-            let end = self.channels[ch as usize].reserve(now, &mut self.retimed);
-            self.push_retimed(ch, sink);
-            self.dies[die].xfer_end = end;
-            self.arm(die, t_prog, end, sink);
-        }
-    }
-
-    /// A read's sense (`sense` ns from `now`, or when a suspension lets it),
-    /// then its data-out, entered in the channel's timeline now; the read
-    /// completes when the transfer ends (no event at the sense's end).
-    pub(super) fn begin_read_out<S: EventSink>(
-        &mut self,
-        die: usize,
-        sense: Ns,
-        now: Ns,
-        sink: &mut S,
-    ) {
-        let ready = self.plan_cell(die, sense, now);
-        let ch = self.geo.channel_of_die(die as u32);
-        self.channels[ch as usize].add_readout(ready, die as u32, &mut self.retimed);
-        self.push_retimed(ch, sink);
-    }
-
     /// (Re)schedule the completion of data-outs whose end changed; events
     /// already queued for them go stale.
     #[inline]
     pub(super) fn push_retimed<S: EventSink>(&mut self, ch: u32, sink: &mut S) {
         for i in 0..self.retimed.len() {
-            let (die, end) = self.retimed[i];
-            let d = &mut self.dies[die as usize];
-            d.gen = d.gen.wrapping_add(1);
-            sink.push(
-                end,
-                DevEvent::BusDone {
-                    ch,
-                    die,
-                    gen: d.gen,
-                },
-            );
+            let (tx, end) = self.retimed[i];
+            let gen = self.txs.bump_gen(tx);
+            sink.push(end, DevEvent::BusDone { ch, tx, gen });
         }
         self.retimed.clear();
     }
@@ -261,32 +365,30 @@ impl Ssd {
                 if d.gen != gen || d.phase != Phase::Array {
                     return Ok(()); // stale (suspended or re-issued operation)
                 }
-                let id = d.tx;
-                self.complete(id, now)?;
+                let members = std::mem::take(&mut self.cmds.members[die as usize]);
+                for &m in &members {
+                    self.member_done(die as usize, self.txs.get(m).kind, now);
+                    self.complete(m, now)?;
+                }
+                self.cmds.members[die as usize] = members;
             }
-            DevEvent::BusDone { ch, die, gen } => {
-                let d = &self.dies[die as usize];
-                if d.gen != gen || d.is_idle() {
+            DevEvent::BusDone { ch, tx, gen } => {
+                if self.txs.gen(tx) != gen {
                     return Ok(()); // delayed and rescheduled
                 }
-                let id = d.tx;
-                self.channels[ch as usize].finish_readout(die);
-                self.complete(id, now)?;
+                self.channels[ch as usize].finish_readout(tx);
+                self.member_done(self.txs.get(tx).die as usize, TxKind::Read, now);
+                self.complete(tx, now)?;
             }
         }
         Ok(())
     }
 
-    /// Transaction `id` is finished: free its die and advance its owner.
+    /// Transaction `id` is finished (and no longer holds its die): advance
+    /// its owner.
     pub(super) fn complete(&mut self, id: TxId, now: Ns) -> SimResult<()> {
         let tx = self.txs.remove(id);
         let die = tx.die as usize;
-        if self.dies[die].tx == id && !self.dies[die].is_idle() {
-            self.release_die(die, now);
-            if tx.kind != TxKind::Read {
-                self.dies[die].pe_release = now;
-            }
-        }
         self.die_load[die] -= 1;
         self.mark(tx.die);
         match (tx.kind, tx.origin) {

@@ -10,7 +10,9 @@
 
 mod buffer;
 use buffer::{Inflight, WriteBuffer};
+use command::Commands;
 use gc_job::GcJob;
+mod command;
 pub mod config;
 mod decide;
 mod exec;
@@ -39,6 +41,20 @@ use parallel::Parallelism;
 use sched::{TxCaps, TxScheduler};
 use tx::TxArena;
 
+/// What a transaction scheduler sees at `$now` (a macro, not a method, so
+/// the scheduler itself can be borrowed mutably beside it).
+macro_rules! pick_ctx {
+    ($s:ident, $now:expr) => {
+        crate::device::sched::PickCtx {
+            now: $now,
+            txs: &$s.txs,
+            ftl: &$s.ftl,
+            multiplane: $s.cmds.multiplane,
+        }
+    };
+}
+pub(crate) use pick_ctx;
+
 /// Decide passes a planning scheduler may take at one instant (`schedule`).
 const MAX_DECIDE_PASSES: u32 = 100_000;
 
@@ -47,9 +63,9 @@ const MAX_DECIDE_PASSES: u32 = 100_000;
 pub enum DevEvent {
     /// The cell operation on `die` finished (ignored if `gen` is stale).
     DieDone { die: u32, gen: u32 },
-    /// The data-out transfer of the read on `die` (on channel `ch`) finished
+    /// The data-out transfer of read `tx` (on channel `ch`) finished
     /// (ignored if `gen` is stale: the transfer was delayed and rescheduled).
-    BusDone { ch: u32, die: u32, gen: u32 },
+    BusDone { ch: u32, tx: u32, gen: u32 },
 }
 
 impl DevEvent {
@@ -99,6 +115,10 @@ pub struct DeviceStats {
     pub write_requests: u64,
     pub read_conflicts: u64,
     pub write_conflicts: u64,
+    /// Flash commands started (a multi-plane command counts once) and the
+    /// operations they carried: their ratio is pages per command.
+    pub flash_commands: u64,
+    pub command_ops: u64,
 }
 
 /// Timing of P/E suspension (controller config).
@@ -128,6 +148,8 @@ pub struct Ssd {
     /// Counts transactions queued or started and dies a scheduler woke: a
     /// decide pass that leaves it unchanged changed nothing.
     decide_stamp: u64,
+    /// What each die and chip is running.
+    cmds: Commands,
     /// Scratch: data-outs whose planned end changed (`push_retimed`).
     retimed: Vec<(u32, Ns)>,
     /// Counts changes of the per-chip GC flags (`chip_in_gc`).
@@ -229,6 +251,7 @@ impl Ssd {
             dies: vec![Die::default(); geo.dies() as usize],
             channels: vec![Channel::new(xfer); geo.channels as usize],
             decide_stamp: 0,
+            cmds: Commands::new(c, &geo),
             retimed: Vec::new(),
             gc_epoch: 0,
             gc_flag_reads: Default::default(),

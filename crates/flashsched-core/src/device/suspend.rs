@@ -2,9 +2,8 @@
 //! stops at its next phase boundary (ISPP loop / erase pulse) so queued
 //! work can run, then resumes with an overhead.
 
-use super::sched::PickCtx;
 use super::tx::{Tx, TxId, TxKind};
-use super::{EventSink, Ssd};
+use super::{pick_ctx, EventSink, Ssd};
 use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::flash::die::Phase;
@@ -23,16 +22,17 @@ impl Ssd {
         let Some((sid, running, boundary, remaining)) = self.suspend_point(die, now) else {
             return Ok(());
         };
-        let ctx = PickCtx {
-            now,
-            txs: &self.txs,
-            ftl: &self.ftl,
-        };
+        let ctx = pick_ctx!(self, now);
         let Some(id) = self.sched.preempt(die, &running, remaining, &ctx) else {
             return Ok(());
         };
         self.stats.suspensions += 1;
         self.release_die(die as usize, now);
+        // The suspended command's members wait aside for its resumption.
+        let c = &mut self.cmds;
+        let d = die as usize;
+        std::mem::swap(&mut c.members[d], &mut c.suspended[d].0);
+        c.suspended[d].1 = c.left[d];
         let d = &mut self.dies[die as usize];
         d.suspended = Some((sid, remaining));
         d.not_before = boundary + self.susp.suspend;
@@ -73,6 +73,10 @@ impl Ssd {
             return;
         };
         self.stats.resumes += 1;
+        let c = &mut self.cmds;
+        let d = die as usize;
+        std::mem::swap(&mut c.members[d], &mut c.suspended[d].0);
+        c.left[d] = c.suspended[d].1;
         self.occupy(die as usize, sid, Phase::Array, now);
         self.arm(die as usize, self.susp.resume + remaining, now, sink);
     }

@@ -135,10 +135,14 @@ impl Tx {
     }
 }
 
-/// Slab of transactions with slot reuse.
+/// Slab of transactions with slot reuse. Each slot has a generation that
+/// changes when its data-out is retimed and when it is freed, so an event
+/// scheduled for an earlier transfer or an earlier occupant is recognised
+/// as stale.
 #[derive(Debug, Default)]
 pub struct TxArena {
     slots: Vec<Tx>,
+    gens: Vec<u32>,
     free: Vec<TxId>,
     live: usize,
 }
@@ -154,6 +158,7 @@ impl TxArena {
             }
             None => {
                 self.slots.push(tx);
+                self.gens.push(0);
                 (self.slots.len() - 1) as TxId
             }
         }
@@ -163,7 +168,22 @@ impl TxArena {
     pub fn remove(&mut self, id: TxId) -> Tx {
         self.live -= 1;
         self.free.push(id);
+        self.bump_gen(id);
         self.slots[id as usize]
+    }
+
+    /// Generation of slot `id`.
+    #[inline]
+    pub fn gen(&self, id: TxId) -> u32 {
+        self.gens[id as usize]
+    }
+
+    /// Start a new generation of slot `id` (its pending events go stale).
+    #[inline]
+    pub fn bump_gen(&mut self, id: TxId) -> u32 {
+        let g = &mut self.gens[id as usize];
+        *g = g.wrapping_add(1);
+        *g
     }
 
     #[inline]

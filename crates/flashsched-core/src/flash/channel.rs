@@ -20,6 +20,9 @@ struct Pending {
     /// When the read's sense ends (it asks for the bus then).
     ready: Ns,
     die: u32,
+    /// Which transfer this is (the caller's id; a multi-plane read has one
+    /// per plane, in the order they were added).
+    slot: u32,
     /// End if nothing else is asked for before it.
     end: Ns,
 }
@@ -78,14 +81,14 @@ impl Channel {
         self.pending.drain(..n);
     }
 
-    /// Recompute pending ends; push `(die, end)` of each that changed.
+    /// Recompute pending ends; push `(slot, end)` of each that changed.
     fn retime(&mut self, changed: &mut Vec<(u32, Ns)>) {
         let mut t = self.free_at;
         for p in &mut self.pending {
             let end = p.ready.max(t) + self.xfer;
             if end != p.end {
                 p.end = end;
-                changed.push((p.die, end));
+                changed.push((p.slot, end));
             }
             t = end;
         }
@@ -102,9 +105,11 @@ impl Channel {
         end
     }
 
-    /// A read on `die` will ask for its data-out at `ready`. Pushes its
-    /// (planned) end, and those of pending data-outs it delays, to `changed`.
-    pub fn add_readout(&mut self, ready: Ns, die: u32, changed: &mut Vec<(u32, Ns)>) {
+    /// Transfer `slot` of a read on `die` will ask for its data-out at
+    /// `ready` (at one instant, dies in index order; one die's transfers in
+    /// the order added). Pushes its (planned) end, and those of pending
+    /// data-outs it delays, to `changed`.
+    pub fn add_readout(&mut self, ready: Ns, die: u32, slot: u32, changed: &mut Vec<(u32, Ns)>) {
         let pos = self
             .pending
             .iter()
@@ -115,17 +120,18 @@ impl Channel {
             Pending {
                 ready,
                 die,
+                slot,
                 end: Ns::MAX,
             },
         );
         self.retime(changed);
     }
 
-    /// The data-out of `die` ended (its completion event fired): fix it if it
-    /// is still pending. Anything asked for before it has ended already.
-    pub fn finish_readout(&mut self, die: u32) {
+    /// Data-out `slot` ended (its completion event fired): fix it if it is
+    /// still pending. Anything asked for before it has ended already.
+    pub fn finish_readout(&mut self, slot: u32) {
         if let Some(&p) = self.pending.first() {
-            if p.die == die {
+            if p.slot == slot {
                 let ready = p.ready;
                 let end = self.fix(ready);
                 debug_assert_eq!(end, p.end);
@@ -161,7 +167,7 @@ mod tests {
         let mut c = Channel::new(10);
         let mut ch = Vec::new();
         // Die 3's sense ends at 50: data out 50..60 if nothing comes first.
-        c.add_readout(50, 3, &mut ch);
+        c.add_readout(50, 3, 3, &mut ch);
         assert_eq!(ch, [(3, 60)]);
         ch.clear();
         // A program asked for at 45 takes 45..55; the data-out moves to 55..65.
@@ -223,7 +229,7 @@ mod tests {
                         ends.push(Ns::MAX);
                         requests.push((ready, 0, die as u64, id));
                         planned.insert(die, (Ns::MAX, id));
-                        c.add_readout(ready, die, &mut changed);
+                        c.add_readout(ready, die, die, &mut changed);
                     }
                 }
                 for (d, e) in changed.drain(..) {
@@ -253,9 +259,9 @@ mod tests {
     fn readouts_order_by_ready_time_then_die() {
         let mut c = Channel::new(10);
         let mut ch = Vec::new();
-        c.add_readout(20, 5, &mut ch);
-        c.add_readout(20, 2, &mut ch);
-        c.add_readout(15, 7, &mut ch);
+        c.add_readout(20, 5, 5, &mut ch);
+        c.add_readout(20, 2, 2, &mut ch);
+        c.add_readout(15, 7, 7, &mut ch);
         ch.clear();
         c.retime(&mut ch);
         assert!(ch.is_empty());

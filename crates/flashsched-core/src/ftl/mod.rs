@@ -286,6 +286,19 @@ impl Ftl {
         Some(self.take_page(plane, blk, Some(stream)))
     }
 
+    /// Page offset (in its block) the next `alloc(plane, stream)` would
+    /// take: the open block's write pointer, or 0 for a fresh block (the
+    /// multi-plane address rule compares these).
+    #[inline]
+    pub fn next_page_offset(&self, plane: u32, stream: Stream) -> u32 {
+        let ps = &self.planes[plane as usize];
+        if ps.room[stream as usize] > 0 {
+            self.wp[ps.active[stream as usize] as usize] as u32
+        } else {
+            0
+        }
+    }
+
     #[inline]
     fn has_room(&self, b: u32) -> bool {
         b != NONE && (self.wp[b as usize] as u32) < self.geo.pages_per_block

@@ -71,6 +71,11 @@ pub struct FlashSummary {
     /// while a program/erase held their die, and their mean wait (µs).
     pub interfered_reads: u64,
     pub mean_interference_wait_us: f64,
+    /// Flash commands started: a multi-plane command counts once.
+    pub commands: u64,
+    /// Operations (page reads and programs, block erases) per flash
+    /// command: 1 without multi-plane commands, up to planes per die.
+    pub pages_per_command: f64,
     /// Flash-level parallelism: mean busy dies per busy chip.
     pub flp: f64,
     /// System-level parallelism: mean busy chips / channels while any is busy.

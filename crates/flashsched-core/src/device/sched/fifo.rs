@@ -1,6 +1,8 @@
 //! FIFO: per-die queues served in arrival order. A program that cannot get a
 //! page yet (its plane is waiting for GC) is passed over so the GC work queued
-//! behind it can run — otherwise the die would deadlock.
+//! behind it can run — otherwise the die would deadlock. With multi-plane
+//! commands on, the oldest compatible transactions of the die join the one
+//! picked.
 
 use std::collections::VecDeque;
 
@@ -53,6 +55,16 @@ impl TxScheduler for Fifo {
 
     fn pending(&self) -> usize {
         self.pending
+    }
+
+    /// The oldest queued transaction of the die that may join the command.
+    fn pick_companion(&mut self, die: u32, lead: &Tx, taken: u64, ctx: &PickCtx) -> Option<TxId> {
+        let q = &mut self.queues[die as usize];
+        let pos = q
+            .iter()
+            .position(|&id| ctx.companion_ok(lead, ctx.txs.get(id), taken))?;
+        self.pending -= 1;
+        q.remove(pos)
     }
 
     fn caps(&self) -> TxCaps {

@@ -23,6 +23,7 @@ mod pe_suspend;
 mod piq;
 mod vios;
 
+use crate::device::config::MultiPlane;
 use crate::device::tx::{Origin, Tx, TxArena, TxId, TxKind};
 use crate::engine::Ns;
 use crate::error::SimResult;
@@ -43,6 +44,26 @@ pub struct PickCtx<'a> {
     pub txs: &'a TxArena,
     /// Free-page state, for [`PickCtx::can_issue`].
     pub ftl: &'a Ftl,
+    /// The device's multi-plane rule, for [`PickCtx::companion_ok`].
+    pub multiplane: MultiPlane,
+}
+
+/// What a multi-plane command may combine: operations of one class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OpClass {
+    Read,
+    Copyback,
+    Program,
+    Erase,
+}
+
+fn op_class(t: &Tx) -> OpClass {
+    match t.kind {
+        TxKind::Read if t.copyback => OpClass::Copyback,
+        TxKind::Read => OpClass::Read,
+        TxKind::Program => OpClass::Program,
+        TxKind::Erase => OpClass::Erase,
+    }
 }
 
 impl PickCtx<'_> {
@@ -58,6 +79,41 @@ impl PickCtx<'_> {
             }
             _ => true,
         }
+    }
+
+    /// Whether `cand` may join the multi-plane command led by `lead`, whose
+    /// members hold the planes in `taken` (bit `plane % planes_per_die`):
+    /// same die and class of operation, a free plane, able to start now, and
+    /// under the ONFI rule the same page offset in its block (for a program,
+    /// the offset its plane's open block would give it).
+    pub fn companion_ok(&self, lead: &Tx, cand: &Tx, taken: u64) -> bool {
+        let geo = &self.ftl.geo;
+        if cand.die != lead.die
+            || op_class(cand) != op_class(lead)
+            || taken & (1 << (cand.plane % geo.planes_per_die)) != 0
+            || !self.can_issue(cand)
+        {
+            return false;
+        }
+        match self.multiplane {
+            MultiPlane::Off => false,
+            MultiPlane::Relaxed => true,
+            MultiPlane::Onfi => match lead.kind {
+                TxKind::Erase => true,
+                TxKind::Read => geo.page_in_block(cand.ppn) == geo.page_in_block(lead.ppn),
+                TxKind::Program => self.next_offset(cand) == self.next_offset(lead),
+            },
+        }
+    }
+
+    /// Page offset a program would get if it started now.
+    fn next_offset(&self, t: &Tx) -> u32 {
+        let stream = if t.origin == Origin::User {
+            Stream::User
+        } else {
+            Stream::Gc
+        };
+        self.ftl.next_page_offset(t.plane, stream)
     }
 }
 
@@ -118,6 +174,20 @@ pub trait TxScheduler: Send {
         _die: u32,
         _running: &Tx,
         _remaining: Ns,
+        _ctx: &PickCtx,
+    ) -> Option<TxId> {
+        None
+    }
+    /// Multi-plane assembly: a queued transaction that may join the command
+    /// led by `lead` (which `pick` just returned; its members hold the
+    /// planes in `taken`), removed from the queues — see
+    /// [`PickCtx::companion_ok`]. Asked only when the device's multi-plane
+    /// rule is on; the default never combines.
+    fn pick_companion(
+        &mut self,
+        _die: u32,
+        _lead: &Tx,
+        _taken: u64,
         _ctx: &PickCtx,
     ) -> Option<TxId> {
         None
