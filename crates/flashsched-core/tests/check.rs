@@ -366,7 +366,19 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         format!("ftl.copyback={}", pick(rng, &["false", "true"])),
         format!("ftl.precondition_fill={}", pick(rng, &["0", "0.5", "0.85"])),
         format!("variation.enabled={}", pick(rng, &["false", "true"])),
+        format!(
+            "controller.multiplane={}",
+            pick(rng, &["off", "onfi", "relaxed"])
+        ),
     ];
+    match pick(rng, &["die", "chip", "chip-interleave"]).as_str() {
+        "chip" => ov.push("controller.busy_unit=chip".into()),
+        "chip-interleave" => {
+            ov.push("controller.busy_unit=chip".into());
+            ov.push("controller.interleave=true".into());
+        }
+        _ => {}
+    }
     if host == "amphibian" {
         ov.push(format!(
             "host.amphibian.zones={}",
