@@ -379,6 +379,23 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         }
         _ => {}
     }
+    match pick(rng, &["interleaved", "blocking", "preemptive"]).as_str() {
+        "blocking" => {
+            ov.push("ftl.gc_mode=blocking".into());
+            ov.push(format!(
+                "ftl.gc_block_unit={}",
+                pick(rng, &["plane", "die", "chip"])
+            ));
+        }
+        "preemptive" => {
+            ov.push("ftl.gc_mode=preemptive".into());
+            ov.push(format!(
+                "ftl.gc_hard_threshold={}",
+                pick(rng, &["0", "0.005", "0.02"])
+            ));
+        }
+        _ => {}
+    }
     if host == "amphibian" {
         ov.push(format!(
             "host.amphibian.zones={}",

@@ -50,7 +50,12 @@ fn lpn(i: u64) -> u64 {
 /// the second waits for the die: 210 + 10 + 200 = 420 µs.
 #[test]
 fn a_two_plane_program_takes_one_tprog_and_two_transfers() {
-    let writes = || vec![rec(0, Op::Write, lpn(0), PAGE), rec(0, Op::Write, lpn(1), PAGE)];
+    let writes = || {
+        vec![
+            rec(0, Op::Write, lpn(0), PAGE),
+            rec(0, Op::Write, lpn(1), PAGE),
+        ]
+    };
     for rule in ["relaxed", "onfi"] {
         let set = format!("controller.multiplane={rule}");
         let sim = run_checked(tiny(&[&set]), writes());
@@ -71,7 +76,12 @@ fn a_two_plane_program_takes_one_tprog_and_two_transfers() {
 /// 60 + 50 + 10 = 120 µs.
 #[test]
 fn a_two_plane_read_senses_once_and_transfers_in_turn() {
-    let reads = || vec![rec(0, Op::Read, lpn(0), PAGE), rec(0, Op::Read, lpn(1), PAGE)];
+    let reads = || {
+        vec![
+            rec(0, Op::Read, lpn(0), PAGE),
+            rec(0, Op::Read, lpn(1), PAGE),
+        ]
+    };
     let sim = run_checked(tiny(&["controller.multiplane=onfi"]), reads());
     assert_eq!(completions_us(&sim), [60.0, 70.0]);
     assert_eq!(sim.summary().flash.commands, 1);
@@ -103,7 +113,12 @@ fn a_program_on_one_die_blocks_a_read_to_the_other_only_under_chip_busy() {
 /// at once and share the bus in turn: 0–10 then 210; 10–20 then 220 µs.
 #[test]
 fn die_interleaving_starts_both_dies_of_a_chip_together() {
-    let writes = || vec![rec(0, Op::Write, lpn(0), PAGE), rec(0, Op::Write, lpn(2), PAGE)];
+    let writes = || {
+        vec![
+            rec(0, Op::Write, lpn(0), PAGE),
+            rec(0, Op::Write, lpn(2), PAGE),
+        ]
+    };
     let sim = run_checked(tiny(&["controller.busy_unit=chip"]), writes());
     assert_eq!(completions_us(&sim), [210.0, 420.0]);
     let sim = run_checked(
@@ -136,9 +151,21 @@ fn the_onfi_rule_refuses_different_page_offsets() {
 fn controller_settings_are_checked_by_key() {
     for (set, key, says) in [
         ("controller.busy_unit=plane", "controller.busy_unit", "chip"),
-        ("controller.multiplane=on", "controller.multiplane", "relaxed"),
-        ("controller.interleave=true", "controller.interleave", "busy_unit"),
-        ("controller.multiplane_us=-1", "controller.multiplane_us", "[0"),
+        (
+            "controller.multiplane=on",
+            "controller.multiplane",
+            "relaxed",
+        ),
+        (
+            "controller.interleave=true",
+            "controller.interleave",
+            "busy_unit",
+        ),
+        (
+            "controller.multiplane_us=-1",
+            "controller.multiplane_us",
+            "[0",
+        ),
     ] {
         let e = DeviceConfig::load("default", &[set.into()])
             .unwrap_err()

@@ -1,7 +1,8 @@
 //! The decide phase on the device: dies that may have work are offered it
 //! by the transaction scheduler, in the order they were marked.
 
-use super::tx::Tx;
+use super::sched::{PickCtx, TxScheduler};
+use super::tx::{Tx, TxId};
 use super::{pick_ctx, EventSink, Ssd, MAX_DECIDE_PASSES};
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
@@ -108,6 +109,47 @@ impl Ssd {
         self.wake_buf.clear();
     }
 
+    /// Ask the scheduler for work with `pick`: user work first, then any,
+    /// when GC is preemptive (`GcGate`); otherwise once.
+    #[inline]
+    fn offer(
+        &mut self,
+        now: Ns,
+        pick: impl Fn(&mut dyn TxScheduler, &PickCtx) -> Option<TxId>,
+    ) -> Option<TxId> {
+        if self.gate.user_first() {
+            let ctx = pick_ctx!(self, now, true);
+            if let Some(id) = pick(self.sched.as_mut(), &ctx) {
+                return Some(id);
+            }
+        }
+        let ctx = pick_ctx!(self, now);
+        pick(self.sched.as_mut(), &ctx)
+    }
+
+    /// A chip-queue scheduler chooses for the whole chip, as long as the
+    /// chip may take commands and has an idle die.
+    fn schedule_chip<S: EventSink>(&mut self, chip: u32, now: Ns, sink: &mut S) -> SimResult<()> {
+        let dpc = self.geo.dies_per_chip;
+        while !self.cmds.chip_blocked(chip, now) {
+            let mut dies = 0u64;
+            for k in 0..dpc {
+                let d = &self.dies[(chip * dpc + k) as usize];
+                if d.is_idle() && d.suspended.is_none() {
+                    dies |= 1 << k;
+                }
+            }
+            if dies == 0 {
+                break;
+            }
+            let Some(id) = self.offer(now, |s, ctx| s.pick_chip(chip, dies, ctx)) else {
+                break;
+            };
+            self.start(id, now, sink)?;
+        }
+        Ok(())
+    }
+
     pub(super) fn schedule_die<S: EventSink>(
         &mut self,
         die: u32,
@@ -120,6 +162,9 @@ impl Ssd {
         }
         if self.cmds.chip_blocked(self.geo.chip_of_die(die), now) {
             return Ok(()); // offered again when its chip frees
+        }
+        if self.chip_queues {
+            return self.schedule_chip(self.geo.chip_of_die(die), now, sink);
         }
         while self.dies[die as usize].is_idle() {
             if let Some((sid, remaining)) = self.dies[die as usize].suspended {
@@ -138,8 +183,7 @@ impl Ssd {
             if self.per_die && self.die_load[die as usize] == 0 {
                 break;
             }
-            let ctx = pick_ctx!(self, now);
-            let Some(id) = self.sched.pick(die, &ctx) else {
+            let Some(id) = self.offer(now, |s, ctx| s.pick(die, ctx)) else {
                 break;
             };
             self.start(id, now, sink)?;

@@ -437,6 +437,13 @@ impl Ssd {
                 }
                 let chip = self.geo.chip_of_die(tx.die);
                 self.chip_gc[chip as usize] -= 1;
+                if let Some(dies) = self.gate.gc_ended(tx.plane) {
+                    // Blocking GC let go of its unit: user work held back
+                    // on its other dies may start.
+                    for d in dies {
+                        self.mark(d);
+                    }
+                }
                 self.gc_epoch += 1;
                 // Writes blocked on space in this plane (same die, already
                 // marked) may proceed; more GC may be due.

@@ -95,6 +95,7 @@ impl Ssd {
         };
         let chip = self.geo.chip_of_die(self.geo.die_of_plane(plane));
         self.chip_gc[chip as usize] += 1;
+        self.gate.gc_began(plane);
         self.gc_epoch += 1;
         let moves = self.ftl.valid_pages(victim);
         let n = moves.len();

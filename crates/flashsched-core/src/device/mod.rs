@@ -16,6 +16,7 @@ mod command;
 pub mod config;
 mod decide;
 mod exec;
+pub mod gc_gate;
 mod gc_job;
 pub mod parallel;
 pub mod sched;
@@ -45,11 +46,16 @@ use tx::TxArena;
 /// the scheduler itself can be borrowed mutably beside it).
 macro_rules! pick_ctx {
     ($s:ident, $now:expr) => {
+        pick_ctx!($s, $now, false)
+    };
+    ($s:ident, $now:expr, $user_only:expr) => {
         crate::device::sched::PickCtx {
             now: $now,
             txs: &$s.txs,
             ftl: &$s.ftl,
             multiplane: $s.cmds.multiplane,
+            gate: &$s.gate,
+            user_only: $user_only,
         }
     };
 }
@@ -166,6 +172,8 @@ pub struct Ssd {
     free_reqs: Vec<u32>,
     dirty: Vec<u32>,
     gc: Vec<GcJob>,
+    /// Which transactions GC lets start (`ftl.gc_mode`).
+    gate: gc_gate::GcGate,
     /// Planes with GC running, per chip (for the host's oracle view).
     chip_gc: Vec<u32>,
     inflight: FxHashMap<u32, Inflight>,
@@ -193,6 +201,8 @@ pub struct Ssd {
     /// The scheduler's `pick(die)` sees only that die's queue (skipped when
     /// the die has no work).
     per_die: bool,
+    /// The scheduler chooses per chip (`pick_chip`).
+    chip_queues: bool,
     wake_buf: Vec<u32>,
     /// Conflict accounting for the request being split: `chip_seen[c] ==
     /// req_stamp` once the request has a page on chip `c`.
@@ -232,6 +242,7 @@ impl Ssd {
             suspends: caps.suspends,
             coordinates: caps.coordinates,
             per_die: caps.per_die,
+            chip_queues: caps.chip_queues,
             sched,
             timing,
             par: Parallelism::new(&geo),
@@ -263,6 +274,7 @@ impl Ssd {
             dirty: Vec::new(),
             gc: vec![GcJob::default(); geo.planes() as usize],
             chip_gc: vec![0; geo.chips() as usize],
+            gate: gc_gate::GcGate::new(cfg.ftl.gc_mode, cfg.ftl.gc_block_unit, &geo),
             inflight: FxHashMap::default(),
             die_load: vec![0; geo.dies() as usize],
             rr_die: 0,
@@ -292,6 +304,7 @@ impl Ssd {
             suspends: self.suspends,
             coordinates: self.coordinates,
             per_die: self.per_die,
+            chip_queues: self.chip_queues,
         }
         .conservative();
         self.coordinates = caps.coordinates;

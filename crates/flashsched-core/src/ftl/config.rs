@@ -36,6 +36,47 @@ pub struct FtlConfig {
     /// DRAM write buffer in MiB (0 = none: writes complete when programmed).
     #[serde(default)]
     pub write_buffer_mib: f64,
+    /// How GC work shares the flash with user I/O.
+    #[serde(default)]
+    pub gc_mode: GcMode,
+    /// With `gc_mode = "blocking"`: the unit a GC job holds for its whole
+    /// duration (user I/O to it waits).
+    #[serde(default)]
+    pub gc_block_unit: GcUnit,
+    /// With `gc_mode = "preemptive"`: below this fraction of free blocks in a
+    /// plane GC becomes urgent and goes before user I/O (MQSim's hard
+    /// threshold); between it and `gc_threshold` user I/O goes first.
+    #[serde(default = "default_gc_hard")]
+    pub gc_hard_threshold: f64,
+}
+
+/// `ftl.gc_mode`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GcMode {
+    /// GC moves are transactions like any other, in the scheduler's order.
+    #[default]
+    Interleaved,
+    /// A GC job holds its plane, die or chip (`gc_block_unit`) until its
+    /// block is erased (SSDsim's uninterruptible GC).
+    Blocking,
+    /// User I/O goes before GC moves until a plane falls below
+    /// `gc_hard_threshold` (MQSim's preemptible GC).
+    Preemptive,
+}
+
+/// `ftl.gc_block_unit`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GcUnit {
+    #[default]
+    Plane,
+    Die,
+    Chip,
+}
+
+fn default_gc_hard() -> f64 {
+    0.005
 }
 
 fn default_d_choice() -> u32 {
@@ -54,6 +95,12 @@ impl FtlConfig {
         range("ftl.gc_threshold", f.gc_threshold, 0.0, 0.5)?;
         range("ftl.precondition_fill", f.precondition_fill, 0.0, 1.0)?;
         range("ftl.write_buffer_mib", f.write_buffer_mib, 0.0, 1e6)?;
+        range(
+            "ftl.gc_hard_threshold",
+            f.gc_hard_threshold,
+            0.0,
+            f.gc_threshold.max(0.0),
+        )?;
         if f.gc_d_choice == 0 || f.gc_d_choice > 1024 {
             return Err(SimError::config(
                 "ftl.gc_d_choice",

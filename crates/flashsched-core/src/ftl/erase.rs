@@ -2,12 +2,22 @@
 //! valid pages to move, erases, and blocks TRIM emptied.
 
 use super::gc::{self, Candidate, VictimPolicy};
-use super::{BlockState, Ftl, NONE};
+use super::{BlockState, Ftl, GcMode, NONE};
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::Ppn;
 
 impl Ftl {
+    /// Whether GC work in `plane` must go before user I/O: always, unless
+    /// GC is preemptive and the plane still has `gc_hard_blocks` free and
+    /// more than the last block, which user writes may not take (so they
+    /// never wait on GC that waits on them).
+    #[inline]
+    pub fn gc_urgent(&self, plane: u32) -> bool {
+        self.gc_mode != GcMode::Preemptive
+            || (self.planes[plane as usize].free.len() as u32) < self.gc_hard_blocks.max(2)
+    }
+
     /// GC should start in `plane`.
     #[inline]
     pub fn gc_needed(&self, plane: u32) -> bool {

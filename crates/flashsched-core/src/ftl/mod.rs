@@ -18,7 +18,7 @@ pub mod speed;
 use std::collections::VecDeque;
 
 pub use allocation::Allocation;
-pub use config::FtlConfig;
+pub use config::{FtlConfig, GcMode, GcUnit};
 pub use gc::GcPolicy;
 use gc::{Candidate, VictimPolicy};
 use map::PageMap;
@@ -89,6 +89,10 @@ pub struct Ftl {
     policy: VictimPolicy,
     /// GC starts when a plane has fewer free blocks than this.
     pub gc_threshold_blocks: u32,
+    /// How GC shares the flash with user I/O.
+    pub gc_mode: GcMode,
+    /// Preemptive GC turns urgent below this many free blocks in a plane.
+    pub gc_hard_blocks: u32,
     l2p: PageMap,
     p2l: PageMap,
     valid: Vec<u16>,
@@ -145,6 +149,8 @@ impl Ftl {
             alloc,
             policy: VictimPolicy::new(cfg.gc_policy, cfg.gc_d_choice),
             gc_threshold_blocks: thr.max(2),
+            gc_mode: cfg.gc_mode,
+            gc_hard_blocks: (cfg.gc_hard_threshold * geo.blocks_per_plane as f64).floor() as u32,
             l2p: PageMap::new(logical as usize),
             p2l: PageMap::new(phys as usize),
             valid: vec![0; nblocks],

@@ -166,14 +166,19 @@ impl Aos {
         })
     }
 
-    fn hazard(&self, t: &Tx) -> bool {
+    fn hazard(&self, t: &Tx, ctx: &PickCtx) -> bool {
         match class(t) {
             // PAR: an older read of this logical page is still queued.
             Class::Program => {
                 t.origin == Origin::User && self.reads_by_lpn.get(&t.lpn).is_some_and(|&n| n > 0)
             }
-            // EAR: a queued read still targets the victim block.
-            Class::Erase => self.reads_by_block.get(&t.ppn).is_some_and(|&n| n > 0),
+            // EAR: a queued read still targets the victim block — unless
+            // blocking GC holds such reads until the erase (they then find
+            // the data where GC moved it, as any read of an erased block).
+            Class::Erase => {
+                self.reads_by_block.get(&t.ppn).is_some_and(|&n| n > 0)
+                    && !ctx.gate.holds_user(t.plane)
+            }
             Class::Read => false,
         }
     }
@@ -218,7 +223,7 @@ impl Aos {
             let t = ctx.txs.get(id);
             if !ctx.can_issue(t) {
                 kept.push(id);
-            } else if unchecked || (!self.conflicts(t, ctx) && !self.hazard(t)) {
+            } else if unchecked || (!self.conflicts(t, ctx) && !self.hazard(t, ctx)) {
                 self.add_rs(id, t);
             } else {
                 rejected += 1;

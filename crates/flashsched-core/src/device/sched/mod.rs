@@ -19,11 +19,14 @@ mod batch;
 mod fifo;
 #[cfg(test)]
 mod hides_suspend;
+mod mqsim;
 mod pe_suspend;
 mod piq;
+mod ssdsim;
 mod vios;
 
 use crate::device::config::MultiPlane;
+use crate::device::gc_gate::GcGate;
 use crate::device::tx::{Origin, Tx, TxArena, TxId, TxKind};
 use crate::engine::Ns;
 use crate::error::SimResult;
@@ -34,8 +37,10 @@ use crate::registry::{self, Entry, Params, Registry, SchedTables};
 pub use aos::{Aos, AosParams};
 pub use batch::{BatchQueue, ChipSet, Unit};
 pub use fifo::Fifo;
+pub use mqsim::MqsimPriority;
 pub use pe_suspend::{PeSuspend, PeSuspendParams};
 pub use piq::{Piq, PiqParams};
+pub use ssdsim::{FcfsOrder, SsdsimFcfs, SsdsimParams};
 pub use vios::{Vios, ViosParams};
 
 /// What a scheduler may consult when choosing work for a die.
@@ -46,6 +51,11 @@ pub struct PickCtx<'a> {
     pub ftl: &'a Ftl,
     /// The device's multi-plane rule, for [`PickCtx::companion_ok`].
     pub multiplane: MultiPlane,
+    /// The GC-mode rule, for [`PickCtx::can_issue`].
+    pub gate: &'a GcGate,
+    /// The device offers user work first: GC work cannot start unless
+    /// urgent (`ftl.gc_mode = "preemptive"`).
+    pub user_only: bool,
 }
 
 /// What a multi-plane command may combine: operations of one class.
@@ -68,10 +78,18 @@ fn op_class(t: &Tx) -> OpClass {
 
 impl PickCtx<'_> {
     /// Whether `tx` can start now: a program needs a free page, and GC may
-    /// hold the last free block. Schedulers must skip ones that cannot. Only
-    /// programs (and copyback moves, which program) can be blocked on space.
+    /// hold the last free block; and the GC mode may hold user work back
+    /// from a unit in GC, or GC work back from user work (`GcGate`).
+    /// Schedulers must skip ones that cannot.
     #[inline]
     pub fn can_issue(&self, tx: &Tx) -> bool {
+        self.has_space(tx) && self.gate.allows(tx, self.ftl, self.user_only)
+    }
+
+    /// Only programs (and copyback moves, which program) can be blocked on
+    /// space.
+    #[inline]
+    fn has_space(&self, tx: &Tx) -> bool {
         match (tx.kind, tx.origin, tx.copyback) {
             (TxKind::Program, Origin::User, _) => self.ftl.can_alloc(tx.plane, Stream::User),
             (TxKind::Program, Origin::Gc, _) | (TxKind::Read, Origin::Gc, true) => {
@@ -132,6 +150,11 @@ pub struct TxCaps {
     /// The scheduler plans across dies (`prepare`, `wakes`); the device
     /// skips both calls otherwise.
     pub coordinates: bool,
+    /// The scheduler keeps queues per chip and chooses for a whole chip
+    /// (`pick_chip`, the transaction's die follows from it) instead of
+    /// being offered dies one by one. Not a fast-path hint: it selects the
+    /// interface the device uses.
+    pub chip_queues: bool,
     /// `preempt` may return work (else the device skips the suspension path).
     /// Not a pure shortcut: a busy die marked for a possible suspension keeps
     /// its place among the dies to serve, which orders them differently.
@@ -176,6 +199,12 @@ pub trait TxScheduler: Send {
         _remaining: Ns,
         _ctx: &PickCtx,
     ) -> Option<TxId> {
+        None
+    }
+    /// Chip-level dispatch (`caps().chip_queues`): the next transaction for
+    /// `chip`, on one of the dies in `dies` (bit `die % dies_per_chip`: the
+    /// idle dies that may start now), removed from the queues.
+    fn pick_chip(&mut self, _chip: u32, _dies: u64, _ctx: &PickCtx) -> Option<TxId> {
         None
     }
     /// Multi-plane assembly: a queued transaction that may join the command
@@ -234,6 +263,8 @@ pub const REGISTRY: Registry<Build> = Registry {
         entry::<PeSuspend>(),
         entry::<Aos>(),
         entry::<Vios>(),
+        entry::<MqsimPriority>(),
+        entry::<SsdsimFcfs>(),
         #[cfg(test)]
         entry::<hides_suspend::HidesSuspend>(),
     ],

@@ -1,0 +1,190 @@
+//! `mqsim-priority`: the transaction scheduling MQSim ships with
+//! (`Transaction_Scheduling_Policy = PRIORITY_OUT_OF_ORDER`; its
+//! `TSU_OutofOrder`/`TSU_Priority_OutOfOrder` and `TSU_Base` sources;
+//! shared/reference/platforms.md), modelled here:
+//!
+//! - per chip, one arrival-order queue per source and type: user reads, GC
+//!   reads, user writes, GC writes, GC erases;
+//! - a chip is offered work only when it is idle (all dies, data-outs
+//!   included; the device's `busy_unit = "chip"`), and then tries reads,
+//!   else writes, else erases;
+//! - reads: user reads first and GC reads after them in the same command;
+//!   when GC is urgent (always, unless GC is preemptive and every plane of
+//!   the chip is above the hard threshold), GC reads first — and a chip
+//!   with GC writes or erases waiting takes no user reads before them;
+//!   otherwise user writes waiting keep GC reads back;
+//! - writes: the same with user and GC writes; urgent GC erases waiting
+//!   keep user writes back;
+//! - a command takes the die of the first transaction of the first queue,
+//!   and, with multi-plane commands on, transactions of that die on other
+//!   planes from that queue, then from the second (`PickCtx::companion_ok`
+//!   holds the address rule; MQSim's is the ONFI same-page rule).
+//!
+//! Not modelled: MQSim's decision at channel-idle instants (here a chip is
+//! offered work when it frees, and its transfers queue on the channel), its
+//! read data-out arbitration by source, and mapping (CMT) queues until the
+//! mapping cache exists.
+
+use std::collections::VecDeque;
+
+use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
+use crate::device::tx::{Origin, Tx, TxId, TxKind};
+use crate::engine::Ns;
+use crate::flash::Geometry;
+use crate::registry::NoParams;
+
+/// The queues of one chip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Q {
+    UserRead = 0,
+    GcRead,
+    UserWrite,
+    GcWrite,
+    GcErase,
+}
+
+const QUEUES: usize = 5;
+
+fn queue_of(t: &Tx) -> Q {
+    match (t.kind, t.origin, t.copyback) {
+        (TxKind::Read, Origin::User, _) => Q::UserRead,
+        // A copyback move programs: it waits with the GC writes.
+        (TxKind::Read, _, true) => Q::GcWrite,
+        (TxKind::Read, _, false) => Q::GcRead,
+        (TxKind::Program, Origin::User, _) => Q::UserWrite,
+        (TxKind::Program, _, _) => Q::GcWrite,
+        (TxKind::Erase, _, _) => Q::GcErase,
+    }
+}
+
+/// MQSim's priority out-of-order transaction scheduler.
+pub struct MqsimPriority {
+    geo: Geometry,
+    queues: Vec<[VecDeque<TxId>; QUEUES]>,
+    pending: usize,
+    /// The queues the last command was drawn from (for its companions).
+    source: (Q, Option<Q>),
+}
+
+impl TxSchedulerType for MqsimPriority {
+    const NAME: &'static str = "mqsim-priority";
+    const ABOUT: &'static str =
+        "MQSim's PRIORITY_OUT_OF_ORDER: per-chip queues, reads > writes > erases, GC by urgency";
+    type Params = NoParams;
+
+    fn new(_: NoParams, g: &Geometry) -> Self {
+        MqsimPriority {
+            geo: *g,
+            queues: vec![Default::default(); g.chips() as usize],
+            pending: 0,
+            source: (Q::UserRead, None),
+        }
+    }
+}
+
+impl MqsimPriority {
+    /// The (first, second) queues a read or write command of `chip` draws
+    /// from, or `None` if that type must wait.
+    fn sources(&self, chip: u32, reads: bool, urgent: bool) -> Option<(Q, Option<Q>)> {
+        let q = &self.queues[chip as usize];
+        let has = |x: Q| !q[x as usize].is_empty();
+        let (user, gc) = if reads {
+            (Q::UserRead, Q::GcRead)
+        } else {
+            (Q::UserWrite, Q::GcWrite)
+        };
+        if urgent {
+            if has(gc) {
+                return Some((gc, has(user).then_some(user)));
+            }
+            // GC work further on (writes, erases) keeps user work back.
+            let later = if reads {
+                has(Q::GcWrite) || has(Q::GcErase)
+            } else {
+                has(Q::GcErase)
+            };
+            if later {
+                return None;
+            }
+            return has(user).then_some((user, None));
+        }
+        if has(user) {
+            return Some((user, has(gc).then_some(gc)));
+        }
+        // Preemptive GC: reads of GC wait while user writes wait.
+        if reads && has(Q::UserWrite) {
+            return None;
+        }
+        has(gc).then_some((gc, None))
+    }
+
+    /// The first transaction of `queue` on a die in `dies` that can start.
+    fn take_first(&mut self, chip: u32, queue: Q, dies: u64, ctx: &PickCtx) -> Option<TxId> {
+        let dpc = self.geo.dies_per_chip;
+        let q = &mut self.queues[chip as usize][queue as usize];
+        let pos = q.iter().position(|&id| {
+            let t = ctx.txs.get(id);
+            dies & (1 << (t.die % dpc)) != 0 && ctx.can_issue(t)
+        })?;
+        self.pending -= 1;
+        q.remove(pos)
+    }
+}
+
+impl TxScheduler for MqsimPriority {
+    fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
+        let chip = self.geo.chip_of_die(tx.die);
+        self.queues[chip as usize][queue_of(tx) as usize].push_back(id);
+        self.pending += 1;
+    }
+
+    fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
+        let chip = self.geo.chip_of_die(die);
+        self.pick_chip(chip, 1 << (die % self.geo.dies_per_chip), ctx)
+    }
+
+    fn pick_chip(&mut self, chip: u32, dies: u64, ctx: &PickCtx) -> Option<TxId> {
+        let urgent = ctx.gate.chip_urgent(chip, ctx.ftl);
+        for reads in [true, false] {
+            if let Some((first, second)) = self.sources(chip, reads, urgent) {
+                let lead = self
+                    .take_first(chip, first, dies, ctx)
+                    .or_else(|| second.and_then(|s| self.take_first(chip, s, dies, ctx)));
+                if let Some(id) = lead {
+                    self.source = (first, second);
+                    return Some(id);
+                }
+            }
+        }
+        let id = self.take_first(chip, Q::GcErase, dies, ctx)?;
+        self.source = (Q::GcErase, None);
+        Some(id)
+    }
+
+    fn pick_companion(&mut self, die: u32, lead: &Tx, taken: u64, ctx: &PickCtx) -> Option<TxId> {
+        let chip = self.geo.chip_of_die(die) as usize;
+        let (first, second) = self.source;
+        for queue in std::iter::once(first).chain(second) {
+            let q = &mut self.queues[chip][queue as usize];
+            if let Some(pos) = q
+                .iter()
+                .position(|&id| ctx.companion_ok(lead, ctx.txs.get(id), taken))
+            {
+                self.pending -= 1;
+                return q.remove(pos);
+            }
+        }
+        None
+    }
+
+    fn pending(&self) -> usize {
+        self.pending
+    }
+
+    fn caps(&self) -> TxCaps {
+        TxCaps {
+            chip_queues: true,
+            ..TxCaps::default()
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! `ssdsim-fcfs`: the FIFO baseline of the AOS and VIOS papers, which both
+//! evaluate on SSDsim (its `scheduling algorithm = 1`, FCFS): each chip
+//! serves its transactions strictly in arrival order, so a transaction
+//! waits for every older one on its chip, even on another die or plane
+//! (head-of-line blocking; AOS §II: "all requests are executed in FIFO
+//! order", so no data hazard can occur). With `order = "reads-first"`,
+//! reads go before writes as SSDsim's channel loop serves them (each kind
+//! still in order).
+//!
+//! GC moves and erases wait in a queue of their own per chip and go before
+//! user work (SSDsim runs GC as its own operation, not in the request
+//! queue); user programs waiting for the space they free would otherwise
+//! block the chip for good. With multi-plane commands on, the oldest
+//! compatible transactions of the lead's die join it (SSDsim pairs
+//! two-plane operations from its queues the same way).
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
+use crate::device::tx::{Origin, Tx, TxId, TxKind};
+use crate::engine::Ns;
+use crate::flash::Geometry;
+use crate::registry::Params;
+
+/// `[controller.ssdsim-fcfs]` tunables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SsdsimParams {
+    /// Which user transaction goes first.
+    pub order: FcfsOrder,
+}
+
+/// `order`: one arrival order for all user transactions of a chip, or
+/// reads before writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FcfsOrder {
+    Arrival,
+    ReadsFirst,
+}
+
+impl Default for SsdsimParams {
+    fn default() -> Self {
+        SsdsimParams {
+            order: FcfsOrder::Arrival,
+        }
+    }
+}
+
+impl Params for SsdsimParams {}
+
+/// Per-chip queues: user work (reads and writes, or reads only with
+/// `reads-first`), user writes (`reads-first` only) and GC work.
+#[derive(Debug, Clone, Default)]
+struct ChipQueues {
+    user: VecDeque<TxId>,
+    writes: VecDeque<TxId>,
+    gc: VecDeque<TxId>,
+}
+
+/// Strictly in-order (per chip) transaction scheduler.
+pub struct SsdsimFcfs {
+    geo: Geometry,
+    reads_first: bool,
+    chips: Vec<ChipQueues>,
+    pending: usize,
+}
+
+impl TxSchedulerType for SsdsimFcfs {
+    const NAME: &'static str = "ssdsim-fcfs";
+    const ABOUT: &'static str =
+        "SSDsim's FCFS: each chip strictly in arrival order (head-of-line blocking)";
+    type Params = SsdsimParams;
+
+    fn new(p: SsdsimParams, g: &Geometry) -> Self {
+        SsdsimFcfs {
+            geo: *g,
+            reads_first: p.order == FcfsOrder::ReadsFirst,
+            chips: vec![ChipQueues::default(); g.chips() as usize],
+            pending: 0,
+        }
+    }
+}
+
+impl SsdsimFcfs {
+    /// The head of `q` if it is on a die in `dies` and can start.
+    fn take_head(q: &mut VecDeque<TxId>, dies: u64, dpc: u32, ctx: &PickCtx) -> Option<TxId> {
+        let t = ctx.txs.get(*q.front()?);
+        (dies & (1 << (t.die % dpc)) != 0 && ctx.can_issue(t)).then(|| q.pop_front())?
+    }
+}
+
+impl TxScheduler for SsdsimFcfs {
+    fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
+        let c = &mut self.chips[self.geo.chip_of_die(tx.die) as usize];
+        match (tx.origin, tx.kind) {
+            (Origin::User, TxKind::Program) if self.reads_first => c.writes.push_back(id),
+            (Origin::User, _) => c.user.push_back(id),
+            _ => c.gc.push_back(id),
+        }
+        self.pending += 1;
+    }
+
+    fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
+        let chip = self.geo.chip_of_die(die);
+        self.pick_chip(chip, 1 << (die % self.geo.dies_per_chip), ctx)
+    }
+
+    fn pick_chip(&mut self, chip: u32, dies: u64, ctx: &PickCtx) -> Option<TxId> {
+        let dpc = self.geo.dies_per_chip;
+        let c = &mut self.chips[chip as usize];
+        let id = Self::take_head(&mut c.gc, dies, dpc, ctx)
+            .or_else(|| Self::take_head(&mut c.user, dies, dpc, ctx))
+            .or_else(|| {
+                // Reads first: writes only once no read is waiting.
+                c.user
+                    .is_empty()
+                    .then(|| Self::take_head(&mut c.writes, dies, dpc, ctx))?
+            })?;
+        self.pending -= 1;
+        Some(id)
+    }
+
+    fn pick_companion(&mut self, die: u32, lead: &Tx, taken: u64, ctx: &PickCtx) -> Option<TxId> {
+        let c = &mut self.chips[self.geo.chip_of_die(die) as usize];
+        for q in [&mut c.gc, &mut c.user, &mut c.writes] {
+            if let Some(pos) = q
+                .iter()
+                .position(|&id| ctx.companion_ok(lead, ctx.txs.get(id), taken))
+            {
+                self.pending -= 1;
+                return q.remove(pos);
+            }
+        }
+        None
+    }
+
+    fn pending(&self) -> usize {
+        self.pending
+    }
+
+    fn caps(&self) -> TxCaps {
+        TxCaps {
+            chip_queues: true,
+            ..TxCaps::default()
+        }
+    }
+}
