@@ -12,6 +12,13 @@
 //! - `blkparse`: blkparse default text output, D (default) or Q events
 //! - `fiu`: FIU `ts(ns) pid process lba size(sectors) R|W major minor md5`
 //! - `heimdall`: `ts(ms) dev offset(B) size(B) op(1 = read, 0 = write)`
+//! - `systor`, `alibaba`, `tencent`, `vscsi`, `cloudphysics`: published
+//!   cloud/VDI CSV traces (`cloud.rs`), read through column mappings
+//! - `csv:...` / `ws:...`: a user column mapping (`columns.rs`)
+//!
+//! Input (`input.rs`, `encoding.rs`): a file or `-` (standard input), read
+//! once; gzip/zstd/xz/bzip2 recognised by magic bytes and streamed; a UTF-8
+//! BOM skipped, UTF-16 transcoded, CR-only line endings read as lines.
 //!
 //! Each format has a full parser (its own module, which words every error)
 //! and a one-pass fast path (`fast.rs`) for well-formed lines; the fast path
@@ -19,10 +26,11 @@
 //!
 //! Common rules for every format:
 //! - `time_ns` is relative to the first delivered record (which gets 0). A
-//!   record earlier than its predecessor (blkparse merges per-CPU buffers) is
-//!   issued at the predecessor's time and counted ([`TimeOrder::Clamp`], the
-//!   default) or is a bad line ([`TimeOrder::Reject`]). A time 2^64 ns or
-//!   more after the first record is a bad line.
+//!   record earlier than its predecessor is issued at the predecessor's time
+//!   and counted ([`TimeOrder::Clamp`]), reordered within a window
+//!   ([`TimeOrder::Sort`], the default for blkparse, which merges per-CPU
+//!   buffers) or is a bad line ([`TimeOrder::Reject`]). Equal times are in
+//!   order. A time 2^64 ns or more after the first record is a bad line.
 //! - Skipped without comment: blank lines, lines starting with `#`, and lines
 //!   made only of NUL bytes and whitespace (tar padding). Before the first
 //!   record only, tar/pax header junk is tolerated as well (see
@@ -41,18 +49,24 @@
 //! `reader.rs` the streaming reader (time base, time order, sort window,
 //! bad-line policy), `options.rs` its policies and counts, `clean.rs` the
 //! line cleaning common to every format, `fields.rs` the shared field
-//! parsers, `lines.rs` the physical-line source, `detect.rs` auto-detection;
-//! one module per format (`msr.rs`, ...) plus their fast paths (`fast.rs`).
+//! parsers, `lines.rs` the physical-line source, `detect.rs` auto-detection,
+//! `input.rs`/`encoding.rs` opening and decoding; one module per format
+//! (`msr.rs`, ...) plus their fast paths (`fast.rs`), `columns.rs` for the
+//! column-mapped formats.
 
 mod ascii;
 mod blkparse;
 mod clean;
+mod cloud;
+mod columns;
 mod detect;
+mod encoding;
 mod fast;
 mod fields;
 mod fiu;
 mod format;
 mod heimdall;
+mod input;
 mod lines;
 mod msr;
 /// Line mutator for the property tests and fuzz targets (public so that
@@ -64,25 +78,29 @@ mod reader;
 mod spc;
 mod ssdsim;
 
+pub use columns::{ColumnMap, Sep};
 pub use detect::detect_format;
 pub use format::TraceFormat;
+pub use input::{Compression, TraceInput, STDIN_NAME};
 pub use options::{TimeOrder, TraceOptions, TraceStats, SORT_WINDOW};
 pub use reader::TraceReader;
 
-use std::fs::File;
+use std::io::Read;
 use std::path::Path;
 
 // The format modules name the shared helpers as `super::...`.
 use clean::clean_line;
 use fields::{
-    count_error, field_error, int_field, is_space, parse_scaled, parse_u64, quote, sectors_field,
-    time_field, u32_field, Fields, Parsed, RawRecord, MAX_FIELDS,
+    count_error, field_error, int_field, is_space, parse_u64, sectors_field, time_field, u32_field,
+    Fields, Parsed, RawRecord, MAX_FIELDS,
 };
 use lines::MAX_LINE;
 
-use crate::error::{SimError, SimResult};
+use crate::error::SimResult;
 
 /// Open `path` as a trace of `format` (`None`: detect with [`detect_format`]).
+/// `-` is standard input; compressed files are decompressed (see
+/// [`TraceInput`]).
 pub fn open_trace(path: &Path, format: Option<TraceFormat>) -> SimResult<TraceReader> {
     open_trace_with(path, format, TraceOptions::default())
 }
@@ -93,19 +111,38 @@ pub fn open_trace_with(
     format: Option<TraceFormat>,
     options: TraceOptions,
 ) -> SimResult<TraceReader> {
-    let format = match format {
-        Some(f) => f,
-        None => detect_format(path)?,
-    };
-    let file = open_file(path)?;
-    Ok(TraceReader::from_reader(path, format, Box::new(file)).with_options(options))
+    let input = TraceInput::open(path)?;
+    reader_over(input, format, input::text_extension(path), options)
 }
 
-pub(super) fn open_file(path: &Path) -> SimResult<File> {
-    File::open(path).map_err(|source| SimError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+/// [`open_trace_with`] over any byte source (a pipe, an in-memory buffer):
+/// decompressed and decoded like a file; `name` is used in messages and its
+/// extension as a detection hint.
+pub fn open_trace_from(
+    name: &Path,
+    source: Box<dyn Read + Send>,
+    format: Option<TraceFormat>,
+    options: TraceOptions,
+) -> SimResult<TraceReader> {
+    let input = TraceInput::from_reader(name, source)?;
+    reader_over(input, format, input::text_extension(name), options)
+}
+
+fn reader_over(
+    mut input: TraceInput,
+    format: Option<TraceFormat>,
+    ext: Option<String>,
+    options: TraceOptions,
+) -> SimResult<TraceReader> {
+    let format = match format {
+        Some(f) => f,
+        None => detect::detect_in(&mut input, ext.as_deref())?,
+    };
+    let path = input.path().to_path_buf();
+    let notes = input.notes().to_vec();
+    Ok(TraceReader::from_reader(&path, format, Box::new(input))
+        .with_options(options)
+        .with_decoding(&notes))
 }
 
 #[cfg(test)]

@@ -4,13 +4,17 @@
 use crate::error::{SimError, SimResult};
 
 /// How the reader treats a record whose timestamp is earlier than the
-/// previous record's (see the module documentation).
+/// previous record's (see the module documentation). Equal timestamps are
+/// in order under every policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TimeOrder {
-    /// Issue it at the previous record's time (counted in
-    /// [`TraceStats::clamped`]). The default: blkparse merges per-CPU
-    /// buffers whose clocks differ by microseconds.
+    /// The format's own default ([`super::TraceFormat::default_time_order`]):
+    /// `Sort` for blkparse, `Clamp` for every other format.
     #[default]
+    Auto,
+    /// Issue it at the previous record's time (counted in
+    /// [`TraceStats::clamped`], shown in the run summary). File order, as
+    /// MQSim and SSDsim replay traces.
     Clamp,
     /// A [`SimError::Trace`] naming the line (or, with
     /// [`TraceOptions::skip_bad`], a skipped bad line).
@@ -27,16 +31,17 @@ pub enum TimeOrder {
 pub const SORT_WINDOW: usize = 4096;
 
 impl TimeOrder {
-    /// `clamp`, `reject` or `sort` (case-insensitive).
+    /// `auto`, `clamp`, `reject` or `sort` (case-insensitive).
     pub fn from_name(name: &str) -> SimResult<TimeOrder> {
         match name.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(TimeOrder::Auto),
             "clamp" => Ok(TimeOrder::Clamp),
             "reject" => Ok(TimeOrder::Reject),
             "sort" => Ok(TimeOrder::Sort),
             _ => Err(SimError::unknown(
                 "time-order policy",
                 name,
-                &["clamp", "reject", "sort"],
+                &["auto", "clamp", "reject", "sort"],
             )),
         }
     }
@@ -44,6 +49,7 @@ impl TimeOrder {
     /// The name accepted by [`TimeOrder::from_name`].
     pub fn name(self) -> &'static str {
         match self {
+            TimeOrder::Auto => "auto",
             TimeOrder::Clamp => "clamp",
             TimeOrder::Reject => "reject",
             TimeOrder::Sort => "sort",
@@ -57,7 +63,7 @@ pub struct TraceOptions {
     /// Skip malformed lines (counted in [`TraceStats::bad_lines`], the first
     /// message kept in [`TraceStats::first_bad`]) instead of failing.
     pub skip_bad: bool,
-    /// Out-of-order timestamps.
+    /// Out-of-order timestamps (default: the format's own policy).
     pub time_order: TimeOrder,
 }
 
@@ -77,4 +83,9 @@ pub struct TraceStats {
     pub clamped: u64,
     /// `file:line: reason` of the first skipped bad line.
     pub first_bad: Option<String>,
+    /// The time-order policy in force (`auto` resolved for the format).
+    pub time_order: &'static str,
+    /// What was done to the bytes before parsing: decompression, a skipped
+    /// BOM, UTF-16 transcoding, CR line endings (empty for plain text).
+    pub decoding: Vec<&'static str>,
 }

@@ -35,6 +35,8 @@ pub struct TraceReader {
     format: TraceFormat,
     src: LineSource,
     options: TraceOptions,
+    /// `options.time_order` with `Auto` resolved for the format.
+    order: TimeOrder,
     stats: TraceStats,
     first_ts: Option<u128>,
     last_ts: u128,
@@ -69,40 +71,60 @@ impl PartialOrd for Pending {
 }
 
 impl TraceReader {
-    /// A reader over any byte source (it does its own buffering); `path` is
-    /// only used in messages.
+    /// A reader over plain text from any byte source (it does its own
+    /// buffering; no decompression or encoding detection: see
+    /// [`super::open_trace_from`]); `path` is only used in messages.
     pub fn from_reader(
         path: &Path,
         format: TraceFormat,
         reader: Box<dyn Read + Send>,
     ) -> TraceReader {
+        let parser = Parser::new(&format);
         TraceReader {
             path: path.to_path_buf(),
             format,
             src: LineSource::new(reader),
             options: TraceOptions::default(),
+            order: TimeOrder::Clamp,
             stats: TraceStats::default(),
             first_ts: None,
             last_ts: 0,
             seen_record: false,
-            parser: Parser::new(format),
+            parser,
             window: None,
             eof: false,
             done: false,
         }
+        .with_options(TraceOptions::default())
     }
 
     /// Set the reader policies.
     pub fn with_options(mut self, options: TraceOptions) -> TraceReader {
         self.options = options;
-        self.window = (options.time_order == TimeOrder::Sort)
-            .then(|| BinaryHeap::with_capacity(SORT_WINDOW + 1));
+        self.order = match options.time_order {
+            TimeOrder::Auto => self.format.default_time_order(),
+            other => other,
+        };
+        self.stats.time_order = self.order.name();
+        self.window =
+            (self.order == TimeOrder::Sort).then(|| BinaryHeap::with_capacity(SORT_WINDOW + 1));
+        self
+    }
+
+    /// Record what was done to the bytes (decompression, encoding).
+    pub(super) fn with_decoding(mut self, notes: &[&'static str]) -> TraceReader {
+        self.stats.decoding = notes.to_vec();
         self
     }
 
     /// The format being parsed.
-    pub fn format(&self) -> TraceFormat {
-        self.format
+    pub fn format(&self) -> &TraceFormat {
+        &self.format
+    }
+
+    /// The time-order policy in force (`Auto` resolved for the format).
+    pub fn time_order(&self) -> TimeOrder {
+        self.order
     }
 
     /// The trace file.
@@ -216,12 +238,24 @@ impl TraceReader {
         let first = *self.first_ts.get_or_insert(raw.ts_ns);
         let mut ts = raw.ts_ns;
         if ts < self.last_ts {
-            if self.options.time_order == TimeOrder::Reject {
+            if self.order == TimeOrder::Reject {
+                // Relative to the first record, signed: a record can be
+                // earlier than the first one.
+                let rel = |t: u128| {
+                    if t >= first {
+                        format!("{}", t - first)
+                    } else {
+                        format!("-{}", first - t)
+                    }
+                };
                 return Err(format!(
-                    "time {} ns is earlier than the previous record's {} ns (time order \
-                     `reject`; `clamp` issues such records at the previous time)",
-                    ts.saturating_sub(first),
-                    self.last_ts - first
+                    "time {} ns is earlier than the previous record's {} ns, by {} ns \
+                     (times relative to the first record; time order `reject` accepts equal \
+                     or later times only; `sort` reorders such records, `clamp` issues them \
+                     at the previous time)",
+                    rel(ts),
+                    rel(self.last_ts),
+                    self.last_ts - ts
                 ));
             }
             self.stats.clamped += 1;
@@ -314,7 +348,7 @@ impl Iterator for TraceReader {
                     Some(e) => return Some(Err(e)),
                 },
             };
-            let msg = match self.parser.parse(text) {
+            let msg = match self.parser.parse(text, self.stats.lines) {
                 Ok(Parsed::Record(raw)) => match self.check(raw) {
                     Ok(None) => continue,
                     Ok(Some(raw)) => match &mut self.window {
@@ -378,7 +412,9 @@ mod tests {
         let e = items[2].as_ref().unwrap_err().to_string();
         assert!(
             e.starts_with(&format!(
-                "{PATH}:3: time 0 ns is earlier than the previous record's 2500000 ns"
+                "{PATH}:3: time -1000000 ns is earlier than the previous record's 2500000 ns, \
+                 by 3500000 ns (times relative to the first record; time order `reject` accepts \
+                 equal or later times only"
             )),
             "{e}"
         );
@@ -391,6 +427,63 @@ mod tests {
             e.contains("`fifo`") && e.contains("clamp, reject, sort"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn equal_times_are_in_order_for_every_policy() {
+        // Equal times (the first two also equal to the first record's).
+        let text = b"5 0 0 512 1\n5 0 512 512 0\n5 0 0 512 1\n7 0 0 512 1\n7 0 0 512 1\n";
+        for order in [
+            TimeOrder::Clamp,
+            TimeOrder::Reject,
+            TimeOrder::Sort,
+            TimeOrder::Auto,
+        ] {
+            let opts = TraceOptions {
+                skip_bad: false,
+                time_order: order,
+            };
+            let mut r = reader(TraceFormat::Heimdall, text).with_options(opts);
+            let times: Vec<u64> = r.by_ref().map(|x| x.unwrap().time_ns).collect();
+            assert_eq!(times, [0, 0, 0, 2_000_000, 2_000_000], "{order:?}");
+            assert_eq!(r.stats().clamped, 0);
+        }
+        // Before the first record: the signed time says so.
+        let opts = TraceOptions {
+            skip_bad: false,
+            time_order: TimeOrder::Reject,
+        };
+        let e = reader(TraceFormat::Heimdall, b"5 0 0 512 1\n4.999 0 0 512 1\n")
+            .with_options(opts)
+            .nth(1)
+            .unwrap()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(":2: time -1000 ns is earlier than the previous record's 0 ns, by 1000 ns"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn auto_time_order_is_the_formats_own() {
+        let r = reader(TraceFormat::Blkparse, b"");
+        assert_eq!(
+            (r.time_order(), r.stats().time_order),
+            (TimeOrder::Sort, "sort")
+        );
+        let r = reader(TraceFormat::Msr, b"");
+        assert_eq!(
+            (r.time_order(), r.stats().time_order),
+            (TimeOrder::Clamp, "clamp")
+        );
+        let opts = TraceOptions {
+            skip_bad: false,
+            time_order: TimeOrder::Clamp,
+        };
+        let r = reader(TraceFormat::BlkparseQ, b"").with_options(opts);
+        assert_eq!(r.time_order(), TimeOrder::Clamp);
+        assert_eq!(TimeOrder::from_name(" AUTO ").unwrap(), TimeOrder::Auto);
     }
 
     #[test]
