@@ -348,7 +348,7 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         format!("controller.scheduler={dev}"),
         format!("host.queue_depth={}", pick(rng, &["1", "4", "32", "128"])),
         format!(
-            "ftl.write_buffer_mib={}",
+            "cache.mib={}",
             pick(rng, &["0", "0", "0.0625", "1"])
         ),
         format!(
@@ -584,7 +584,7 @@ fn trimmed_pages_read_as_zeros() {
     // (2): lpn 0 is rewritten while its first program holds the die, then
     // TRIMmed before the rewrite is programmed; lpn 1 is being programmed.
     let mut sim = sim_of(
-        small(&["ftl.write_buffer_mib=1".into()]),
+        small(&["cache.mib=1".into()]),
         vec![
             rec(0, Op::Write, 0, k4, 0),
             rec(1, Op::Write, 0, 2 * k4, 0),

@@ -99,7 +99,7 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
             "geometry.chips_per_channel=2",
             "geometry.blocks_per_plane=32",
             "ftl.precondition_fill=0.85",
-            "ftl.write_buffer_mib=2",
+            "cache.mib=2",
             "host.scheduler=kyber",
             "ftl.gc_policy=cost-benefit",
         ],

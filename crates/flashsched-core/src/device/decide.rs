@@ -57,6 +57,9 @@ impl Ssd {
         if let Some(e) = self.hint_error.take() {
             return Err(SimError::Invalid(e));
         }
+        for (at, slot) in self.front.take_planned() {
+            sink.push(at, super::DevEvent::Front { slot });
+        }
         if !self.coordinates {
             return self.serve_dirty(now, sink);
         }
