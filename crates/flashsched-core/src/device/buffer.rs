@@ -129,12 +129,16 @@ impl Ssd {
     /// Admit a write if it fits; returns whether it did.
     fn try_admit(&mut self, r: u32, offset: u64, size: u32, now: Ns) -> bool {
         let need = self.cache_need(offset, size);
-        let Some(buf) = &mut self.buffer else {
-            return false;
-        };
-        if !buf.fits(need) {
+        if !self.buffer.as_ref().is_some_and(|b| b.fits(need)) {
             return false;
         }
+        self.admit(r, offset, size, need, now);
+        true
+    }
+
+    /// Take a write that fits (`need` pages of new room) into the cache.
+    fn admit(&mut self, r: u32, offset: u64, size: u32, need: u32, now: Ns) {
+        let Some(buf) = &mut self.buffer else { return };
         buf.used += need;
         match buf.policy {
             CachePolicy::Eager => self.submit_write(r, offset, size, now),
@@ -146,7 +150,6 @@ impl Ssd {
         }
         let ack = self.front.dram(size as u64, now);
         self.finish_req(r, ack);
-        true
     }
 
     /// `lru`: the pages of a write are now held in DRAM (newest version).
@@ -168,13 +171,21 @@ impl Ssd {
     }
 
     /// `lru`: flush what the waiting writes (or an over-full cache) need
-    /// room from, least recently written first.
+    /// room from, least recently written first. The head's need is taken
+    /// afresh: flushing may have taken pages it would have rewritten.
     fn make_room(&mut self, now: Ns) {
-        let Some(buf) = &mut self.buffer else { return };
+        let Some(buf) = &self.buffer else { return };
         if buf.policy != CachePolicy::Lru {
             return;
         }
-        let victims = buf.victims(buf.waiting_need);
+        let need = match buf.waiting.front() {
+            Some(&(_, offset, size, parked)) => {
+                buf.waiting_need - parked + self.cache_need(offset, size)
+            }
+            None => 0,
+        };
+        let Some(buf) = &mut self.buffer else { return };
+        let victims = buf.victims(need);
         if victims.is_empty() {
             return;
         }
@@ -207,22 +218,28 @@ impl Ssd {
         if buf.policy == CachePolicy::Lru {
             buf.flushing -= 1;
         }
+        self.admit_waiting(now);
+    }
+
+    /// Room returned (a page programmed, or TRIMmed out of the cache).
+    pub(super) fn admit_waiting(&mut self, now: Ns) {
         // Admit waiting writes in order while they fit (issuing one does not
         // touch the waiting list, so admitting and issuing can interleave).
         loop {
-            let Some(buf) = &mut self.buffer else { return };
-            let Some(&(r, offset, size, _)) = buf.waiting.front() else {
+            let Some(&(r, offset, size, _)) = self.buffer.as_ref().and_then(|b| b.waiting.front())
+            else {
                 return;
             };
-            if !self.try_admit(r, offset, size, now) {
+            let need = self.cache_need(offset, size);
+            let Some(buf) = &mut self.buffer else { return };
+            if !buf.fits(need) {
                 self.make_room(now);
                 return;
             }
-            if let Some(buf) = &mut self.buffer {
-                if let Some((.., need)) = buf.waiting.pop_front() {
-                    buf.waiting_need -= need;
-                }
+            if let Some((.., parked)) = buf.waiting.pop_front() {
+                buf.waiting_need -= parked;
             }
+            self.admit(r, offset, size, need, now);
         }
     }
 }

@@ -155,6 +155,7 @@ impl Ssd {
                 }
             }
         }
+        self.admit_waiting(now);
     }
 
     /// Device request `r` is finished once what it still needs from the
