@@ -22,12 +22,12 @@
 //! same way (`column 4 (offset)`); built-in formats number fields from 1 as
 //! the other readers do. `time`, `op`, `offset` and `size` are required and
 //! so are their units: a wrong unit is a silently wrong result, a missing
-//! one is an error.
+//! one is an error. The mapping syntax (text and TOML) is parsed in
+//! `mapping.rs`.
 
 use std::fmt;
 
 use super::fields::{count_error, parse_scaled, parse_u64, quote, Parsed, RawRecord};
-use crate::error::{SimError, SimResult};
 use crate::workload::Op;
 
 /// Field separator.
@@ -99,11 +99,7 @@ pub struct ColumnMap {
     pub layout: String,
 }
 
-fn map_error(msg: String) -> SimError {
-    SimError::config("format", format!("column mapping: {msg}"))
-}
-
-fn time_unit(u: &str) -> Option<u32> {
+pub(super) fn time_unit(u: &str) -> Option<u32> {
     Some(match u {
         "s" => 9,
         "ms" => 6,
@@ -124,7 +120,7 @@ fn time_unit_name(scale: u32) -> &'static str {
     }
 }
 
-fn byte_unit(u: &str) -> Option<u64> {
+pub(super) fn byte_unit(u: &str) -> Option<u64> {
     match u {
         "B" | "b" => Some(1),
         "sector" | "sectors" => Some(512),
@@ -144,172 +140,9 @@ fn byte_unit_name(unit: u64) -> String {
     }
 }
 
-const KEYS: &str = "time, op, offset, size, stream, skip, sep, fields";
-
 impl ColumnMap {
-    /// Parse a generic mapping: `spec` is what follows `csv:` (comma
-    /// separated by default) or `ws:` (whitespace).
-    pub fn parse(spec: &str, default_sep: Sep) -> SimResult<ColumnMap> {
-        let mut sep = default_sep;
-        let (mut time, mut op, mut offset, mut size) = (None, None, None, None);
-        let (mut stream, mut skip, mut fields) = (None, 0u64, None);
-        let col = |key: &str, v: &str| -> SimResult<usize> {
-            v.parse::<usize>()
-                .ok()
-                .filter(|&c| c < 4096)
-                .ok_or_else(|| {
-                    map_error(format!(
-                        "`{key}`: expected a column number from 0, got `{v}`"
-                    ))
-                })
-        };
-        let mut seen: Vec<&str> = Vec::new();
-        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let Some((key, value)) = item.split_once('=') else {
-                return Err(map_error(format!(
-                    "`{item}` is not KEY=VALUE (keys: {KEYS})"
-                )));
-            };
-            let (key, value) = (key.trim(), value.trim());
-            if seen.contains(&key) {
-                return Err(map_error(format!("`{key}` is given twice")));
-            }
-            seen.push(key);
-            let (c, unit) = match value.split_once(':') {
-                Some((c, u)) => (c.trim(), Some(u.trim())),
-                None => (value, None),
-            };
-            let need_unit = |what: &str| {
-                unit.ok_or_else(|| map_error(format!("`{key}` needs a unit: {key}=COL:{what}")))
-            };
-            match key {
-                "time" => {
-                    let u = need_unit("s|ms|us|100ns|ns")?;
-                    let scale = time_unit(u).ok_or_else(|| {
-                        map_error(format!("time unit `{u}`: expected s, ms, us, 100ns or ns"))
-                    })?;
-                    time = Some((col(key, c)?, scale));
-                }
-                "offset" | "size" => {
-                    let u = need_unit("B|sector|KiB|MiB|BYTES")?;
-                    let unit = byte_unit(u).ok_or_else(|| {
-                        map_error(format!(
-                            "{key} unit `{u}`: expected B, sector (512 B), KiB, MiB or a number of bytes"
-                        ))
-                    })?;
-                    let v = (col(key, c)?, unit);
-                    if key == "offset" {
-                        offset = Some(v);
-                    } else {
-                        size = Some(v);
-                    }
-                }
-                "op" => {
-                    let words = need_unit("READ/WRITE[/TRIM]")?;
-                    let w: Vec<&str> = words.split('/').map(str::trim).collect();
-                    if !(2..=3).contains(&w.len()) || w.iter().any(|s| s.is_empty()) {
-                        return Err(map_error(format!(
-                            "op words `{words}`: expected READ/WRITE or READ/WRITE/TRIM, e.g. op=3:R/W"
-                        )));
-                    }
-                    let lower: Vec<String> = w.iter().map(|s| s.to_ascii_lowercase()).collect();
-                    if (1..lower.len()).any(|i| lower[..i].contains(&lower[i])) {
-                        return Err(map_error(format!("op words `{words}` repeat a word")));
-                    }
-                    op = Some((
-                        col(key, c)?,
-                        OpWords {
-                            read: vec![w[0].to_string()],
-                            write: vec![w[1].to_string()],
-                            trim: w.get(2).map(|s| vec![s.to_string()]).unwrap_or_default(),
-                            dropped: Vec::new(),
-                        },
-                    ));
-                }
-                "stream" => stream = Some(col(key, value)?),
-                "skip" => {
-                    skip = value.parse().map_err(|_| {
-                        map_error(format!("`skip`: expected a number of lines, got `{value}`"))
-                    })?
-                }
-                "fields" => {
-                    fields = Some(value.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(
-                        || map_error(format!("`fields`: expected a field count, got `{value}`")),
-                    )?)
-                }
-                "sep" => {
-                    sep = match value {
-                        "comma" => Sep::Char(b','),
-                        "semicolon" | ";" => Sep::Char(b';'),
-                        "tab" => Sep::Char(b'\t'),
-                        "pipe" | "|" => Sep::Char(b'|'),
-                        "ws" | "space" | "whitespace" => Sep::Whitespace,
-                        _ => {
-                            return Err(map_error(format!(
-                                "`sep`: expected comma, semicolon, tab, pipe or ws, got `{value}`"
-                            )))
-                        }
-                    }
-                }
-                _ => {
-                    return Err(map_error(format!("unknown key `{key}` (keys: {KEYS})")));
-                }
-            }
-        }
-        let missing = |what: &str, example: &str| {
-            map_error(format!("`{what}` is required, e.g. {what}={example}"))
-        };
-        let (time, time_scale) = time.ok_or_else(|| missing("time", "0:s"))?;
-        let (op, op_words) = op.ok_or_else(|| missing("op", "3:R/W"))?;
-        let (offset, offset_unit) = offset.ok_or_else(|| missing("offset", "4:B"))?;
-        let (size, size_unit) = size.ok_or_else(|| missing("size", "5:B"))?;
-        let mut used = vec![
-            ("time", time),
-            ("op", op),
-            ("offset", offset),
-            ("size", size),
-        ];
-        if let Some(s) = stream {
-            used.push(("stream", s));
-        }
-        for (i, (a, ca)) in used.iter().enumerate() {
-            if let Some((b, _)) = used[..i].iter().find(|(_, cb)| cb == ca) {
-                return Err(map_error(format!("`{b}` and `{a}` are both column {ca}")));
-            }
-        }
-        let widest = used.iter().map(|(_, c)| c + 1).max().unwrap_or(1);
-        if let Some(n) = fields {
-            if n < widest {
-                return Err(map_error(format!(
-                    "`fields={n}` is fewer than the {widest} columns the mapping uses"
-                )));
-            }
-        }
-        let named = |index, name| Column { index, name };
-        let mut map = ColumnMap {
-            sep,
-            time: named(time, "time"),
-            time_scale,
-            op: named(op, "op"),
-            op_words,
-            offset: named(offset, "offset"),
-            offset_unit,
-            size: named(size, "size"),
-            size_unit,
-            stream: stream.map(|s| named(s, "stream")),
-            skip,
-            min_fields: fields.unwrap_or(widest),
-            max_fields: fields.unwrap_or(usize::MAX),
-            header_row: false,
-            zero_based: true,
-            layout: String::new(),
-        };
-        map.layout = map.describe_columns();
-        Ok(map)
-    }
-
     /// `time=0:ms op=3:R/W ...` for messages.
-    fn describe_columns(&self) -> String {
+    pub(super) fn describe_columns(&self) -> String {
         let mut cols: Vec<(usize, String)> = vec![
             (
                 self.time.index,
@@ -542,80 +375,6 @@ mod tests {
 
     fn map(spec: &str) -> ColumnMap {
         ColumnMap::parse(spec, Sep::Char(b',')).unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    fn err(spec: &str) -> String {
-        ColumnMap::parse(spec, Sep::Char(b','))
-            .unwrap_err()
-            .to_string()
-    }
-
-    #[test]
-    fn mapping_round_trips_through_its_display() {
-        for spec in [
-            "csv:time=0:ms,op=3:R/W,offset=4:B,size=5:B,skip=1",
-            "csv:time=2:100ns,op=0:read/write/trim,offset=1:sector,size=3:4096,stream=4,sep=semicolon,fields=6",
-            "ws:time=0:us,op=1:1/0,offset=2:KiB,size=3:MiB",
-        ] {
-            let (prefix, rest) = spec.split_once(':').unwrap();
-            let sep = if prefix == "ws" { Sep::Whitespace } else { Sep::Char(b',') };
-            let m = ColumnMap::parse(rest, sep).unwrap();
-            assert_eq!(m.to_string(), spec);
-        }
-    }
-
-    #[test]
-    fn bad_mappings_name_the_key() {
-        for (spec, needle) in [
-            (
-                "time=0:ms,op=3:R/W,offset=4:B",
-                "`size` is required, e.g. size=5:B",
-            ),
-            (
-                "time=0,op=3:R/W,offset=4:B,size=5:B",
-                "`time` needs a unit: time=COL:s|ms",
-            ),
-            ("time=0:min,op=3:R/W,offset=4:B,size=5:B", "time unit `min`"),
-            ("time=0:s,op=3:R,offset=4:B,size=5:B", "op words `R`"),
-            ("time=0:s,op=3:R/r,offset=4:B,size=5:B", "repeat a word"),
-            (
-                "time=0:s,op=3:R/W,offset=4:bytes,size=5:B",
-                "offset unit `bytes`",
-            ),
-            (
-                "time=0:s,op=3:R/W,offset=4:B,size=4:B",
-                "`offset` and `size` are both column 4",
-            ),
-            (
-                "time=x:s,op=3:R/W,offset=4:B,size=5:B",
-                "`time`: expected a column number from 0, got `x`",
-            ),
-            (
-                "time=0:s,op=3:R/W,offset=4:B,size=5:B,tiem=1",
-                "unknown key `tiem`",
-            ),
-            ("time=0:s,time=1:s", "`time` is given twice"),
-            (
-                "time=0:s,op=3:R/W,offset=4:B,size=5:B,fields=3",
-                "`fields=3` is fewer than the 6",
-            ),
-            (
-                "time=0:s,op=3:R/W,offset=4:B,size=5:B,sep=x",
-                "`sep`: expected comma",
-            ),
-            (
-                "time=0:s,op=3:R/W,offset=4:B,size=5:B,skip=-1",
-                "`skip`: expected a number",
-            ),
-            ("time", "`time` is not KEY=VALUE"),
-        ] {
-            let e = err(spec);
-            assert!(
-                e.starts_with("config key `format`: column mapping: "),
-                "{e}"
-            );
-            assert!(e.contains(needle), "{spec}: {e}");
-        }
     }
 
     fn one(m: &ColumnMap, line: &str, line_no: u64) -> Result<Parsed, String> {

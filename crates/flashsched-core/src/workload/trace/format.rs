@@ -3,6 +3,7 @@
 //! drives (full parser behind its fast path).
 
 use std::fmt;
+use std::path::Path;
 use std::sync::Arc;
 
 use super::columns::{self, ColumnMap, Sep};
@@ -66,7 +67,8 @@ const ALL_FORMATS: [TraceFormat; 14] = [
 impl TraceFormat {
     /// Parse a format name. `"auto"` means "detect from the file" and gives
     /// `Ok(None)`. Names are matched case-insensitively. `csv:MAPPING` and
-    /// `ws:MAPPING` are column mappings (see `columns.rs`).
+    /// `ws:MAPPING` are column mappings, and so is a `.toml` file holding
+    /// one (see `mapping.rs`).
     pub fn from_name(name: &str) -> SimResult<Option<TraceFormat>> {
         let wanted = name.trim();
         if wanted.eq_ignore_ascii_case("auto") {
@@ -79,6 +81,13 @@ impl TraceFormat {
                 )?))));
             }
         }
+        if Path::new(wanted)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+        {
+            let map = ColumnMap::load(Path::new(wanted))?;
+            return Ok(Some(TraceFormat::Columns(Arc::new(map))));
+        }
         if let Some(f) = ALL_FORMATS
             .iter()
             .find(|f| f.name().eq_ignore_ascii_case(wanted))
@@ -87,7 +96,7 @@ impl TraceFormat {
         }
         let mut known: Vec<&str> = vec!["auto"];
         known.extend(ALL_FORMATS.iter().map(|f| f.name()));
-        known.extend(["csv:MAPPING", "ws:MAPPING"]);
+        known.extend(["csv:MAPPING", "ws:MAPPING", "MAPPING.toml"]);
         Err(SimError::unknown("trace format", name, &known))
     }
 

@@ -68,6 +68,7 @@ mod format;
 mod heimdall;
 mod input;
 mod lines;
+mod mapping;
 mod msr;
 /// Line mutator for the property tests and fuzz targets (public so that
 /// `tests/fuzz_props.rs` can share it; not part of the simulator's API).
