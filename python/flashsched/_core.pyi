@@ -24,7 +24,7 @@ class Simulation:
         keep_records: bool = True,
         check: bool = False,
         skip_bad: bool = False,
-        time_order: str = "clamp",
+        time_order: str = "auto",
     ) -> None: ...
     def advance(self, max_steps: int) -> bool: ...
     def run(self) -> None: ...
@@ -82,5 +82,5 @@ def scan_trace(
     path: str | PathLike[str],
     format: str = "auto",
     skip_bad: bool = False,
-    time_order: str = "clamp",
+    time_order: str = "auto",
 ) -> dict[str, Any]: ...

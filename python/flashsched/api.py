@@ -45,7 +45,7 @@ def simulation(
     keep_records: bool = True,
     check: bool = False,
     skip_bad: bool = False,
-    time_order: str = "clamp",
+    time_order: str = "auto",
 ) -> _core.Simulation:
     """Build (but do not run) a native simulation; see :func:`run`."""
     return _core.Simulation(
@@ -104,12 +104,15 @@ def run(
     progress: bool | None = False,
     check: bool = False,
     skip_bad: bool = False,
-    time_order: str = "clamp",
+    time_order: str = "auto",
 ) -> RunResult:
     """Simulate one workload on one device and return its results.
 
-    Give exactly one of ``trace`` (a file; ``format`` auto-detected unless
-    named; ``intensity`` multiplies the arrival rate; ``limit`` caps requests)
+    Give exactly one of ``trace`` (a file, ``"-"`` for standard input,
+    possibly gzip/zstd/xz/bzip2-compressed; ``format`` auto-detected unless
+    named, or a column mapping such as ``"csv:time=0:ms,op=3:R/W,offset=4:B,size=5:B"``
+    or a ``.toml`` file holding one; ``intensity`` multiplies the arrival
+    rate; ``limit`` caps requests)
     or ``synthetic`` (a spec such as ``"read=0.7,bs=4k-16k,iops=20000,n=100000"``).
     ``device`` is a preset name or a TOML file; ``overrides`` are
     ``"section.key=value"`` strings applied on top. ``check`` turns on the
@@ -120,8 +123,9 @@ def run(
 
     Trace input (docs/reliability.md): a malformed line raises ``TraceError``
     naming ``file:line``; ``skip_bad=True`` skips such lines instead and
-    counts them in ``summary["input"]``. ``time_order`` is ``"clamp"``
-    (a record earlier than its predecessor is issued at the predecessor's
+    counts them in ``summary["input"]``. ``time_order`` is ``"auto"`` (the
+    default: ``"sort"`` for blkparse, ``"clamp"`` for every other format),
+    ``"clamp"`` (a record earlier than its predecessor is issued at the predecessor's
     time, counted), ``"reject"`` (such a record is a bad line) or ``"sort"``
     (records are reordered by time within a 4096-record window; for
     blkparse output, which lists per-CPU batches one after the other).

@@ -16,13 +16,17 @@ from flashsched.textsummary import render
 
 def _add_run_args(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--trace", help="trace file to replay")
+    src.add_argument(
+        "--trace",
+        help="trace file to replay ('-' = standard input); gzip, zstd, xz and bzip2 "
+        "files and pipes are read directly",
+    )
     src.add_argument(
         "--synthetic",
         metavar="SPEC",
         help="synthetic workload, e.g. read=0.7,bs=4k-16k,iops=20000,n=100000",
     )
-    p.add_argument("--format", default="auto", help="trace format (see `flashsched formats`)")
+    p.add_argument("--format", default="auto", help=_format_help())
     _add_device_args(p)
     p.add_argument("--intensity", type=float, default=1.0, help="arrival-rate multiplier")
     p.add_argument("--limit", type=int, help="stop after N requests")
@@ -38,12 +42,21 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--time-order",
-        choices=["clamp", "reject", "sort"],
-        default="clamp",
+        choices=["auto", "clamp", "reject", "sort"],
+        default="auto",
         help="records earlier than their predecessor: issue at its time, fail, "
-        "or reorder within a 4096-record window (blkparse)",
+        "or reorder within a 4096-record window; auto = sort for blkparse, else clamp",
     )
     _add_output_args(p)
+
+
+def _format_help() -> str:
+    names = [name for name, _ in _core.formats() if name != "csv"]
+    return (
+        f"trace format: auto (detect; refuses to guess between readings), {', '.join(names)}, "
+        "or a column mapping csv:time=0:ms,op=3:R/W,offset=4:B,size=5:B,skip=1 "
+        "(ws:... for whitespace) or a FILE.toml holding one (see `flashsched formats`)"
+    )
 
 
 def _add_device_args(p: argparse.ArgumentParser) -> None:
@@ -134,6 +147,10 @@ def cmd_formats(_: argparse.Namespace) -> int:
     print(f"{'auto':<11} detect from the first records (and the file extension)")
     for name, desc in _core.formats():
         print(f"{name:<11} {desc}")
+    print(
+        "\nAny of them may be gzip-, zstd-, xz- or bzip2-compressed (recognised by its first "
+        "bytes, read as a stream) and given as '-' (standard input) or a pipe."
+    )
     return 0
 
 

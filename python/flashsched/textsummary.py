@@ -28,6 +28,10 @@ def _input_row(inp: dict[str, Any]) -> str:
         f"{inp['dropped']:,} dropped, {inp['clamped']:,} clamped in time, "
         f"{inp['bad_lines']:,} bad lines skipped"
     )
+    if inp.get("time_order"):
+        row += f", time order {inp['time_order']}"
+    if inp.get("decoding"):
+        row += f" ({', '.join(inp['decoding'])})"
     if inp.get("first_bad"):
         row += f"\n    first bad line: {inp['first_bad']}"
     return row

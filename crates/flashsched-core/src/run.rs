@@ -63,7 +63,8 @@ pub fn build_workload(
             let reader = open_trace_with(path, fmt, *options)?;
             let desc = format!(
                 "trace {} ({}, intensity x{intensity})",
-                path.display(),
+                // `<stdin>` for `-`.
+                reader.path().display(),
                 // A column mapping shows its full text.
                 reader.format()
             );

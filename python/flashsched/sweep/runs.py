@@ -145,7 +145,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         keep_records=task["cdf"],
         check=task.get("check", False),
         skip_bad=w.get("skip_bad", False),
-        time_order=w.get("time_order", "clamp"),
+        time_order=w.get("time_order", "auto"),
     )
     if sim.config_toml() != task["device_toml"]:
         raise _core.SimulationError(

@@ -38,7 +38,7 @@ WORKLOAD_KEYS = {
     "time_order",
 }
 TRACE_ONLY_KEYS = {"format", "intensity", "limit", "skip_bad", "time_order"}
-TIME_ORDERS = ("clamp", "reject", "sort")
+TIME_ORDERS = ("auto", "clamp", "reject", "sort")
 OUTPUT_KEYS = {"cdf", "timeseries", "check"}
 BASE_EXTRA = {"set"}
 
@@ -57,7 +57,7 @@ class Workload:
     #: trace input policies (docs/reliability.md); only non-defaults are
     #: part of a run's identity, so existing sweeps keep their keys
     skip_bad: bool = False
-    time_order: str = "clamp"
+    time_order: str = "auto"
 
     def as_dict(self) -> dict[str, Any]:
         if self.synthetic is not None:
@@ -71,7 +71,7 @@ class Workload:
         }
         if self.skip_bad:
             d["skip_bad"] = True
-        if self.time_order != "clamp":
+        if self.time_order != "auto":
             d["time_order"] = self.time_order
         return d
 
@@ -264,7 +264,7 @@ def _parse_workload(name: str, t: Any) -> Workload:
     skip_bad = t.get("skip_bad", False)
     if not isinstance(skip_bad, bool):
         raise ConfigError(f"{where}.skip_bad: expected true or false, got {skip_bad!r}")
-    time_order = t.get("time_order", "clamp")
+    time_order = t.get("time_order", "auto")
     if time_order not in TIME_ORDERS:
         raise ConfigError(
             f"{where}.time_order: expected one of {', '.join(TIME_ORDERS)}, got {time_order!r}"

@@ -15,10 +15,11 @@
 //!    extension picks among them (`.ascii` ssdsim, `.csv` msr, `.spc` spc,
 //!    `.blkparse` blkparse), else the registry order.
 //! 4. Several readings: the implausible ones are ruled out.
-//!    - sizes in bytes, when under 80 % of the sampled sizes are multiples
-//!      of 512 B; sizes in 512-byte sectors, when every sampled size is a
-//!      multiple of 512 sectors (256 KiB); any reading with a request of
-//!      4 GiB or more;
+//!    - sizes in bytes, when a sampled size is under 512 B (but not 0) or
+//!      under half of them are multiples of 512 B (no block device does
+//!      that); sizes in 512-byte sectors, when every sampled size is a
+//!      multiple of 512 sectors (256 KiB), which is what byte counts look
+//!      like read as sectors; any reading with a request of 4 GiB or more;
 //!    - whitespace formats timed in ns (`ascii-ns`, `ssdsim`), when a time
 //!      has a fraction or the median gap between distinct times is under
 //!      1 µs; timed in ms (`ascii-ms`, `heimdall`), when every time is an
@@ -27,7 +28,8 @@
 //!    Exactly one reading left: that format. None or several: an error that
 //!    lists the candidates and asks for the format explicitly. So a Heimdall
 //!    file (ms, bytes) whose sizes are mostly but not all multiples of 512 is
-//!    refused rather than read as DiskSim sectors, and so is an integer-time
+//!    refused rather than read as DiskSim sectors (a single size that is
+//!    not a multiple of 512 B is enough), and so is an integer-time
 //!    ASCII trace whose gaps could be ns or ms.
 //!
 //! Column mappings (`csv:...`) are never guessed.
@@ -183,7 +185,8 @@ impl Sniffer {
         let unit_ok = match size_unit(&fit.format) {
             Some(SizeUnit::Bytes) => {
                 let aligned = recs.iter().filter(|r| r.size % 512 == 0).count();
-                aligned * 5 >= recs.len() * 4
+                let sub_sector = recs.iter().any(|r| r.size > 0 && r.size < 512);
+                !sub_sector && aligned * 2 >= recs.len()
             }
             Some(SizeUnit::Sectors) => !recs.iter().all(|r| r.size % (512 * 512) == 0),
             None => true,
@@ -403,6 +406,17 @@ mod tests {
             msg.contains("--format ascii-ms or --format heimdall"),
             "{msg}"
         );
+        // One unaligned size in four is enough to refuse (it used to be
+        // read as DiskSim sectors, 512 times the bytes).
+        let text = b"0.5 0 4096 4096 1\n1.5 0 8192 4096 0\n2.5 0 8192 1000 0\n3.5 0 0 8192 1\n";
+        let (_, msg) = sniff(None, text).unwrap_err();
+        assert!(
+            msg.contains("--format ascii-ms or --format heimdall"),
+            "{msg}"
+        );
+        // A size under one sector cannot be bytes.
+        let text = b"0.5 0 4096 4096 1\n1.5 0 8192 8 0\n";
+        assert_eq!(sniff(None, text), Ok(TraceFormat::AsciiMs));
         // All sizes aligned: only bytes are believable.
         let text = b"0.5 0 4096 4096 1\n1.5 0 8192 4096 0\n2.5 0 8192 1024 0\n";
         assert_eq!(sniff(None, text), Ok(TraceFormat::Heimdall));

@@ -183,7 +183,7 @@ impl TraceFormat {
                 "CloudPhysics CSV: ts(us),lba(sectors),op(r|w),size(B); stream = 0"
             }
             TraceFormat::Columns(_) => {
-                "column mapping: csv:time=COL:UNIT,op=COL:R/W,offset=COL:UNIT,size=COL:UNIT[,stream=COL,skip=N,sep=..,fields=N]"
+                "column mapping: csv:time=COL:s|ms|us|100ns|ns,op=COL:READ/WRITE[/TRIM],offset=COL:B|sector|KiB|MiB|N,size=COL:UNIT[,stream=COL,skip=N,sep=comma|semicolon|tab|pipe|ws,fields=N]; ws:... splits on whitespace; or a FILE.toml with the same keys"
             }
         }
     }
