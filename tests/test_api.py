@@ -254,8 +254,8 @@ def test_scheduler_and_queue_depth_arguments_land_in_summary_and_config(toml_loa
         device_sched=dev,
         queue_depth=3,
     )
-    assert res.summary["host_scheduler"] == host
-    assert res.summary["device_scheduler"] == dev
+    assert res.summary["host_sched"] == host
+    assert res.summary["device_sched"] == dev
     cfg = toml_loads(res.config_toml)
     assert cfg["host"]["queue_depth"] == 3
     assert cfg["host"]["scheduler"] == host

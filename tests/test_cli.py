@@ -154,8 +154,8 @@ def test_main_run_in_process(capsys, tmp_path):
     assert rc == 0
     s = json.loads(out.read_text())
     assert s["requests"] == 500
-    assert s["host_scheduler"] == "noop"
-    assert s["device_scheduler"] == "fifo"
+    assert s["host_sched"] == "noop"
+    assert s["device_sched"] == "fifo"
     assert "requests 500" in capsys.readouterr().out
 
 

@@ -275,9 +275,7 @@ def test_paper_experiments_are_valid_specs(paper, quick, tmp_path):
         # not after the schedulers land); schedulers and new sections are skipped
         for r in runs:
             known = [(k, v) for k, v in r.overrides if not k.startswith("variation.")]
-            p = dataclasses.replace(
-                r, overrides=tuple(known), host_scheduler=None, device_scheduler=None
-            )
+            p = dataclasses.replace(r, overrides=tuple(known), host_sched=None, device_sched=None)
             flashsched.load_config(p.device, p.override_strings())
     ids = {c.id for c in rep.claims}
     compares = getattr(importlib.import_module(f"flashsched.reproduce.{paper}"), "COMPARES", {})
@@ -388,7 +386,7 @@ def test_aos_quick_measures_every_claim_but_ex(quick_aos):
     assert ours["read_pes"] < 0  # our P/E suspension beats AOS on reads
     assert 0.8 < ours["slp_fifo"] < 1.25 and 0.8 < ours["flp"] < 1.25
     lat = pd.read_parquet(out / "latency" / "results.parquet")
-    assert set(lat["device_scheduler"]) == {"fifo", "piq", "pe-suspend", "aos"}
+    assert set(lat["device_sched"]) == {"fifo", "piq", "pe-suspend", "aos"}
     assert len(lat["workload"].unique()) == 10  # 8 samples + 2 synthetic mixes
     assert (lat["requests"] > 0).all()
     _figures_written(out, ["read_latency", "write_latency", "interference", "summary"])

@@ -163,7 +163,7 @@ CLAIMS = [
     ),
 ]
 
-DS = "device_scheduler"
+DS = "device_sched"
 EXP = "latency"
 NOBUF = "nobuf"  # ablation: no DRAM write buffer
 
@@ -271,7 +271,7 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
             _geomean_by_scheduler(t),
             name="summary",
             title="Geometric mean over workloads, normalised to FIFO (Figs. 3-5)",
-            ylabel="normalised to FIFO",
+            ylabel="value normalised to FIFO (geometric mean)",
             hlines=[("FIFO", 1.0)],
         )
     )
