@@ -58,7 +58,7 @@ def test_run_json_file(run_cli, tmp_path, helpers):
     assert s["device"] == DEVICE
     # the human-readable summary still goes to stdout
     assert "requests 2,000" in proc.stdout
-    assert "latency (us)" in proc.stdout
+    assert "latency (µs)" in proc.stdout
 
 
 def test_run_json_stdout_matches_api(run_cli, helpers):

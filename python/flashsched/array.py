@@ -185,11 +185,12 @@ def run_array(
             raise A.ArgumentTypeError(
                 f"writers: expected (clients, file bytes, block size, qd), got {writers!r}"
             )
+        # types here; the core checks the values (naming array.writers)
         writers = (
-            A.integer("writers[0] (clients)", writers[0], 1, 2**32 - 1),
-            A.integer("writers[1] (file bytes)", writers[1], 1),
-            A.integer("writers[2] (block size)", writers[2], 1, 2**32 - 1),
-            A.integer("writers[3] (qd)", writers[3], 1, 2**32 - 1),
+            A.integer("writers[0] (clients)", writers[0], 0, 2**32 - 1),
+            A.integer("writers[1] (file bytes)", writers[1]),
+            A.integer("writers[2] (block size)", writers[2], 0, 2**32 - 1),
+            A.integer("writers[3] (qd)", writers[3], 0, 2**32 - 1),
         )
     sim = _core.ArraySimulation(
         layout=A.text("layout", layout),

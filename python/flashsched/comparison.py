@@ -209,7 +209,7 @@ def compare(
     temporary directory, so nothing is kept), ``check`` on every run. The
     table's ``attrs["out"]`` is the sweep directory when ``out`` was given.
     """
-    from flashsched import sweep as sw
+    from flashsched.sweep import sweep as run_sweep
 
     wls = workloads(trace, synthetic, profile, profile_args, postmark)
     hs = A.names("host_sched", host_sched) or ["noop"]
@@ -228,8 +228,8 @@ def compare(
     )
     if out is None:
         with tempfile.TemporaryDirectory(prefix="flashsched-compare-") as tmp:
-            return table(sw.sweep(s, out=tmp, workers=workers, progress=progress))
-    result = sw.sweep(s, out=A.path("out", out), workers=workers, progress=progress)
+            return table(run_sweep(s, out=tmp, workers=workers, progress=progress))
+    result = run_sweep(s, out=A.path("out", out), workers=workers, progress=progress)
     df = table(result)
     df.attrs.update(out=result.attrs["out"])
     return df
