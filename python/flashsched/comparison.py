@@ -235,6 +235,13 @@ def compare(
     return df
 
 
+def _wrap(text: str, width: int = 24) -> str:
+    """A long workload name (a synthetic spec) over several lines."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text.replace(",", ", "), width)) or text
+
+
 def plot_cdf(df: pd.DataFrame, out_dir: str | os.PathLike[str], stem: str | Path) -> list[Path]:
     """Latency CDFs: one panel per (workload, device), one line per
     scheduler combination (colour = host scheduler, dashes = device
@@ -244,9 +251,10 @@ def plot_cdf(df: pd.DataFrame, out_dir: str | os.PathLike[str], stem: str | Path
 
     store = ResultStore(out_dir)
     groups = list(dict.fromkeys(zip(df["workload"], df["device"])))
+    multi_dev = len({d for _, d in groups}) > 1
     cols = min(3, len(groups))
     rows = (len(groups) + cols - 1) // cols
-    fig, axes = ps.plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
+    fig, axes = ps.plt.subplots(rows, cols, figsize=(4.4 * cols + 2.8, 3.2 * rows), squeeze=False)
     dashes = ["-", "--", ":", "-."]
     dscheds = list(dict.fromkeys(df["device_sched"]))
     for ax, (wl, dev) in zip(axes.flat, groups):
@@ -255,68 +263,77 @@ def plot_cdf(df: pd.DataFrame, out_dir: str | os.PathLike[str], stem: str | Path
             cdf = store.load_run(r["key"]).get("latency_cdf") or {}
             if not cdf.get("all"):
                 continue
-            st = ps.style(r["host_sched"])
             name = ps.display(r["host_sched"])
             if len(dscheds) > 1:
                 name += f" / {ps.display(r['device_sched'])}"
             ax.plot(
                 cdf["all"],
                 cdf["p"],
-                color=st["color"],
+                color=ps.style(r["host_sched"])["color"],
                 ls=dashes[dscheds.index(r["device_sched"]) % len(dashes)],
                 label=name,
             )
         ps.log_axis(ax, "x")
         ax.set_ylim(0, 1.01)
-        ax.set_title(f"{wl} on {dev}")
+        ax.set_title(_wrap(f"{wl} on {dev}" if multi_dev else str(wl), 44), fontsize=8)
         ax.set_xlabel("latency (µs)")
         ax.set_ylabel("fraction of requests ≤ x")
     for ax in list(axes.flat)[len(groups) :]:
         ax.set_visible(False)
-    ps.legend_outside(axes.flat[min(cols, len(groups)) - 1], title="scheduler")
+    title = "host / device scheduler" if len(dscheds) > 1 else "host scheduler"
+    ps.legend_outside(axes.flat[min(cols, len(groups)) - 1], title=title)
     return ps.save(fig, stem)
+
+
+HATCHES = ["", "//", "..", "xx"]
 
 
 def plot_normalised(df: pd.DataFrame, stem: str | Path) -> list[Path]:
     """Mean and p99 latency of every combination normalised to the baseline
-    (the first combination of each workload and device), grouped by workload."""
+    (the first combination of each workload and device), grouped by
+    workload; colour = host scheduler, hatching = device scheduler."""
     import numpy as np
 
     from flashsched import plotstyle as ps
 
     combos = list(dict.fromkeys(zip(df["host_sched"], df["device_sched"])))
+    dscheds = list(dict.fromkeys(df["device_sched"]))
     groups = list(dict.fromkeys(zip(df["workload"], df["device"])))
     multi_dev = len({d for _, d in groups}) > 1
-    names = [f"{w} on {d}" if multi_dev else str(w) for w, d in groups]
-    base = df.groupby(["workload", "device"], sort=False).first()
-    base_name = ps.display(base["host_sched"].iloc[0])
-    fig, axes = ps.plt.subplots(1, 2, figsize=(max(6.0, 1.3 * len(groups) + 4), 3.0))
+    names = [_wrap(f"{w} on {d}" if multi_dev else str(w)) for w, d in groups]
+    base_h, base_d = combos[0]
+    base = ps.display(base_h) + (f" / {ps.display(base_d)}" if len(dscheds) > 1 else "")
+    width_in = max(6.0, 0.28 * len(combos) * len(groups) + 1.2 * len(groups) + 3.0)
+    fig, axes = ps.plt.subplots(2, 1, figsize=(width_in, 5.4), sharex=True)
     width = 0.8 / max(1, len(combos))
     x = np.arange(len(groups))
     for ax, col, what in zip(axes, ["norm_mean", "norm_p99"], ["mean", "99th-percentile"]):
-        vals_all = []
+        placed = []
         for i, (h, d) in enumerate(combos):
             sel = df[(df["host_sched"] == h) & (df["device_sched"] == d)].set_index(
                 ["workload", "device"]
             )
             vals = [float(sel[col].get(g, np.nan)) for g in groups]
-            vals_all += list(zip(x + (i - (len(combos) - 1) / 2) * width, vals))
-            label = ps.display(h) + (
-                f" / {ps.display(d)}" if len({c[1] for c in combos}) > 1 else ""
-            )
+            pos = x + (i - (len(combos) - 1) / 2) * width
+            placed += list(zip(pos, vals))
+            label = ps.display(h) + (f" / {ps.display(d)}" if len(dscheds) > 1 else "")
             ax.bar(
-                x + (i - (len(combos) - 1) / 2) * width,
+                pos,
                 vals,
                 width,
                 label=label,
                 color=ps.style(h)["color"],
+                hatch=HATCHES[dscheds.index(d) % len(HATCHES)],
+                edgecolor="white",
+                linewidth=0.3,
             )
         ax.axhline(1.0, color="k", lw=0.8)
-        ps.clip_outliers(ax, [v for _, v in vals_all], [p for p, _ in vals_all])
-        ax.set_xticks(x, names, rotation=20, ha="right")
-        ax.set_ylabel(f"{what} latency, normalised to {base_name}")
-    fig.suptitle(f"Latency normalised to {base_name} (first scheduler of each group)")
-    ps.legend_outside(axes[-1], title="scheduler")
+        ps.clip_outliers(ax, [v for _, v in placed], [p for p, _ in placed])
+        ax.set_ylabel(f"{what} latency,\nnormalised to {base}")
+    axes[0].set_title(f"Latency normalised to {base} (the first combination of each workload)")
+    axes[1].set_xticks(x, names, fontsize=7)
+    title = "host / device scheduler" if len(dscheds) > 1 else "host scheduler"
+    ps.legend_outside(axes[0], title=title)
     return ps.save(fig, stem)
 
 

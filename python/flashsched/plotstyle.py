@@ -33,6 +33,8 @@ RC = {
     "figure.dpi": 100,
     "savefig.dpi": 130,
     "savefig.bbox": "tight",
+    # room for titles, labels and outside legends without overlaps
+    "figure.constrained_layout.use": True,
     "font.size": 9,
     "axes.titlesize": 10,
     "axes.labelsize": 9,
@@ -279,23 +281,27 @@ def _plain(v: float, _pos: Any = None) -> str:
 
 
 def log_axis(ax: Any, which: str = "x") -> None:
-    """Log scale on ``which`` ("x", "y") with plain-number ticks at 1-2-5
-    steps over up to three decades (1-per-decade beyond), no minor labels."""
+    """Log scale on ``which`` ("x", "y") with plain-number ticks: 1-2-5 steps
+    over up to two decades, 1-3 up to four, one per decade beyond; no minor
+    labels."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     axis = ax.xaxis if which == "x" else ax.yaxis
     (ax.set_xscale if which == "x" else ax.set_yscale)("log")
     lo, hi = ax.get_xlim() if which == "x" else ax.get_ylim()
     decades = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
-    subs = (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
+    subs = (1.0, 2.0, 5.0) if decades <= 2 else (1.0, 3.0) if decades <= 4 else (1.0,)
     axis.set_major_locator(LogLocator(base=10, subs=subs))
     axis.set_major_formatter(FuncFormatter(_plain))
     axis.set_minor_formatter(NullFormatter())
 
 
-def legend_outside(ax: Any, title: str | None = None, where: str = "right", **kw: Any) -> Any:
-    """The legend beside (``right``) or below (``below``) the axes, never
-    over the data; None when nothing is labelled."""
+def legend_outside(
+    ax: Any, title: str | None = None, where: str = "right", gap: float = 0.01, **kw: Any
+) -> Any:
+    """The legend beside (``right``; ``gap`` in axes widths, larger when a
+    twin axis has labels there) or below (``below``) the axes, never over
+    the data; None when nothing is labelled."""
     handles, labels = kw.pop("handles", None), kw.pop("labels", None)
     if handles is None:
         handles, labels = ax.get_legend_handles_labels()
@@ -313,7 +319,7 @@ def legend_outside(ax: Any, title: str | None = None, where: str = "right", **kw
             **kw,
         )
     return ax.legend(
-        handles, labels, title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0), **kw
+        handles, labels, title=title, loc="upper left", bbox_to_anchor=(1 + gap, 1.0), **kw
     )
 
 

@@ -40,7 +40,7 @@ def _panel(ax: Any, name: str, res: ArrayResult, link_mib_s: float | None) -> No
     bw = res.bandwidth
     for i in range(res.summary["ssds"]):
         ax.plot(bw["time_s"], bw[f"ssd{i}_write_mib_s"], lw=0.6, alpha=0.6, label=f"SSD {i} writes")
-    ax.plot(bw["time_s"], bw["array_mib_s"], lw=1.3, color="k", label=f"{ps.display(name)} array")
+    ax.plot(bw["time_s"], bw["array_mib_s"], lw=1.3, color="k", label="array (client writes)")
     if link_mib_s:
         ax.axhline(link_mib_s, color="grey", ls="--", lw=0.8, label="link rate", zorder=1)
     for t in res.summary["phase_starts_s"][1:]:
@@ -63,7 +63,7 @@ def _panel(ax: Any, name: str, res: ArrayResult, link_mib_s: float | None) -> No
     ax.set_ylim(bottom=0)
     ax.set_ylabel("bandwidth (MiB/s)")
     ax.set_title(f"{ps.display(name)}: {res.summary['gc_invocations']} internal GC invocations")
-    ps.legend_outside(ax, where="right")
+    ps.legend_outside(ax, gap=0.1)
 
 
 def plot(results: dict[str, ArrayResult], link_mib_s: float | None, out: Path) -> list[Path]:

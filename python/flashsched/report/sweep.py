@@ -88,25 +88,62 @@ def _numeric(s: pd.Series) -> bool:
     return bool(pd.api.types.is_numeric_dtype(s)) and s.nunique() > 2
 
 
+def _series_rank(df: pd.DataFrame, a: str) -> int:
+    """How well axis ``a`` serves as the series (colours) of a figure: the
+    things being compared (schedulers, policies) first, workloads last."""
+    if a in ("host_sched", "device_sched"):
+        return 0
+    if "." in a:
+        return 1 if not _numeric(df[a]) else 3
+    return {"label": 2, "device": 4, "workload": 5}.get(a, 6)
+
+
 def layout(df: pd.DataFrame, axes: list[str]) -> tuple[str | None, str | None, list[str]]:
-    """(x, series, panel axes) for the swept ``axes``."""
+    """(x, series, panel axes) for the swept ``axes``: x is the numeric axis
+    with most values (else the one least suited as a series, e.g. the
+    workload), the series the axis most like a thing being compared (at
+    most 10 values), panels the rest."""
     if not axes:
         return None, None, []
     numeric = [a for a in axes if _numeric(df[a])]
-    x = max(numeric or axes, key=lambda a: df[a].nunique())
+    if numeric:
+        x = max(numeric, key=lambda a: df[a].nunique())
+    else:
+        x = max(axes, key=lambda a: (_series_rank(df, a), df[a].nunique()))
     rest = [a for a in axes if a != x]
-    series = None
-    if rest:
-        cats = [a for a in rest if not _numeric(df[a])] or rest
-        series = min(cats, key=lambda a: (df[a].nunique(), rest.index(a)))
-        rest.remove(series)
-    return x, series, rest
+    cands = sorted(
+        (a for a in rest if df[a].nunique() <= 10),
+        key=lambda a: (_series_rank(df, a), rest.index(a)),
+    )
+    series = cands[0] if cands else None
+    return x, series, [a for a in rest if a != series]
 
 
 def _title(keys: list[str], values: tuple[Any, ...]) -> str:
     from flashsched import plotstyle as ps
 
-    return ", ".join(f"{ps.label(k)}: {v}" for k, v in zip(keys, values))
+    return ", ".join(
+        str(v) if k == "workload" else f"{ps.quantity(k)} {ps.display(v)}"
+        for k, v in zip(keys, values)
+    )
+
+
+def _numeric_x(ax: Any, xvals: list[Any]) -> None:
+    """Ticks at the swept values; a log axis when they span 16x or more."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
+
+    from flashsched import plotstyle as ps
+
+    vals = [float(v) for v in xvals]
+    if min(vals) > 0 and max(vals) / min(vals) >= 16:
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    if len(vals) <= 8:
+        ax.xaxis.set_major_locator(FixedLocator(vals))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    elif ax.get_xscale() == "log":
+        ax.xaxis.set_major_formatter(FuncFormatter(ps._plain))
 
 
 def metric_figure(df: pd.DataFrame, metric: str, axes: list[str]) -> tuple[Any, str]:
@@ -120,10 +157,10 @@ def metric_figure(df: pd.DataFrame, metric: str, axes: list[str]) -> tuple[Any, 
     if len(groups) > MAX_PANELS:
         caption = f"First {MAX_PANELS} of {len(groups)} panels."
         groups = groups[:MAX_PANELS]
-    cols = min(3, len(groups))
+    cols = min(3, math.ceil(math.sqrt(len(groups))))
     rows = math.ceil(len(groups) / cols)
     fig, axs = ps.plt.subplots(
-        rows, cols, figsize=(3.8 * cols + 1.6, 2.9 * rows), squeeze=False, sharey=True
+        rows, cols, figsize=(3.9 * cols + 1.8, 2.9 * rows), squeeze=False, sharey=True
     )
     svals = list(dict.fromkeys(df[series])) if series else [None]
     xvals = sorted(df[x].dropna().unique()) if _numeric(df[x]) else list(dict.fromkeys(df[x]))
@@ -134,7 +171,7 @@ def metric_figure(df: pd.DataFrame, metric: str, axes: list[str]) -> tuple[Any, 
             st = sel.groupby(x, sort=False)[metric].agg(["mean", "min", "max"])
             st = st.reindex(xvals)
             name = ps.display(sv) if sv is not None else ps.quantity(metric)
-            style = ps.style(sv if sv is not None else metric)
+            style = ps.style(sv if sv is not None else "value")
             err = np.vstack([st["mean"] - st["min"], st["max"] - st["mean"]])
             if _numeric(df[x]):
                 ax.errorbar(
@@ -144,11 +181,15 @@ def metric_figure(df: pd.DataFrame, metric: str, axes: list[str]) -> tuple[Any, 
                 w = 0.8 / len(svals)
                 pos = np.arange(len(xvals)) + (i - (len(svals) - 1) / 2) * w
                 ax.bar(pos, st["mean"], w, yerr=err, capsize=2, color=style["color"], label=name)
-        if not _numeric(df[x]):
+        if _numeric(df[x]):
+            _numeric_x(ax, xvals)
+        else:
             ax.set_xticks(np.arange(len(xvals)), [ps.display(v) for v in xvals], rotation=20)
         if panels:
             ax.set_title(_title(panels, key), fontsize=8)
-        ax.set_xlabel(ps.label(x))
+    for i, ax in enumerate(axs.flat[: len(groups)]):
+        if i + cols >= len(groups):  # the last panel of its column
+            ax.set_xlabel(ps.label(x))
     for ax in list(axs.flat)[len(groups) :]:
         ax.set_visible(False)
     lo, hi = df[metric].min(), df[metric].max()
@@ -166,34 +207,89 @@ def metric_figure(df: pd.DataFrame, metric: str, axes: list[str]) -> tuple[Any, 
     return fig, caption
 
 
+DASHES = ["-", "--", ":", "-."]
+
+
+def _spread(values: list[Any], n: int) -> list[Any]:
+    """Up to ``n`` of ``values``, evenly spaced, first and last included."""
+    if len(values) <= n:
+        return values
+    idx = sorted({round(i * (len(values) - 1) / (n - 1)) for i in range(n)})
+    return [values[i] for i in idx]
+
+
 def cdf_figure(d: Path, df: pd.DataFrame, axes: list[str]) -> tuple[Any, str] | None:
-    """Latency CDFs of the first seed's runs (up to :data:`MAX_LINES`)."""
+    """Latency CDFs of the first seed's runs, split like the metric figures:
+    colour = the series (e.g. GC policy), line style = up to four values of
+    the x axis, one panel per combination of the other axes."""
+    from matplotlib.lines import Line2D
+
     from flashsched import plotstyle as ps
 
     store = ResultStore(d)
     first = df[df["seed"] == df["seed"].min()] if "seed" in df else df
-    fig, ax = ps.plt.subplots(figsize=(6.5, 3.4))
+    x, series, panels = layout(df, axes)
+    xall = (
+        sorted(first[x].unique())
+        if x and _numeric(first[x])
+        else (list(dict.fromkeys(first[x])) if x else [None])
+    )
+    xvals = _spread(xall, len(DASHES))
+    groups = [((), first)] if not panels else list(first.groupby(panels, sort=False))
+    groups = groups[:MAX_PANELS]
+    cols = min(3, math.ceil(math.sqrt(len(groups))))
+    rows = math.ceil(len(groups) / cols)
+    fig, axs = ps.plt.subplots(
+        rows, cols, figsize=(3.9 * cols + 2.2, 2.8 * rows), squeeze=False, sharex=True, sharey=True
+    )
     drawn = 0
-    for _, r in first.iterrows():
-        if drawn >= MAX_LINES:
-            break
-        cdf = store.load_run(r["key"]).get("latency_cdf") or {}
-        if not cdf.get("all"):
-            continue
-        name = ", ".join(str(ps.display(r[a])) for a in axes) or str(r["key"])
-        ax.plot(cdf["all"], cdf["p"], lw=1.1, label=name)
-        drawn += 1
+    for ax, (key, g) in zip(axs.flat, groups):
+        key = key if isinstance(key, tuple) else (key,)
+        for _, r in g.iterrows():
+            if x is not None and r[x] not in xvals:
+                continue
+            cdf = store.load_run(r["key"]).get("latency_cdf") or {}
+            if not cdf.get("all"):
+                continue
+            color = ps.style(r[series])["color"] if series else ps.PALETTE[0]
+            dash = DASHES[xvals.index(r[x])] if x is not None else "-"
+            ax.plot(cdf["all"], cdf["p"], color=color, ls=dash, lw=1.1)
+            drawn += 1
+        if panels:
+            ax.set_title(_title(panels, key), fontsize=8)
+        ax.set_ylim(0, 1.01)
     if not drawn:
         ps.plt.close(fig)
         return None
-    ps.log_axis(ax, "x")
-    ax.set_ylim(0, 1.01)
-    ax.set_xlabel("latency (µs)")
-    ax.set_ylabel("fraction of requests ≤ x")
-    ps.legend_outside(ax, title=", ".join(ps.label(a) for a in axes) or None, fontsize=7)
-    more = f" (first {drawn} of {len(first)} runs)" if len(first) > drawn else ""
-    seed = f" of seed {df['seed'].min()}" if "seed" in df and df["seed"].nunique() > 1 else ""
-    return fig, f"One line per run{seed}{more}."
+    for ax in list(axs.flat)[len(groups) :]:
+        ax.set_visible(False)
+    ps.log_axis(axs.flat[0], "x")
+    for i, ax in enumerate(axs.flat[: len(groups)]):
+        if i + cols >= len(groups):
+            ax.set_xlabel("latency (µs)")
+    for ax in axs[:, 0]:
+        ax.set_ylabel("fraction of requests ≤ x")
+    handles = []
+    if series:
+        for sv in dict.fromkeys(first[series]):
+            handles.append(Line2D([], [], color=ps.style(sv)["color"], label=ps.display(sv)))
+    if x is not None and len(xvals) > 1:
+        for xv, dash in zip(xvals, DASHES):
+            handles.append(Line2D([], [], color="grey", ls=dash, label=f"{ps.quantity(x)} {xv}"))
+    title = ps.label(series) if series else None
+    ps.legend_outside(
+        axs.flat[cols - 1], title=title, handles=handles, labels=[h.get_label() for h in handles]
+    )
+    shown = (
+        f" ({len(xvals)} of {len(xall)} values of {ps.quantity(x)})"
+        if len(xall) > len(xvals)
+        else ""
+    )
+    seed = f" Seed {df['seed'].min()}." if "seed" in df and df["seed"].nunique() > 1 else ""
+    return (
+        fig,
+        f"Colour: {ps.label(series) if series else 'run'}; line style: {ps.quantity(x) if x else '-'}{shown}.{seed}",
+    )
 
 
 def figures_html(d: Path, df: pd.DataFrame) -> str:

@@ -152,14 +152,19 @@ def sensitivity(
             label=ps.display(key) if key is not None else "simulated",
             **ps.style(key if key is not None else "simulated"),
         )
-    for lbl, xs, ys in theory:
-        ax.plot(xs, ys, linestyle="--", color="k", lw=1, label=lbl)
+    names = {str(k).lower(): k for k, _ in groups if k is not None}
+    for i, (lbl, xs, ys) in enumerate(theory):
+        # a theory curve named after a series ("FIFO theory") takes its colour
+        match = names.get(str(lbl).split()[0].lower())
+        color = ps.style(match)["color"] if match is not None else "k"
+        dash = "--" if match is not None else ["--", ":", "-."][i % 3]
+        ax.plot(xs, ys, linestyle=dash, color=color, lw=1, label=lbl)
     if logy:
         ps.log_axis(ax, "y")
     ax.set_xlabel(xlabel or ps.label(x))
     ax.set_ylabel(ylabel or ps.label(y))
     ax.set_title(title)
-    ps.legend_outside(ax)
+    ps.legend_outside(ax, title=ps.label(series) if series and series in ps.LABELS else None)
     return Figure(name, title, caption, fig)
 
 
