@@ -257,6 +257,7 @@ def plot_cdf(df: pd.DataFrame, out_dir: str | os.PathLike[str], stem: str | Path
     fig, axes = ps.plt.subplots(rows, cols, figsize=(4.4 * cols + 2.8, 3.2 * rows), squeeze=False)
     dashes = ["-", "--", ":", "-."]
     dscheds = list(dict.fromkeys(df["device_sched"]))
+    colors = ps.styles(df["host_sched"])
     for ax, (wl, dev) in zip(axes.flat, groups):
         sel = df[(df["workload"] == wl) & (df["device"] == dev)]
         for _, r in sel.iterrows():
@@ -269,7 +270,7 @@ def plot_cdf(df: pd.DataFrame, out_dir: str | os.PathLike[str], stem: str | Path
             ax.plot(
                 cdf["all"],
                 cdf["p"],
-                color=ps.style(r["host_sched"])["color"],
+                color=colors[r["host_sched"]]["color"],
                 ls=dashes[dscheds.index(r["device_sched"]) % len(dashes)],
                 label=name,
             )
@@ -307,6 +308,7 @@ def plot_normalised(df: pd.DataFrame, stem: str | Path) -> list[Path]:
     fig, axes = ps.plt.subplots(2, 1, figsize=(width_in, 5.4), sharex=True)
     width = 0.8 / max(1, len(combos))
     x = np.arange(len(groups))
+    colors = ps.styles(h for h, _ in combos)
     for ax, col, what in zip(axes, ["norm_mean", "norm_p99"], ["mean", "99th-percentile"]):
         placed = []
         for i, (h, d) in enumerate(combos):
@@ -322,13 +324,13 @@ def plot_normalised(df: pd.DataFrame, stem: str | Path) -> list[Path]:
                 vals,
                 width,
                 label=label,
-                color=ps.style(h)["color"],
+                color=colors[h]["color"],
                 hatch=HATCHES[dscheds.index(d) % len(HATCHES)],
                 edgecolor="white",
                 linewidth=0.3,
             )
         ax.axhline(1.0, color="k", lw=0.8)
-        ps.clip_outliers(ax, [v for _, v in placed], [p for p, _ in placed])
+        ps.clip_outliers(ax, [v for _, v in placed], [p for p, _ in placed], floor=1.0)
         ax.set_ylabel(f"{what} latency,\nnormalised to {base}")
     axes[0].set_title(f"Latency normalised to {base} (the first combination of each workload)")
     axes[1].set_xticks(x, names, fontsize=7)

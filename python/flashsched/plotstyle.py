@@ -42,6 +42,7 @@ RC = {
     "xtick.labelsize": 8,
     "ytick.labelsize": 8,
     "axes.grid": True,
+    "axes.axisbelow": True,
     "grid.alpha": 0.3,
     "axes.spines.top": False,
     "axes.spines.right": False,
@@ -168,6 +169,28 @@ def style(name: Any) -> dict[str, Any]:
     return out
 
 
+def styles(names: Iterable[Any]) -> dict[Any, dict[str, Any]]:
+    """:func:`style` for every series of one figure, with no two alike:
+    known names keep their fixed slot; another name whose hashed slot is
+    taken in this figure moves to the next free one (so an ablation variant
+    never looks like the baseline)."""
+    names = list(dict.fromkeys(names))
+    out: dict[Any, dict[str, Any]] = {}
+    used = {_FIXED[str(n)] for n in names if str(n) in _FIXED}
+    for n in names:
+        st = style(n)
+        if str(n) not in _FIXED:
+            i = _slot(str(n))
+            for k in range(len(PALETTE)):
+                if (i + k) % len(PALETTE) not in used:
+                    i = (i + k) % len(PALETTE)
+                    break
+            used.add(i)
+            st.update(color=PALETTE[i], marker=MARKERS[i % len(MARKERS)])
+        out[n] = st
+    return out
+
+
 def display(name: Any) -> str:
     """A scheduler or layout as the papers write it (``noop`` -> NOOP);
     variants keep their options (``Amphibian (size_ordering=false)``)."""
@@ -213,6 +236,14 @@ LABELS = {
     "flash.conflict_ratio_pct": "requests in conflict (%)",
     "flash.mean_chip_utilization": "mean chip utilisation",
     "flash.interfered_reads": "reads behind a program/erase",
+    "flash.flp": "flash-level parallelism (busy dies per busy chip)",
+    "flash.slp_chips": "system-level parallelism (busy chips)",
+    "flash.slp_channels": "system-level parallelism (busy channels)",
+    "flash.channel_conflicts": "channel conflicts",
+    "flash.suspensions": "program/erase suspensions",
+    "flash.reads": "flash page reads",
+    "flash.programs": "flash page programs",
+    "flash.mean_interference_wait_us": "mean wait behind a program/erase (µs)",
     "ftl.gc_policy": "GC victim policy",
     "ftl.overprovisioning": "over-provisioning (fraction of physical pages)",
     "ftl.precondition_fill": "precondition fill (fraction)",
@@ -327,20 +358,29 @@ OUTLIER_FACTOR = 5.0
 
 
 def clip_outliers(
-    ax: Any, values: Iterable[float], xs: Sequence[float], fmt: str = "{:.3g}"
+    ax: Any,
+    values: Iterable[float],
+    xs: Sequence[float],
+    fmt: str = "{:.3g}",
+    floor: float = 0.0,
 ) -> bool:
-    """When the largest bar is more than :data:`OUTLIER_FACTOR` times the
-    next largest, cut the y axis above the others and write each cut bar's
-    value at the top (a broken-axis mark and the number), so the small bars
-    stay readable. Returns whether the axis was cut."""
+    """When a few bars (at most a quarter, at least one) are more than
+    :data:`OUTLIER_FACTOR` times the next largest, cut the y axis above the
+    others (and above ``floor``, e.g. a reference line at 1) and write each
+    cut bar's value at the top, so the small bars stay readable. Returns
+    whether the axis was cut."""
     vals = [float(v) for v in values]
     finite = sorted(v for v in vals if math.isfinite(v) and v > 0)
     if len(finite) < 3:
         return False
-    top, rest = finite[-1], [v for v in finite if v * OUTLIER_FACTOR < finite[-1]]
-    if not rest or top < OUTLIER_FACTOR * rest[-1]:
+    most = max(1, len(finite) // 4)
+    cut = None
+    for k in range(len(finite) - 1, len(finite) - 1 - most, -1):
+        if finite[k] >= OUTLIER_FACTOR * finite[k - 1]:
+            cut = finite[k - 1]
+    if cut is None:
         return False
-    cap = rest[-1] * 1.6
+    cap = max(cut, floor) * 1.6
     ax.set_ylim(0, cap)
     for x, v in zip(xs, vals):
         if math.isfinite(v) and v > cap:

@@ -163,6 +163,7 @@ def metric_figure(df: pd.DataFrame, metric: str, axes: list[str]) -> tuple[Any, 
         rows, cols, figsize=(3.9 * cols + 1.8, 2.9 * rows), squeeze=False, sharey=True
     )
     svals = list(dict.fromkeys(df[series])) if series else [None]
+    styles = ps.styles(sv if sv is not None else "value" for sv in svals)
     xvals = sorted(df[x].dropna().unique()) if _numeric(df[x]) else list(dict.fromkeys(df[x]))
     for ax, (key, g) in zip(axs.flat, groups):
         key = key if isinstance(key, tuple) else (key,)
@@ -171,7 +172,7 @@ def metric_figure(df: pd.DataFrame, metric: str, axes: list[str]) -> tuple[Any, 
             st = sel.groupby(x, sort=False)[metric].agg(["mean", "min", "max"])
             st = st.reindex(xvals)
             name = ps.display(sv) if sv is not None else ps.quantity(metric)
-            style = ps.style(sv if sv is not None else "value")
+            style = styles[sv if sv is not None else "value"]
             err = np.vstack([st["mean"] - st["min"], st["max"] - st["mean"]])
             if _numeric(df[x]):
                 ax.errorbar(
@@ -243,6 +244,7 @@ def cdf_figure(d: Path, df: pd.DataFrame, axes: list[str]) -> tuple[Any, str] | 
         rows, cols, figsize=(3.9 * cols + 2.2, 2.8 * rows), squeeze=False, sharex=True, sharey=True
     )
     drawn = 0
+    styles = ps.styles(first[series]) if series else {}
     for ax, (key, g) in zip(axs.flat, groups):
         key = key if isinstance(key, tuple) else (key,)
         for _, r in g.iterrows():
@@ -251,7 +253,7 @@ def cdf_figure(d: Path, df: pd.DataFrame, axes: list[str]) -> tuple[Any, str] | 
             cdf = store.load_run(r["key"]).get("latency_cdf") or {}
             if not cdf.get("all"):
                 continue
-            color = ps.style(r[series])["color"] if series else ps.PALETTE[0]
+            color = styles[r[series]]["color"] if series else ps.PALETTE[0]
             dash = DASHES[xvals.index(r[x])] if x is not None else "-"
             ax.plot(cdf["all"], cdf["p"], color=color, ls=dash, lw=1.1)
             drawn += 1
@@ -272,7 +274,7 @@ def cdf_figure(d: Path, df: pd.DataFrame, axes: list[str]) -> tuple[Any, str] | 
     handles = []
     if series:
         for sv in dict.fromkeys(first[series]):
-            handles.append(Line2D([], [], color=ps.style(sv)["color"], label=ps.display(sv)))
+            handles.append(Line2D([], [], color=styles[sv]["color"], label=ps.display(sv)))
     if x is not None and len(xvals) > 1:
         for xv, dash in zip(xvals, DASHES):
             handles.append(Line2D([], [], color="grey", ls=dash, label=f"{ps.quantity(x)} {xv}"))

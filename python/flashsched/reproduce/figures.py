@@ -21,6 +21,7 @@ from flashsched import plotstyle as ps
 from flashsched.reproduce.base import Figure, Results
 
 plt = ps.plt
+HLINE_STYLES = ["--", ":", "-."]  # reference levels told apart in one figure
 
 
 def save(fig: Figure, outdir: Path) -> list[Path]:
@@ -39,9 +40,10 @@ def _bars(
     width = 0.8 / max(1, len(cols))
     x = np.arange(len(wide))
     placed = []
+    st = ps.styles(cols)
     for i, c in enumerate(cols):
         pos = x + (i - (len(cols) - 1) / 2) * width
-        bars = ax.bar(pos, wide[c], width, label=ps.display(c), color=ps.style(c)["color"])
+        bars = ax.bar(pos, wide[c], width, label=ps.display(c), color=st[c]["color"])
         if annotate:
             ax.bar_label(bars, fmt="%.0f", fontsize=6)
         placed += list(zip(pos, wide[c]))
@@ -79,7 +81,7 @@ def normalized_bars(
     cols = [baseline, *[c for c in norm.columns if c != baseline]]
     placed = _bars(ax, norm, cols)
     ax.axhline(1.0, color="k", lw=0.8)
-    if ps.clip_outliers(ax, [v for _, v in placed], [p for p, _ in placed]):
+    if ps.clip_outliers(ax, [v for _, v in placed], [p for p, _ in placed], floor=1.0):
         caption = (caption + " " if caption else "") + "Bars above the cut are labelled."
     ax.set_ylabel(ylabel or ps.normalised(metric, baseline))
     ax.set_title(title)
@@ -103,13 +105,14 @@ def cdf_plot(
     """Latency CDFs (from each run's stored quantiles), one line per row
     (coloured by its label's scheduler style); ``theory`` adds (label, xs,
     cdf) curves as thin black dashes."""
-    fig, ax = plt.subplots(figsize=(5, 3.2))
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    st = ps.styles(label(r) for _, r in rows.iterrows())
     for _, row in rows.iterrows():
         cdf = results.run(experiment, row["key"]).get("latency_cdf")
         if not cdf or not cdf.get(op):
             continue
         lbl = label(row)
-        ax.plot(cdf[op], cdf["p"], label=ps.display(lbl), color=ps.style(lbl)["color"])
+        ax.plot(cdf[op], cdf["p"], label=ps.display(lbl), color=st[lbl]["color"])
     for i, (lbl, xs, p) in enumerate(theory):
         ax.plot(xs, p, "k--", lw=0.8, label=lbl if i == 0 else None)
     if logx:
@@ -139,8 +142,9 @@ def sensitivity(
 ) -> Figure:
     """``y`` against ``x`` (mean over seeds, with min-max error bars), one
     line per ``series`` value; ``theory`` adds (label, xs, ys) dashed lines."""
-    fig, ax = plt.subplots(figsize=(5, 3.2))
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
     groups = [(None, df)] if series is None else list(df.groupby(series, sort=False))
+    st = ps.styles(k if k is not None else "simulated" for k, _ in groups)
     for key, g in groups:
         s = g.groupby(x)[y].agg(["mean", "min", "max"]).sort_index()
         err = np.vstack([s["mean"] - s["min"], s["max"] - s["mean"]])
@@ -150,13 +154,13 @@ def sensitivity(
             yerr=err,
             capsize=2,
             label=ps.display(key) if key is not None else "simulated",
-            **ps.style(key if key is not None else "simulated"),
+            **st[key if key is not None else "simulated"],
         )
     names = {str(k).lower(): k for k, _ in groups if k is not None}
     for i, (lbl, xs, ys) in enumerate(theory):
         # a theory curve named after a series ("FIFO theory") takes its colour
         match = names.get(str(lbl).split()[0].lower())
-        color = ps.style(match)["color"] if match is not None else "k"
+        color = st[match]["color"] if match is not None else "k"
         dash = "--" if match is not None else ["--", ":", "-."][i % 3]
         ax.plot(xs, ys, linestyle=dash, color=color, lw=1, label=lbl)
     if logy:
@@ -180,13 +184,14 @@ def bandwidth_timeline(
 ) -> Figure:
     """Per-second bandwidth (MiB/s) over simulated time, one line per row."""
     fig, ax = plt.subplots(figsize=(6, 3.2))
+    st = ps.styles(label(r) for _, r in rows.iterrows())
     for _, row in rows.iterrows():
         ts = results.run(experiment, row["key"]).get("timeseries")
         if not ts:
             continue
         mib = np.asarray(ts["bytes"], dtype=float) / float(1 << 20)
         lbl = label(row)
-        ax.plot(ts.get("time_s", ts.get("second")), mib, label=ps.display(lbl), **ps.style(lbl))
+        ax.plot(ts.get("time_s", ts.get("second")), mib, label=ps.display(lbl), **st[lbl])
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("bandwidth (MiB/s)")
     ax.set_ylim(bottom=0)
@@ -225,8 +230,8 @@ def timeline(
     fig, ax = plt.subplots(figsize=(7, 3.4))
     for label, xs, ys, style in lines:
         ax.plot(xs, ys, label=label, **({"lw": 1.0} | style))
-    for label, y in hlines:  # under the data: a series may sit on the line
-        ax.axhline(y, color="grey", ls="--", lw=0.8, label=label, zorder=1)
+    for i, (label, y) in enumerate(hlines):  # under the data: a series may sit on it
+        ax.axhline(y, color="grey", ls=HLINE_STYLES[i % 3], lw=0.9, label=label, zorder=1)
     for x in vlines:
         ax.axvline(x, color="k", ls=":", lw=0.8)
     handles, labels = ax.get_legend_handles_labels()
@@ -264,8 +269,8 @@ def grouped_bars(
     zero bar is visibly zero)."""
     fig, ax = plt.subplots(figsize=(max(4.5, 1.1 * len(wide) + 2), 3.2))
     placed = _bars(ax, wide, list(wide.columns), annotate)
-    for label, y in hlines:
-        ax.axhline(y, color="grey", ls="--", lw=0.8, label=label)
+    for i, (label, y) in enumerate(hlines):
+        ax.axhline(y, color="grey", ls=HLINE_STYLES[i % 3], lw=0.9, label=label)
     if ps.clip_outliers(ax, [v for _, v in placed], [p for p, _ in placed]):
         caption = (caption + " " if caption else "") + "Bars above the cut are labelled."
     ax.set_ylabel(ylabel)

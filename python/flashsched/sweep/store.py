@@ -156,18 +156,22 @@ def run_row(r: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> di
 
 def column_dtype(values: Iterable[Any]) -> str | None:
     """The dtype of a table column from the Python types of its values, so
-    it is the same whichever runs are present: integers (counts, queue
-    depths) stay integers when some runs lack them (``Int64``, nullable),
-    booleans stay booleans (``boolean``), numbers are ``float64``; a column
-    mixing strings and numbers (an axis given both ways) becomes strings
-    (``"str"``); None = leave as is."""
-    kinds = {type(v) for v in values if v is not None and not (isinstance(v, float) and v != v)}
+    it does not depend on which runs lack the column: integers (counts,
+    queue depths) stay integers (``int64``, or the nullable ``Int64`` when
+    some runs lack them, never float64), booleans stay booleans (``bool`` /
+    ``boolean``), numbers are ``float64``; a column mixing strings and
+    numbers (an axis given both ways) becomes strings (``"str"``); None =
+    leave as is."""
+    values = list(values)
+    present = [v for v in values if v is not None and not (isinstance(v, float) and v != v)]
+    kinds = {type(v) for v in present}
+    gaps = len(present) < len(values)
     if not kinds:
         return None
     if kinds == {bool}:
-        return "boolean"
+        return "boolean" if gaps else "bool"
     if kinds == {int}:
-        return "Int64"
+        return "Int64" if gaps else "int64"
     if kinds <= {int, float}:
         return "float64"
     if len(kinds) > 1:
