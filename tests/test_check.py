@@ -12,9 +12,7 @@ AGED = ["ftl.precondition_fill=0.8", "variation.enabled=true"]
 
 
 def _stable(summary: dict) -> dict:
-    return {
-        k: v for k, v in summary.items() if k not in ("wall_s", "requests_per_wall_s", "check")
-    }
+    return {k: v for k, v in summary.items() if k not in ("wall_s", "requests_per_wall_s", "check")}
 
 
 def test_check_mode_passes_and_does_not_change_results() -> None:

@@ -419,6 +419,37 @@ def raw_labels(fig: Any) -> list[str]:
     return bad
 
 
+_UNREADABLE_TICK = re.compile(r"×|\$|\^|e[+-]\d")
+_NORMALISED_TO = re.compile(r"normalised to (\S+)")
+
+
+def problems(fig: Any) -> list[str]:
+    """What keeps ``fig`` from being fit for a paper (the test suite checks
+    every figure it makes): raw keys as axis labels, tick labels in
+    scientific notation, a legend over an axes' data area, a title and a y
+    axis normalised to different baselines."""
+    out = [f"raw key as axis label: {t!r}" for t in raw_labels(fig)]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.get_axes():
+        if not ax.get_visible():
+            continue
+        for tick in [*ax.get_xticklabels(), *ax.get_yticklabels()]:
+            if _UNREADABLE_TICK.search(tick.get_text()):
+                out.append(f"unreadable tick label {tick.get_text()!r}")
+        leg = ax.get_legend()
+        if leg is not None:
+            box, area = leg.get_window_extent(renderer), ax.get_window_extent(renderer)
+            w = min(box.x1, area.x1) - max(box.x0, area.x0)
+            h = min(box.y1, area.y1) - max(box.y0, area.y0)
+            if w > 2 and h > 2:
+                out.append(f"legend over the data of {ax.get_title()!r}")
+        t, y = _NORMALISED_TO.search(ax.get_title()), _NORMALISED_TO.search(ax.get_ylabel())
+        if t and y and t.group(1).strip(",") != y.group(1).strip(","):
+            out.append(f"title normalised to {t.group(1)} but y axis to {y.group(1)}")
+    return out
+
+
 def save(fig: Any, stem: str | Path, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
     """Write ``stem.png`` / ``stem.svg`` and close ``fig``; warns
     (:class:`RawLabelWarning`) on a raw-key axis label."""

@@ -288,10 +288,9 @@ def cdf_figure(d: Path, df: pd.DataFrame, axes: list[str]) -> tuple[Any, str] | 
         else ""
     )
     seed = f" Seed {df['seed'].min()}." if "seed" in df and df["seed"].nunique() > 1 else ""
-    return (
-        fig,
-        f"Colour: {ps.label(series) if series else 'run'}; line style: {ps.quantity(x) if x else '-'}{shown}.{seed}",
-    )
+    colour = ps.label(series) if series else "run"
+    dashes = f"; line style: {ps.quantity(x)}{shown}" if x else ""
+    return fig, f"Colour: {colour}{dashes}.{seed}"
 
 
 def figures_html(d: Path, df: pd.DataFrame) -> str:
