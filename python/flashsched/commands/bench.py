@@ -31,12 +31,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=A.positive_int,
         default=1,
         metavar="N",
-        help="run each case N times (round-robin) and report the median run",
+        help="run each case N times (round-robin) and report the median run "
+        "(--startup: 10 N fresh interpreters)",
     )
     b.add_argument("--scaling", action="store_true", help="sweep on 1 vs 2 worker processes")
     b.add_argument("--overhead", action="store_true", help="cost of the Python layer")
     b.add_argument("--json", metavar="OUT", type=A.out_file, help="also write the results as JSON")
     b.add_argument("--parse", action="store_true", help="measure trace parsing instead")
+    b.add_argument(
+        "--startup",
+        action="store_true",
+        help="measure `flashsched run` start-up on a small trace instead",
+    )
+    b.add_argument(
+        "--startup-trace",
+        metavar="FILE",
+        help="trace for --startup (default: the sample msr/hm_0.first1000.csv)",
+    )
     b.add_argument(
         "--parse-lines", type=A.positive_int, default=8_000_000, help="lines per generated trace"
     )
@@ -51,7 +62,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from flashsched import bench, bench_parse
 
     out: dict[str, object] = {}
-    if args.parse:
+    if args.startup:
+        from flashsched import bench_startup
+
+        out["startup"] = bench_startup.main(args.startup_trace, args.repeat * 10)
+    elif args.parse:
         fmts = args.parse_format or list(bench_parse.CASES)
         out["parse"] = bench_parse.main(fmts, args.parse_lines, args.parse_dir)
     else:
