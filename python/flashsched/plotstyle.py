@@ -29,7 +29,7 @@ from typing import Any
 
 # --- matplotlib ----------------------------------------------------------
 
-RC = {
+RC: dict[str, Any] = {
     "figure.dpi": 100,
     "savefig.dpi": 130,
     "savefig.bbox": "tight",
@@ -49,8 +49,6 @@ RC = {
     "legend.frameon": False,
     "lines.linewidth": 1.4,
     "lines.markersize": 4,
-    # a reproduction draws all its figures before saving them
-    "figure.max_open_warning": 0,
     "svg.fonttype": "none",
 }
 
@@ -59,11 +57,14 @@ RC = {
 def pyplot() -> Any:
     """``matplotlib.pyplot`` with the Agg backend and the shared style."""
     import matplotlib
+    import matplotlib.style
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update(RC)
+    matplotlib.style.use(RC)
+    # a reproduction draws all its figures before saving them
+    plt.rcParams["figure.max_open_warning"] = 0
     return plt
 
 

@@ -284,7 +284,7 @@ def cdf_figure(d: Path, df: pd.DataFrame, axes: list[str]) -> tuple[Any, str] | 
     )
     shown = (
         f" ({len(xvals)} of {len(xall)} values of {ps.quantity(x)})"
-        if len(xall) > len(xvals)
+        if x is not None and len(xall) > len(xvals)
         else ""
     )
     seed = f" Seed {df['seed'].min()}." if "seed" in df and df["seed"].nunique() > 1 else ""
