@@ -167,7 +167,7 @@ SMOOTH = 10  # bins averaged in figures' right-axis activity series
 def _arrays_available() -> bool:
     import flashsched
 
-    return hasattr(flashsched, "run_array")
+    return callable(getattr(flashsched, "run_array", None))
 
 
 def _blocks(ctx: Context) -> int:
