@@ -193,8 +193,8 @@ impl Simulation {
             } else {
                 self.cfg.preset.clone()
             },
-            host_scheduler: self.host.sched_name().into(),
-            device_scheduler: self.cfg.controller.scheduler.clone(),
+            host_sched: self.host.sched_name().into(),
+            device_sched: self.cfg.controller.scheduler.clone(),
             workload: self.workload.describe(),
             seed: self.opts.seed,
             requests,

@@ -110,8 +110,10 @@ pub struct FlashSummary {
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Summary {
     pub device: String,
-    pub host_scheduler: String,
-    pub device_scheduler: String,
+    /// Host I/O scheduler (`--host-sched`; config key `host.scheduler`).
+    pub host_sched: String,
+    /// Flash transaction scheduler (`--device-sched`; `controller.scheduler`).
+    pub device_sched: String,
     pub workload: String,
     pub seed: u64,
     pub requests: u64,
