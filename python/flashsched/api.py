@@ -48,9 +48,10 @@ def simulation(
     time_order: str = "clamp",
 ) -> _core.Simulation:
     """Build (but do not run) a native simulation; see :func:`run`."""
+    device, synthetic, imported = _imported(str(device), synthetic)
     return _core.Simulation(
-        device=str(device),
-        overrides=_overrides(overrides, host_sched, device_sched, queue_depth),
+        device=device,
+        overrides=imported + _overrides(overrides, host_sched, device_sched, queue_depth),
         trace=None if trace is None else str(Path(trace)),
         format=format,
         intensity=intensity,
@@ -62,6 +63,24 @@ def simulation(
         skip_bad=skip_bad,
         time_order=time_order,
     )
+
+
+def _imported(device: str, synthetic: str | None) -> tuple[str, str | None, list[str]]:
+    """An MQSim/SSDsim device file or a fio job file, converted
+    (docs/importers.md): the device and spec to run, the overrides they
+    imply; what did not carry over exactly is printed to stderr."""
+    names_file = synthetic is not None and Path(synthetic.rsplit(":", 1)[0]).is_file()
+    if not Path(device).is_file() and not names_file:
+        return device, synthetic, []
+    from flashsched import importers
+
+    device, over, warnings = importers.resolve_device(device)
+    if synthetic is not None:
+        synthetic, more, notes = importers.resolve_synthetic(synthetic)
+        over, warnings = over + more, warnings + notes
+    for w in warnings:
+        print(f"flashsched: import: {w}", file=sys.stderr)
+    return device, synthetic, over
 
 
 def drive(
@@ -111,8 +130,10 @@ def run(
     Give exactly one of ``trace`` (a file; ``format`` auto-detected unless
     named; ``intensity`` multiplies the arrival rate; ``limit`` caps requests)
     or ``synthetic`` (a spec such as ``"read=0.7,bs=4k-16k,iops=20000,n=100000"``).
-    ``device`` is a preset name or a TOML file; ``overrides`` are
-    ``"section.key=value"`` strings applied on top. ``check`` turns on the
+    ``device`` is a preset name or a TOML file (or an MQSim ``ssdconfig.xml``
+    / SSDsim ``page.parameters``, converted; ``synthetic`` may be a fio job
+    file, ``job.fio`` or ``job.fio:NAME``; docs/importers.md); ``overrides``
+    are ``"section.key=value"`` strings applied on top. ``check`` turns on the
     version oracle and invariant checks (docs/reliability.md): a violation
     raises :class:`flashsched.SimulationError` naming the request, page and
     versions.

@@ -20,7 +20,8 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
     src.add_argument(
         "--synthetic",
         metavar="SPEC",
-        help="synthetic workload, e.g. read=0.7,bs=4k-16k,iops=20000,n=100000",
+        help="synthetic workload, e.g. read=0.7,bs=4k-16k,iops=20000,n=100000 or fio's "
+        "rw=randrw,rwmixread=70,iodepth=32,size=1g; or a fio job file (job.fio[:NAME])",
     )
     p.add_argument("--format", default="auto", help="trace format (see `flashsched formats`)")
     _add_device_args(p)
@@ -47,7 +48,11 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
 
 
 def _add_device_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--device", default="default", help="preset name or TOML file")
+    p.add_argument(
+        "--device",
+        default="default",
+        help="preset name or TOML file (or MQSim ssdconfig.xml / SSDsim page.parameters)",
+    )
     p.add_argument(
         "--set",
         dest="overrides",
