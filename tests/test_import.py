@@ -577,7 +577,7 @@ def test_fio_job_needs_an_end_and_one_pick(tmp_path):
             "ssdconfig.xml",
             SSDCONFIG.replace("<Page_Capacity>4096<", "<Page_Capacity>3000<"),
             "mqsim",
-            r"ssdconfig.xml: converted device: .*geometry.page_size.*power of two",
+            r"ssdconfig.xml:66: Page_Capacity: .*geometry.page_size.*power of two",
         ),
         (
             "workload.xml",

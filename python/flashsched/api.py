@@ -74,7 +74,10 @@ def _imported(device: str, synthetic: str | None) -> tuple[str, str | None, list
         return device, synthetic, []
     from flashsched import importers
 
+    source = device
     device, over, warnings = importers.resolve_device(device)
+    if over:
+        warnings = [f"{source}: converted onto the `default` preset", *warnings]
     if synthetic is not None:
         synthetic, more, notes = importers.resolve_synthetic(synthetic)
         over, warnings = over + more, warnings + notes

@@ -4,6 +4,8 @@ as ``section.key=value`` overrides."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -26,6 +28,8 @@ class DeviceImport:
     description: str = ""
     # "section.key" -> (value, where it came from)
     keys: dict[str, tuple[Value, str]] = field(default_factory=dict)
+    # "section.key" -> line of the source key it came from (for errors)
+    lines: dict[str, int] = field(default_factory=dict)
 
     def set(self, key: str, v: Value, origin: str) -> None:
         self.keys[key] = (v, origin)
@@ -39,12 +43,29 @@ class DeviceImport:
         """The device as overrides on flashsched's `default` preset."""
         return [f"{k}={value(v)}" for k, (v, _) in self.keys.items()]
 
+    def locate(self, *sources: Mapping[str, tuple[str, int]]) -> None:
+        """Note the line of the first source key each origin names."""
+        for k, (_, origin) in self.keys.items():
+            hits = [
+                (m.start(), line)
+                for src in sources
+                for name, (_, line) in src.items()
+                if (m := re.search(rf"(?<![\w\[]){re.escape(name)}(?![\w\]])", origin))
+            ]
+            if hits:
+                self.lines[k] = min(hits)[1]
+
     def validate(self) -> None:
         """The core's checks (ranges, choices, cross-key rules); an error
-        names the flashsched key and is prefixed with the source file."""
+        names the flashsched key, the source key and its line."""
         try:
             _core.load_config("default", self.overrides())
         except _core.ConfigError as e:
+            m = re.search(r"config key [`']([\w.\-]+)[`']", str(e))
+            key = m.group(1) if m else ""
+            if key in self.keys:
+                origin = self.keys[key][1]
+                raise self.notes.error(origin, str(e), self.lines.get(key)) from None
             raise self.notes.error("converted device", str(e)) from None
 
     def to_toml(self) -> str:

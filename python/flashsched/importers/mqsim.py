@@ -220,6 +220,7 @@ def load(path: str | Path) -> DeviceImport:
                     UNSUPPORTED, k, f"MQSim does not read this spelling (it reads {MISSPELLED[k]})"
                 )
         fields.report_unused("not a key MQSim reads")
+    out.locate(host.values, dev.values, flash.values)
     out.validate()
     return out
 

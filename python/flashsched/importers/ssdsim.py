@@ -129,6 +129,7 @@ def load(path: str | Path) -> DeviceImport:
     f.note_group(IGNORED, SIGNAL_TIMINGS, "ONFI signal timings; flashsched's bus is a byte rate")
     f.note_group(UNSUPPORTED, ENERGY, "energy is not modelled")
     f.report_unused("not a key SSDsim reads")
+    out.locate(f.values)
     out.validate()
     return out
 
