@@ -622,6 +622,7 @@ def test_device_errors_name_file_line_and_key(tmp_path, name, text, kind, messag
             "[j]\nsize=1m\nruntime=${FLASHSCHED_NO_SUCH_VAR}\n",
             r"j.fio:3: runtime: environment variable",
         ),
+        ("[j]\nsize=50%\nruntime=10\n", r"j.fio:2: size: 50%: a share of the device .*number_ios"),
     ],
 )
 def test_fio_errors_name_file_line_and_option(tmp_path, text, message):

@@ -224,6 +224,16 @@ def _job(name: str, opts: list[Option], notes: Notes) -> ImportedWorkload:
     if "time_based" in got and _one(got["time_based"], notes) != "0" and "runtime" not in got:
         o = got["time_based"]
         raise notes.error(o.name, "needs runtime (how long the job runs)", o.line)
+    share = "size" in got and got["size"].value.strip().endswith("%")
+    timed = "time_based" in got and _one(got["time_based"], notes) != "0"
+    if share and not timed and not any(k in got for k in ("io_size", "number_ios")):
+        o = got["size"]
+        raise notes.error(
+            o.name,
+            f"{o.value}: a share of the device says nothing about how much I/O ends the job "
+            "here: add number_ios or io_size, or time_based with runtime",
+            o.line,
+        )
     if not any(k in got for k in ("size", "io_size", "number_ios", "runtime")):
         raise notes.error(
             f"[{name}]", "has no size, io_size, number_ios or runtime: nothing says when it ends"

@@ -265,10 +265,13 @@ impl Rewrite {
     /// `size` becomes `span`; how the job ends becomes `n` and `time`.
     fn extent_and_end(&mut self, jobs: u64) -> SimResult<()> {
         let mut size_bytes = None;
+        let mut size_share = None;
         if let Some(g) = self.get("size") {
             self.claim(g, "span", &[])?;
             let v = g.value.trim();
-            if !v.ends_with('%') {
+            if v.ends_with('%') {
+                size_share = Some(g.key.clone());
+            } else {
                 size_bytes = Some(parse_bytes(&g.key, v)?);
             }
             let v = v.to_string();
@@ -306,6 +309,13 @@ impl Rewrite {
             }
             // Without time_based a job ends once it has moved `size` bytes.
             (None, None) if !time_based && !self.has_native(&["n", "count"]) => {
+                if let Some(key) = size_share {
+                    return Err(bad(
+                        &key,
+                        "a share of the device gives no request count before the device is \
+                         known: add number_ios or io_size, or time_based with runtime",
+                    ));
+                }
                 size_bytes.map(|b| self.requests_in(b))
             }
             (None, None) => None,
@@ -436,6 +446,12 @@ mod tests {
             native("rw=randread,size=1g,runtime=2m,time_based,rate_iops=500").unwrap(),
             "read=1,pattern=random,iops=500,span=1g,time=120s"
         );
+        // A share of the device ends by time (or a count).
+        assert_eq!(
+            native("size=50%,runtime=10,time_based").unwrap(),
+            "span=50%,time=10s"
+        );
+        assert_eq!(native("size=50%,number_ios=7").unwrap(), "span=50%,n=7");
         // A 4k-12k range averages 8 KiB: 64 KiB is 8 requests.
         assert_eq!(
             native("bsrange=4k-12k,io_size=64k").unwrap(),
@@ -469,6 +485,11 @@ mod tests {
             ("rwmixread=170,n=1", "synthetic.rwmixread", "percentage"),
             ("runtime=soon", "synthetic.runtime", "duration"),
             ("time_based,size=1g", "synthetic.time_based", "runtime"),
+            (
+                "rw=read,size=50%,runtime=10",
+                "synthetic.size",
+                "number_ios",
+            ),
             (
                 "rw=read,readwrite=write,n=1",
                 "synthetic.readwrite",
