@@ -336,6 +336,22 @@ def test_mqsim_device_drops_nothing_silently(tmp_path):
     assert by_key["CMT_Capacity"].startswith("ssdconfig.xml:28: ")
 
 
+def test_stray_elements_and_lines_are_reported(tmp_path):
+    text = SSDCONFIG.replace(
+        "<Flash_Parameter_Set>", "<Flash_Parameter_Set>\n<Plane><Count>9</Count></Plane>"
+    ).replace("</Execution_Parameter_Set>", "<Page_Size>1</Page_Size></Execution_Parameter_Set>")
+    imp = importers.load_device(write(tmp_path, "ssdconfig.xml", text))
+    by_key = {w.split(": ")[1]: w for w in imp.warnings}
+    assert "not a section MQSim reads here" in by_key["Plane"]
+    assert "not a section MQSim reads" in by_key["Page_Size"]
+    assert keys_of(imp)["geometry.planes_per_die"] == 4
+    # SSDsim skips a line that starts with a space: so does the importer, and says so.
+    text = PAGE_PARAMETERS.replace("t_R = 30000;", " t_R = 10000;\nt_R = 30000;")
+    imp = importers.load_device(write(tmp_path, "page.parameters", text))
+    assert keys_of(imp)["timing.read_us"] == 30.0
+    assert any(w.startswith("page.parameters:20: t_R: ignored: SSDsim skips") for w in imp.warnings)
+
+
 def test_mqsim_missing_keys_take_mqsims_defaults(tmp_path):
     text = re.sub(r"\s*<Queue_Fetch_Size>16</Queue_Fetch_Size>", "", SSDCONFIG)
     text = text.replace("<HostInterface_Type>SATA</HostInterface_Type>", "")

@@ -161,10 +161,13 @@ CELLS = {
 
 
 def _leaves(section: xmltree.Element | None, notes: Notes) -> dict[str, tuple[str, int]]:
-    """The key = value elements of a section, by name (each once)."""
+    """The key = value elements of a section, by name (each once); nested
+    sections other than Flash_Parameter_Set are reported."""
     out: dict[str, tuple[str, int]] = {}
     for e in section.children if section is not None else []:
         if not e.is_leaf:
+            if e.tag != "Flash_Parameter_Set":
+                notes.add(UNSUPPORTED, e.tag, "not a section MQSim reads here", e.line)
             continue
         if e.tag in out:
             raise notes.error(e.tag, f"given twice (lines {out[e.tag][1]} and {e.line})", e.line)
@@ -195,11 +198,9 @@ def load(path: str | Path) -> DeviceImport:
     if dev_el is None:
         raise notes.error(ROOT, "has no <Device_Parameter_Set>", root.line)
     flash_el = _child(dev_el, "Flash_Parameter_Set")
-    for parent in (root, dev_el):
-        for c in parent.children:
-            known = ("Host_Parameter_Set", "Device_Parameter_Set", "Flash_Parameter_Set")
-            if not c.is_leaf and c.tag not in known:
-                notes.add(UNSUPPORTED, c.tag, "not a section MQSim reads", c.line)
+    for c in root.children:
+        if c.tag not in ("Host_Parameter_Set", "Device_Parameter_Set"):
+            notes.add(UNSUPPORTED, c.tag, "not a section MQSim reads", c.line)
     host = Fields(notes, _leaves(host_el, notes), HOST_DEFAULTS)
     dev = Fields(notes, _leaves(dev_el, notes), DEVICE_DEFAULTS)
     flash = Fields(notes, _leaves(flash_el, notes), FLASH_DEFAULTS)

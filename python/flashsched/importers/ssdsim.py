@@ -96,6 +96,11 @@ def parse(path: Path, notes: Notes) -> dict[str, tuple[str, int]]:
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
+        if raw.startswith(" "):
+            notes.add(
+                IGNORED, line.split("=")[0].strip(), "SSDsim skips lines that start with a space", n
+            )
+            continue
         if "=" not in line:
             raise notes.error(line[:40], "expected `key = value;`", n)
         k, v = (s.strip() for s in line.split("=", 1))
