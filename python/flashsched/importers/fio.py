@@ -135,8 +135,8 @@ def load(path: str | Path) -> WorkloadImport:
         if name == "global":
             glob = glob + opts
             continue
-        if not name or any(c in name for c in " .,=\"'"):
-            raise notes.error(f"[{name}]", "job names are letters, digits, - and _ here", line)
+        if not name or ":" in name:
+            raise notes.error(f"[{name}]", "a job name must be non-empty, without `:`", line)
         if name in out.workloads:
             raise notes.error(f"[{name}]", "job defined twice", line)
         out.workloads[name] = _job(name, glob + opts, notes)
@@ -238,12 +238,12 @@ def _job(name: str, opts: list[Option], notes: Notes) -> ImportedWorkload:
         raise notes.error(
             f"[{name}]", "has no size, io_size, number_ios or runtime: nothing says when it ends"
         )
-    _own(own, parts, rw, notes)
+    _own(own, parts, got.get("rw"), notes)
     desc = own["description"].value.strip("\"'") if "description" in own else f"fio job {name}"
     return ImportedWorkload(name=name, description=desc, synthetic=",".join(parts))
 
 
-def _own(own: dict[str, Option], parts: list[str], rw: str, notes: Notes) -> None:
+def _own(own: dict[str, Option], parts: list[str], rw: Option | None, notes: Notes) -> None:
     if "randseed" in own:
         o = own["randseed"]
         if not o.value.isdigit():
@@ -252,12 +252,17 @@ def _own(own: dict[str, Option], parts: list[str], rw: str, notes: Notes) -> Non
     dist = own.get("random_distribution")
     if dist is not None and dist.value != "random":
         notes.add(UNSUPPORTED, dist.name, f"{dist.value}: offsets are uniform here", dist.line)
-    if rw.startswith("rand") and "norandommap" not in own:
+    elif dist is not None:
+        notes.match(dist.name, "random (uniform offsets)")
+    if "norandommap" in own:
+        notes.match("norandommap", "offsets drawn with replacement")
+    elif rw is not None and rw.value.startswith("rand"):
         notes.add(
             APPROXIMATED,
-            "rw",
+            rw.name,
             "random offsets are drawn with replacement (as with fio's norandommap), "
             "not each block once per pass",
+            rw.line,
         )
     if "name" in own:
         notes.add(IGNORED, "name", "the section name names the workload", own["name"].line)

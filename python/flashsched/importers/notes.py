@@ -46,10 +46,14 @@ class Notes:
     matched: list[str] = field(default_factory=list)
 
     def add(self, kind: str, key: str, message: str, line: int | None = None) -> None:
-        self.items.append(Note(self.file, line, key, kind, message))
+        note = Note(self.file, line, key, kind, message)
+        # Shared settings (fio's [global]) are read once per job: note them once.
+        if note not in self.items:
+            self.items.append(note)
 
     def match(self, key: str, value: str) -> None:
-        self.matched.append(f"{key} = {value}")
+        if f"{key} = {value}" not in self.matched:
+            self.matched.append(f"{key} = {value}")
 
     def error(self, key: str, message: str, line: int | None = None) -> ImporterError:
         where = self.file if line is None else f"{self.file}:{line}"
