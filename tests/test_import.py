@@ -295,6 +295,8 @@ def test_mqsim_device_maps_every_key(tmp_path, toml_loads):
         True,
         0.0,
     )
+    assert k["ftl.gc_move_window"] == 0  # MQSim queues a victim's moves at once
+    assert k["mapping.cmt_kib"] == 0.0  # Ideal_Mapping_Table: the whole table in DRAM
     # SATA: NCQ depth 32 (the fetch size is NVMe's), 3000 ns per message,
     # link 2 lanes x 0.5 GB/s = 1000 MB/s.
     assert (k["interface.kind"], k["host.queue_depth"], k["interface.command_us"]) == (
@@ -352,6 +354,15 @@ def test_stray_elements_and_lines_are_reported(tmp_path):
     assert any(w.startswith("page.parameters:20: t_R: ignored: SSDsim skips") for w in imp.warnings)
 
 
+def test_mqsim_mapping_cache(tmp_path, toml_loads):
+    text = SSDCONFIG.replace("<Ideal_Mapping_Table>true<", "<Ideal_Mapping_Table>false<")
+    imp = importers.load_device(write(tmp_path, "ssdconfig.xml", text))
+    # 1 MiB of cached mapping table = 1024 KiB.
+    assert keys_of(imp)["mapping.cmt_kib"] == 1024.0
+    assert resolved(imp, toml_loads)["mapping"]["cmt_kib"] == 1024.0
+    assert any(w.startswith("ssdconfig.xml:28: CMT_Capacity: approximated") for w in imp.warnings)
+
+
 def test_mqsim_missing_keys_take_mqsims_defaults(tmp_path):
     text = re.sub(r"\s*<Queue_Fetch_Size>16</Queue_Fetch_Size>", "", SSDCONFIG)
     text = text.replace("<HostInterface_Type>SATA</HostInterface_Type>", "")
@@ -371,8 +382,19 @@ def test_mqsim_shipped_config_matches_the_preset(toml_loads):
     preset = toml_loads(flashsched.load_config("mqsim-default"))
     assert ours["geometry"] == preset["geometry"]
     assert ours["timing"] == preset["timing"]
-    for key in ("overprovisioning", "allocation", "gc_threshold", "gc_hard_threshold"):
+    for key in (
+        "overprovisioning",
+        "allocation",
+        "gc_threshold",
+        "gc_hard_threshold",
+        "gc_policy",
+        "gc_d_choice",
+        "gc_move_window",
+        "gc_mode",
+        "copyback",
+    ):
         assert ours["ftl"][key] == preset["ftl"][key], key
+    assert ours["mapping"] == preset["mapping"]
     for key in ("scheduler", "busy_unit", "multiplane"):
         assert ours["controller"][key] == preset["controller"][key], key
     assert ours["interface"]["kind"] == "nvme" and ours["interface"]["rate_mb_s"] == 4000.0

@@ -16,7 +16,7 @@ from flashsched.importers.tomlout import comment_block, value
 Value = Union[str, int, float, bool]
 
 # Section order in the written file (the core's own order).
-SECTIONS = ("geometry", "timing", "ftl", "host", "controller", "interface", "cache")
+SECTIONS = ("geometry", "timing", "ftl", "host", "controller", "interface", "cache", "mapping")
 
 
 @dataclass

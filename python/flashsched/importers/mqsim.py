@@ -1,13 +1,14 @@
 """MQSim's ``ssdconfig.xml`` → a flashsched device.
 
 Geometry, NAND timings, the ONFI channel, over-provisioning, GC policy and
-thresholds, the DRAM data cache, the host interface and the transaction
-scheduler map to their flashsched keys; MQSim's fixed controller behaviour
-(a chip takes commands only when all its dies are idle, ONFI multi-plane
-commands) is written out too, as in the ``mqsim-default`` preset. Keys for
-features flashsched does not model (the mapping-table cache, wear leveling,
-suspension thresholds, response-time logging) are reported, as is every
-element MQSim itself does not read. docs/importers.md has the full table.
+thresholds, the DRAM data cache, the cached mapping table, the host
+interface and the transaction scheduler map to their flashsched keys;
+MQSim's fixed controller behaviour (a chip takes commands only when all its
+dies are idle, ONFI multi-plane commands, a victim's moves queued at once)
+is written out too, as in the ``mqsim-default`` preset. Keys for features
+flashsched does not model (wear leveling, suspension thresholds,
+response-time logging) are reported, as is every element MQSim itself does
+not read. docs/importers.md has the full table.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ NOT_MODELLED = {
         APPROXIMATED,
         "row precharge (paid between rows) is not modelled",
     ),
-    "CMT_Sharing_Mode": (UNSUPPORTED, "flashsched has no mapping-table cache"),
+    "CMT_Sharing_Mode": (IGNORED, "a run has one flow, so the mapping cache is not shared"),
     "Dynamic_Wearleveling_Enabled": (UNSUPPORTED, "flashsched does no wear leveling"),
     "Static_Wearleveling_Enabled": (UNSUPPORTED, "flashsched does no wear leveling"),
     "Static_Wearleveling_Threshold": (UNSUPPORTED, "flashsched does no wear leveling"),
@@ -326,19 +327,18 @@ def _ftl(out: DeviceImport, dev: Fields) -> None:
         dev.note(UNSUPPORTED, "Address_Mapping", "flashsched's FTL is page-mapped (PAGE_LEVEL)")
     else:
         dev.match("Address_Mapping", "PAGE_LEVEL (flashsched's FTL is page-mapped)")
-    ideal = dev.flag("Ideal_Mapping_Table")
-    if ideal:
-        dev.match("Ideal_Mapping_Table", "true (flashsched has no mapping-table cache)")
+    if dev.flag("Ideal_Mapping_Table"):
+        out.set("mapping.cmt_kib", 0.0, "Ideal_Mapping_Table = true (the whole table in DRAM)")
         dev.note(IGNORED, "CMT_Capacity", "unused with Ideal_Mapping_Table = true")
     else:
+        out.set("mapping.cmt_kib", dev.integer("CMT_Capacity") / 1024, "CMT_Capacity")
         dev.note(
             APPROXIMATED,
-            "Ideal_Mapping_Table",
-            "flashsched has no mapping-table cache: every lookup is free, as if "
-            "Ideal_Mapping_Table = true",
+            "CMT_Capacity",
+            "MQSim queues translation-page write-backs but never serves them; flashsched "
+            'programs them (mapping.writeback = "unserved" does as MQSim), and its cache '
+            "starts empty where MQSim warms it with the workload's addresses",
         )
-        dev.integer("CMT_Capacity")
-        dev.note(UNSUPPORTED, "CMT_Capacity", "flashsched has no mapping-table cache")
     dev.choice("Memory_Type", ["FLASH"])
     dev.match("Memory_Type", "FLASH")
 
@@ -355,6 +355,7 @@ def _controller(out: DeviceImport, dev: Fields) -> None:
         "MQSim: a chip takes commands only when all its dies are idle",
     )
     out.set("controller.multiplane", "onfi", "MQSim: multi-plane commands, same page offset")
+    out.set("ftl.gc_move_window", 0, "MQSim: all moves of a victim are queued at once")
 
 
 def _interface(out: DeviceImport, host: Fields, dev: Fields) -> None:
