@@ -62,20 +62,44 @@ def simulation(
     """Build (but do not run) a native simulation; see :func:`run`."""
     if (trace is None) == (synthetic is None):
         raise A.ArgumentValueError("give exactly one of `trace` or `synthetic`")
+    dev, spec, imported = _imported(
+        device_arg(device), A.optional_text("synthetic", synthetic)
+    )
     return _core.Simulation(
-        device=device_arg(device),
-        overrides=_overrides(overrides, host_sched, device_sched, queue_depth),
+        device=dev,
+        overrides=imported + _overrides(overrides, host_sched, device_sched, queue_depth),
         trace=A.optional_path("trace", trace),
         format=A.text("format", format),
         intensity=A.number("intensity", intensity, positive=True),
         limit=A.optional_integer("limit", limit, 1),
-        synthetic=A.optional_text("synthetic", synthetic),
+        synthetic=spec,
         seed=A.integer("seed", seed),
         keep_records=A.flag("keep_records", keep_records),
         check=A.flag("check", check),
         skip_bad=A.flag("skip_bad", skip_bad),
         time_order=A.one_of("time_order", time_order, TIME_ORDERS),
     )
+
+
+def _imported(device: str, synthetic: str | None) -> tuple[str, str | None, list[str]]:
+    """An MQSim/SSDsim device file or a fio job file, converted
+    (docs/importers.md): the device and spec to run, the overrides they
+    imply; what did not carry over exactly is printed to stderr."""
+    names_file = synthetic is not None and Path(synthetic.rsplit(":", 1)[0]).is_file()
+    if not Path(device).is_file() and not names_file:
+        return device, synthetic, []
+    from flashsched import importers
+
+    source = device
+    device, over, warnings = importers.resolve_device(device)
+    if over:
+        warnings = [f"{source}: converted onto the `default` preset", *warnings]
+    if synthetic is not None:
+        synthetic, more, notes = importers.resolve_synthetic(synthetic)
+        over, warnings = over + more, warnings + notes
+    for w in warnings:
+        print(f"flashsched: import: {w}", file=sys.stderr)
+    return device, synthetic, over
 
 
 def drive(
@@ -126,8 +150,10 @@ def run(
     Give exactly one of ``trace`` (a file; ``format`` auto-detected unless
     named; ``intensity`` multiplies the arrival rate; ``limit`` caps requests)
     or ``synthetic`` (a spec such as ``"read=0.7,bs=4k-16k,iops=20000,n=100000"``).
-    ``device`` is a preset name or a TOML file; ``overrides`` are
-    ``"section.key=value"`` strings, or a mapping such as
+    ``device`` is a preset name or a TOML file (or an MQSim ``ssdconfig.xml``
+    / SSDsim ``page.parameters``, converted; ``synthetic`` may be a fio job
+    file, ``job.fio`` or ``job.fio:NAME``; docs/importers.md); ``overrides``
+    are ``"section.key=value"`` strings, or a mapping such as
     ``{"timing.read_us": 50}``, applied on top. ``check`` turns on the
     version oracle and invariant checks (docs/reliability.md): a violation
     raises :class:`flashsched.SimulationError` naming the request, page and

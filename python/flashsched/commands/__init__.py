@@ -13,6 +13,7 @@ from flashsched.commands import (
     bench,
     catalog,
     compare,
+    import_,
     report,
     reproduce,
     run,
@@ -20,7 +21,7 @@ from flashsched.commands import (
 )
 
 # in the order `flashsched --help` lists them
-MODULES = (run, compare, sweep, reproduce, report, array_compare, catalog, bench)
+MODULES = (run, compare, sweep, reproduce, report, array_compare, import_, catalog, bench)
 
 
 def register_all(sub: argparse._SubParsersAction) -> None:

@@ -160,7 +160,12 @@ def add_set(p: argparse.ArgumentParser) -> None:
 def add_device(p: argparse.ArgumentParser, default: str = "default", many: bool = False) -> None:
     """--device and --set."""
     what = "preset name(s) or device file(s), comma-separated" if many else "preset or device file"
-    p.add_argument("--device", default=default, help=f"{what} (see `flashsched presets`)")
+    p.add_argument(
+        "--device",
+        default=default,
+        help=f"{what}: a TOML file, or MQSim ssdconfig.xml / SSDsim page.parameters "
+        "(see `flashsched presets`)",
+    )
     add_set(p)
 
 

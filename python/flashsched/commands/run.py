@@ -50,7 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument(
         "--synthetic",
         metavar="SPEC",
-        help="synthetic workload, e.g. read=0.7,bs=4k-16k,iops=20000,n=100000",
+        help="synthetic workload, e.g. read=0.7,bs=4k-16k,iops=20000,n=100000 or fio's "
+        "rw=randrw,rwmixread=70,iodepth=32,size=1g; or a fio job file (job.fio[:NAME])",
     )
     r.add_argument("--format", default="auto", help="trace format (see `flashsched formats`)")
     A.add_device(r)
