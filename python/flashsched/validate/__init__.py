@@ -1,0 +1,1 @@
+"""Cross-validation against MQSim and SSDsim."""
