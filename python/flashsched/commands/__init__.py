@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from flashsched.commands import array_compare, compare, report, reproduce, sweep
+from flashsched.commands import array_compare, compare, report, reproduce, sweep, validate
 
-MODULES = (sweep, reproduce, report, array_compare, compare)
+MODULES = (sweep, reproduce, report, array_compare, compare, validate)
 
 
 def register_all(sub: argparse._SubParsersAction) -> None:
