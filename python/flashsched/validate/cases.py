@@ -83,6 +83,9 @@ class PeerData:
     overrides: list[str]
     why: dict[str, str]
     targets: dict[str, dict[str, Tolerance]]  # class -> metric -> target
+    # metrics the peer reports that do not mean the same thing here: shown
+    # with the reason, not compared
+    not_compared: dict[str, str] = field(default_factory=dict)
     cases: list[Case] = field(default_factory=list)
     path: Path | None = None
 
@@ -251,6 +254,7 @@ def parse(obj: Mapping[str, Any], where: str) -> PeerData:
         overrides=fs.strings("overrides"),
         why=_why(fs.sub("why")),
         targets=targets,
+        not_compared=_why(r.sub("not_compared", {})),
         cases=[_case(_Reader(c, f"{where}.cases[{i}]")) for i, c in enumerate(raw_cases)],
         path=Path(where),
     )

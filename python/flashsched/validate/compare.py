@@ -77,10 +77,10 @@ def compare(data: PeerData, case: Case, measured: dict[str, float]) -> list[Row]
         raise ValueError(f"case {data.peer}/{case.name} has no peer result")
     rows = []
     for metric, peer_value in case.result.metrics.items():
-        if metric in NOT_MODELLED:
+        why_not = NOT_MODELLED.get(metric) or data.not_compared.get(metric)
+        if why_not:
             rows.append(
-                Row(data.peer, case.name, metric, peer_value, None, None, None, None, NA,
-                    NOT_MODELLED[metric])
+                Row(data.peer, case.name, metric, peer_value, None, None, None, None, NA, why_not)
             )
             continue
         value = measured[metric]

@@ -92,12 +92,45 @@ def counters(stat: str) -> dict[str, float]:
     return out
 
 
-def metrics(lat: dict[str, list[int]], stat: dict[str, float]) -> dict[str, float]:
-    """The compared metrics. SSDsim's read count includes the reads of its
-    read-modify-write of partial pages; they are taken out (and reported on
-    their own). Its write_flash_count counts the pages really programmed
-    (its program_count also counts the placement of data read before it
-    was written)."""
+def _param(text: str, key: str) -> float:
+    m = re.search(rf"(?m)^{re.escape(key)}\s*=\s*([0-9.]+)", text)
+    if m is None:
+        raise KeyError(f"page.parameters has no {key!r}")
+    return float(m.group(1))
+
+
+def placed_pages(trace: str, params: str) -> int:
+    """Pages SSDsim's pre-processing places before the run: one per distinct
+    logical page of any read (its way of giving never-written data a home),
+    with its sector-to-page split and its fold of sector numbers."""
+    spp = int(_param(params, "subpage page"))
+    sectors = (
+        _param(params, "chip number") * _param(params, "die number")
+        * _param(params, "plane number") * _param(params, "block number")
+        * _param(params, "page number") * spp
+    )
+    largest = int(sectors * (1 - _param(params, "overprovide")))
+    pages = set()
+    for line in trace.splitlines():
+        f = line.split()
+        if not f or int(f[4]) != 1:
+            continue
+        lsn, size, done = int(f[2]), int(f[3]), 0
+        while done < size:
+            lsn %= largest
+            step = min(spp - lsn % spp, size - done)
+            pages.add(lsn // spp)
+            done += step
+            lsn += step
+    return len(pages)
+
+
+def metrics(lat: dict[str, list[int]], stat: dict[str, float], placed: int) -> dict[str, float]:
+    """The compared metrics. SSDsim counts each read-modify-write read of a
+    partial page twice in its read count (when planned and when run); they
+    are taken out (and reported on their own). Its write_flash_count also
+    counts the ``placed`` pages of its pre-processing, which are taken out
+    too (flashsched places such pages without a program)."""
     out: dict[str, float] = {}
     n = sum(len(v) for v in lat.values())
     out["mean_us"] = sum(sum(v) for v in lat.values()) / n / 1000
@@ -107,8 +140,8 @@ def metrics(lat: dict[str, list[int]], stat: dict[str, float]) -> dict[str, floa
             out[f"{op}_mean_us"] = sum(v) / len(v) / 1000
             out[f"{op}_p99_us"] = _pct(v, 0.99) / 1000
     update = stat["the_read_operation_leaded_by_un-covered_update_count"]
-    out["flash_reads"] = stat["read_count"] - update
-    out["flash_programs"] = stat["write_flash_count"]
+    out["flash_reads"] = stat["read_count"] - 2 * update
+    out["flash_programs"] = stat["write_flash_count"] - placed
     out["flash_erases"] = stat["erase_count"]
     out["flash_update_reads"] = update
     return out
@@ -120,8 +153,8 @@ def run(case: Case, ssdsim: Path, cut: Path, workdir: Path) -> dict[str, Any]:
     changes = {str(k): str(v) for k, v in case.peer_settings.get("page.parameters", {}).items()}
     workdir.mkdir(parents=True, exist_ok=True)
     shipped = (ssdsim / "page.parameters").read_text(errors="surrogateescape")
-    (workdir / "page.parameters").write_text(parameters(shipped, changes),
-                                             errors="surrogateescape")
+    params = parameters(shipped, changes)
+    (workdir / "page.parameters").write_text(params, errors="surrogateescape")
     text, marker = with_marker(cut.read_text())
     (workdir / TRACE_NAME).write_text(text)
     for name in ("ex.out", "statistic10.dat", "statistic2.dat"):
@@ -142,7 +175,7 @@ def run(case: Case, ssdsim: Path, cut: Path, workdir: Path) -> dict[str, Any]:
         raise RuntimeError(f"SSDsim wrote no statistics for {case.name} (exit {rc}); "
                            f"see {workdir}")
     return {
-        "metrics": metrics(lat, stat),
+        "metrics": metrics(lat, stat, placed_pages(text, params)),
         "command": f"echo {TRACE_NAME} | ssd  (input: the trace cut plus the end marker)",
         "wall_s": round(wall, 1),
     }
