@@ -37,15 +37,16 @@ def regenerate(
     data_file: Path | None = None,
     out: Path | None = None,
 ) -> list[str]:
-    """Run the selected cases on ``peer`` and store their results; returns
-    the names of the cases run."""
+    """Run the selected cases on ``peer`` and store each result as it comes
+    (a case the peer fails on keeps its old result and is reported);
+    returns the names of the cases that failed."""
     src = data_file or cases.DATA_DIR / f"{peer}.json"
     obj = json.loads(src.read_text())
     data = cases.parse(obj, str(src))
     unknown = set(only) - {c.name for c in data.cases}
     if unknown:
         raise KeyError(f"no such {peer} cases: {sorted(unknown)}")
-    done = []
+    failed = []
     for i, case in enumerate(data.cases):
         if (only and case.name not in only) or (missing and case.result is not None):
             continue
@@ -59,22 +60,26 @@ def regenerate(
             sha = hashlib.sha256(cut.read_bytes()).hexdigest()
             raw_case["workload"]["trace_cut"]["sha256"] = sha
         wd = work / peer / case.name
-        if peer == "mqsim":
-            res = peer_mqsim.run(case, peers / "mqsim", cut, wd)
-        else:
-            if cut is None:
+        try:
+            if peer == "mqsim":
+                res = peer_mqsim.run(case, peers / "mqsim", cut, wd)
+            elif cut is None:
                 raise ValueError(f"SSDsim case {case.name} needs a trace cut")
-            res = peer_ssdsim.run(case, peers / "ssdsim", cut, wd)
+            else:
+                res = peer_ssdsim.run(case, peers / "ssdsim", cut, wd)
+        except (RuntimeError, ValueError) as e:
+            print(f"{peer}/{case.name}: FAILED: {e}", flush=True)
+            failed.append(case.name)
+            continue
         res["metrics"] = {k: _round(v) for k, v in res["metrics"].items()}
         res["date"] = datetime.date.today().isoformat()
         if sha:
             res["sha256"] = sha
         raw_case["peer_result"] = res
-        done.append(case.name)
         print(f"{peer}/{case.name}: {res['wall_s']} s", flush=True)
-    cases.parse(obj, str(src))  # what is written must load
-    (out or src).write_text(json.dumps(obj, indent=1) + "\n")
-    return done
+        cases.parse(obj, str(src))  # what is written must load
+        (out or src).write_text(json.dumps(obj, indent=1) + "\n")
+    return failed
 
 
 def _round(v: float) -> float:
@@ -93,9 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--data", type=Path, default=None, help="data file to read")
     p.add_argument("--out", type=Path, default=None, help="data file to write (default: --data)")
     a = p.parse_args(argv)
-    regenerate(a.peer, a.peers, a.traces or default_traces(), a.work or a.peers / "runs",
-               a.only, a.missing, a.data, a.out)
-    return 0
+    failed = regenerate(a.peer, a.peers, a.traces or default_traces(),
+                        a.work or a.peers / "runs", a.only, a.missing, a.data, a.out)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
