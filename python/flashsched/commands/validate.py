@@ -23,15 +23,22 @@ from flashsched.validate import FAIL, GAP, NA, OK, PEERS, SKIPPED, validate
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="compare flashsched with stored MQSim/SSDsim results")
     p.add_argument("--peer", choices=[*PEERS, "all"], default="all")
-    p.add_argument("--case", action="append", default=[], metavar="NAME",
-                   help="only this case (NAME or PEER/NAME; repeatable)")
+    p.add_argument(
+        "--case",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this case (NAME or PEER/NAME; repeatable)",
+    )
     p.add_argument("--quick", action="store_true", help="only the fast subset")
-    p.add_argument("--traces", help="sample traces directory "
-                   "(default: $FLASHSCHED_TRACES or ../shared/traces)")
+    p.add_argument(
+        "--traces", help="sample traces directory (default: $FLASHSCHED_TRACES or ../shared/traces)"
+    )
     p.add_argument("--csv", metavar="OUT", help="write the rows as CSV")
     p.add_argument("--json", metavar="OUT", help="write the rows as JSON")
-    p.add_argument("--check", action="store_true",
-                   help="exit 1 if a metric is outside its stated tolerance")
+    p.add_argument(
+        "--check", action="store_true", help="exit 1 if a metric is outside its stated tolerance"
+    )
     p.set_defaults(func=run)
 
 
@@ -49,16 +56,18 @@ def render(df: pd.DataFrame) -> str:
     out = []
     for peer, g in df.groupby("peer", sort=False):
         out.append(f"{peer}:")
-        shown = pd.DataFrame({
-            "case": g["case"],
-            "metric": g["metric"],
-            "peer": g["peer_value"].map(_fmt),
-            "flashsched": g["ours"].map(_fmt),
-            "diff %": g["diff_pct"].map(lambda d: "-" if pd.isna(d) else f"{d:+.1f}"),
-            "target %": g["target_pct"].map(_fmt),
-            "tol %": g["tolerance_pct"].map(_fmt),
-            "status": g["status"],
-        })
+        shown = pd.DataFrame(
+            {
+                "case": g["case"],
+                "metric": g["metric"],
+                "peer": g["peer_value"].map(_fmt),
+                "flashsched": g["ours"].map(_fmt),
+                "diff %": g["diff_pct"].map(lambda d: "-" if pd.isna(d) else f"{d:+.1f}"),
+                "target %": g["target_pct"].map(_fmt),
+                "tol %": g["tolerance_pct"].map(_fmt),
+                "status": g["status"],
+            }
+        )
         out.append(shown.to_string(index=False))
         out.append("")
     counts = df["status"].value_counts()
@@ -70,8 +79,13 @@ def render(df: pd.DataFrame) -> str:
 def run(args: argparse.Namespace) -> int:
     peers = list(PEERS) if args.peer == "all" else [args.peer]
     traces = Path(args.traces) if args.traces else default_traces()
-    df = validate(peers, args.case, args.quick, traces,
-                  progress=lambda s: print(f"  {s}", file=sys.stderr, flush=True))
+    df = validate(
+        peers,
+        args.case,
+        args.quick,
+        traces,
+        progress=lambda s: print(f"  {s}", file=sys.stderr, flush=True),
+    )
     print(render(df))
     for _, r in df[df["status"].isin([GAP, FAIL, SKIPPED])].iterrows():
         print(f"  {r['status']}: {r['peer']}/{r['case']} {r['metric']}: {r['reason']}")
@@ -80,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(df.to_dict(orient="records"), indent=1))
     if args.check and (df["status"] == FAIL).any():
-        print(f"flashsched validate: {(df['status'] == FAIL).sum()} metrics outside tolerance",
-              file=sys.stderr)
+        print(
+            f"flashsched validate: {(df['status'] == FAIL).sum()} metrics outside tolerance",
+            file=sys.stderr,
+        )
         return 1
     return 0

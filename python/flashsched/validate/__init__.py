@@ -38,17 +38,19 @@ def select(
     no peer result yet are left out."""
     out = []
     wanted = set(names)
+    unmatched = set(names)
     for peer in peers:
         data = load(peer)
         for case in data.cases:
-            if wanted and not ({case.name, f"{peer}/{case.name}"} & wanted):
+            keys = {case.name, f"{peer}/{case.name}"}
+            if wanted and not keys & wanted:
                 continue
+            unmatched -= keys
             if (quick and not case.quick) or case.result is None:
                 continue
             out.append((data, case))
-            wanted -= {case.name, f"{peer}/{case.name}"}
-    if wanted:
-        raise ConfigError(f"no validation cases named {sorted(wanted)} in {list(peers)}")
+    if unmatched:
+        raise ConfigError(f"no validation cases named {sorted(unmatched)} in {list(peers)}")
     return out
 
 
@@ -67,8 +69,20 @@ def validate(
     rows: list[Row] = []
     for data, case in select(peers, names, quick):
         if case.trace_cut is not None and (traces is None or not traces.is_dir()):
-            rows.append(Row(data.peer, case.name, "-", float("nan"), None, None, None, None,
-                            SKIPPED, f"needs the shared traces (not found at {traces})"))
+            rows.append(
+                Row(
+                    data.peer,
+                    case.name,
+                    "-",
+                    float("nan"),
+                    None,
+                    None,
+                    None,
+                    None,
+                    SKIPPED,
+                    f"needs the shared traces (not found at {traces})",
+                )
+            )
             continue
         if progress:
             progress(f"{data.peer}/{case.name}")

@@ -93,8 +93,18 @@ def compare(data: PeerData, case: Case, measured: dict[str, float]) -> list[Row]
         else:
             status, reason = FAIL, tol.reason
         rows.append(
-            Row(data.peer, case.name, metric, peer_value, value, diff, target.pct, tol.pct,
-                status, reason)
+            Row(
+                data.peer,
+                case.name,
+                metric,
+                peer_value,
+                value,
+                diff,
+                target.pct,
+                tol.pct,
+                status,
+                reason,
+            )
         )
     return rows
 

@@ -122,9 +122,14 @@ def metrics(raw: dict[str, float], planes: int) -> dict[str, float]:
     programs = f("Program_CMD") + planes * f("Multiplane_Program_CMD") - map_programs
     erases = f("Erase_CMD") + planes * f("Multiplane_Erase_CMD")
     commands = (
-        f("Read_CMD") + f("Multiplane_Read_CMD") + f("Program_CMD")
-        + f("Multiplane_Program_CMD") + f("Erase_CMD") + f("Multiplane_Erase_CMD")
-        - map_reads - map_programs
+        f("Read_CMD")
+        + f("Multiplane_Read_CMD")
+        + f("Program_CMD")
+        + f("Multiplane_Program_CMD")
+        + f("Erase_CMD")
+        + f("Multiplane_Erase_CMD")
+        - map_reads
+        - map_programs
     )
     gcs = raw["ftl.Total_GC_Executions"]
     moved = gcs * raw["ftl.Average_Page_Movement_For_GC"] if gcs else 0.0
@@ -150,8 +155,9 @@ def _check_complete(case: Case, workdir: Path, flow: dict[str, str], cut: Path |
     if cut is not None:
         expected = sum(1 for line in cut.read_text().splitlines() if line.strip())
     else:
-        expected = int(flow.get("Total_Requests_To_Generate",
-                                FLOW_SYNTHETIC["Total_Requests_To_Generate"]))
+        expected = int(
+            flow.get("Total_Requests_To_Generate", FLOW_SYNTHETIC["Total_Requests_To_Generate"])
+        )
     log = (workdir / "stdout.txt").read_text(errors="replace")
     m = re.search(r"total requests generated: (\d+) total requests serviced:(\d+)", log)
     if m is None or int(m.group(1)) != expected or int(m.group(2)) != expected:
@@ -177,8 +183,9 @@ def run(case: Case, mqsim: Path, cut: Path | None, workdir: Path) -> dict[str, A
     cmd = [str(mqsim / "MQSim"), "-i", "ssdconfig.xml", "-w", "workload.xml"]
     t0 = time.time()
     with (workdir / "stdout.txt").open("w") as log:
-        rc = subprocess.run(cmd, cwd=workdir, stdin=subprocess.DEVNULL, stdout=log,
-                            stderr=subprocess.STDOUT).returncode
+        rc = subprocess.run(
+            cmd, cwd=workdir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
+        ).returncode
     wall = time.time() - t0
     if not out.is_file():
         raise RuntimeError(f"MQSim failed on {case.name} (exit {rc}); see {workdir}/stdout.txt")

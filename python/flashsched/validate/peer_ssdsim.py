@@ -105,9 +105,12 @@ def placed_pages(trace: str, params: str) -> int:
     with its sector-to-page split and its fold of sector numbers."""
     spp = int(_param(params, "subpage page"))
     sectors = (
-        _param(params, "chip number") * _param(params, "die number")
-        * _param(params, "plane number") * _param(params, "block number")
-        * _param(params, "page number") * spp
+        _param(params, "chip number")
+        * _param(params, "die number")
+        * _param(params, "plane number")
+        * _param(params, "block number")
+        * _param(params, "page number")
+        * spp
     )
     largest = int(sectors * (1 - _param(params, "overprovide")))
     pages = set()
@@ -161,19 +164,26 @@ def run(case: Case, ssdsim: Path, cut: Path, workdir: Path) -> dict[str, Any]:
         (workdir / name).unlink(missing_ok=True)
     t0 = time.time()
     with (workdir / "stdout.txt").open("w") as log:
-        rc = subprocess.run([str(ssdsim / "ssd")], cwd=workdir, input=f"{TRACE_NAME}\n".encode(),
-                            stdout=log, stderr=subprocess.STDOUT, timeout=600).returncode
+        rc = subprocess.run(
+            [str(ssdsim / "ssd")],
+            cwd=workdir,
+            input=f"{TRACE_NAME}\n".encode(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            timeout=600,
+        ).returncode
     wall = time.time() - t0
     lat = latencies((workdir / "ex.out").read_text(errors="replace"), marker)
     expected = sum(1 for line in cut.read_text().splitlines() if line.strip())
     done = len(lat["read"]) + len(lat["write"])
     if done != expected:
-        raise RuntimeError(f"SSDsim completed {done} of {expected} requests of {case.name} "
-                           f"(exit {rc}); see {workdir}")
+        raise RuntimeError(
+            f"SSDsim completed {done} of {expected} requests of {case.name} "
+            f"(exit {rc}); see {workdir}"
+        )
     stat = counters((workdir / "statistic10.dat").read_text(errors="replace"))
     if "write_flash_count" not in stat:
-        raise RuntimeError(f"SSDsim wrote no statistics for {case.name} (exit {rc}); "
-                           f"see {workdir}")
+        raise RuntimeError(f"SSDsim wrote no statistics for {case.name} (exit {rc}); see {workdir}")
     return {
         "metrics": metrics(lat, stat, placed_pages(text, params)),
         "command": f"echo {TRACE_NAME} | ssd  (input: the trace cut plus the end marker)",

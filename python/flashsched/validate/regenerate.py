@@ -87,8 +87,9 @@ def _round(v: float) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m flashsched.validate.regenerate",
-                                description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m flashsched.validate.regenerate", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--peers", type=Path, required=True, help="directory with mqsim/ and ssdsim/")
     p.add_argument("--peer", choices=cases.PEERS, required=True)
     p.add_argument("--only", nargs="*", default=[], metavar="NAME", help="cases to run")
@@ -98,8 +99,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--data", type=Path, default=None, help="data file to read")
     p.add_argument("--out", type=Path, default=None, help="data file to write (default: --data)")
     a = p.parse_args(argv)
-    failed = regenerate(a.peer, a.peers, a.traces or default_traces(),
-                        a.work or a.peers / "runs", a.only, a.missing, a.data, a.out)
+    failed = regenerate(
+        a.peer,
+        a.peers,
+        a.traces or default_traces(),
+        a.work or a.peers / "runs",
+        a.only,
+        a.missing,
+        a.data,
+        a.out,
+    )
     return 1 if failed else 0
 
 
