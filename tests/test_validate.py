@@ -28,6 +28,7 @@ from flashsched.validate import (
 )
 from flashsched.validate import cases as vcases
 from flashsched.validate.compare import compare
+from flashsched.validate.metrics import ours
 from flashsched.validate.traces import TraceCut, materialize, render
 
 # ---------------------------------------------------------------- the data
@@ -161,6 +162,24 @@ def test_mqsim_page_counts_from_commands() -> None:
     assert m["flash_commands"] == 1000 + 50 + 400 + 100 + 7 - 300
     assert m["gc_pages_moved"] == 50 and m["flash_mapping_reads"] == 300
     assert m["mean_us"] == 88.0
+
+
+def test_our_counts_leave_translation_pages_apart() -> None:
+    lat = {"mean": 1.0, "p99": 2.0}
+    summary = {
+        "latency_us": lat,
+        "read_latency_us": lat,
+        "write_latency_us": lat,
+        "iops": 5.0,
+        "flash": {"reads": 100, "programs": 40, "commands": 120},
+        "gc": {"erases": 3, "invocations": 3, "pages_moved": 9},
+        "mapping": {"flash_reads": 30, "flash_programs": 5},
+    }
+    m = ours(summary)
+    assert (m["flash_reads"], m["flash_programs"], m["flash_commands"]) == (70, 35, 85)
+    assert m["flash_mapping_reads"] == 30
+    del summary["mapping"]  # no mapping cache: nothing to take out
+    assert ours(summary)["flash_reads"] == 100
 
 
 def test_mqsim_inputs_change_only_named_keys() -> None:
