@@ -18,10 +18,22 @@ from flashsched.commands import (
     reproduce,
     run,
     sweep,
+    validate,
 )
 
 # in the order `flashsched --help` lists them
-MODULES = (run, compare, sweep, reproduce, report, array_compare, import_, catalog, bench)
+MODULES = (
+    run,
+    compare,
+    sweep,
+    reproduce,
+    report,
+    array_compare,
+    validate,
+    import_,
+    catalog,
+    bench,
+)
 
 
 def register_all(sub: argparse._SubParsersAction) -> None:
