@@ -51,12 +51,6 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         &[],
     ),
     (
-        "ssdsim_full_features",
-        "ssdsim-default",
-        "read=0.6,bs=2k-16k,iops=1000,n=20000",
-        &["ftl.precondition_fill=0.8"],
-    ),
-    (
         "mqsim_full_gc",
         "mqsim-default",
         "read=0.3,bs=8k,pattern=random,qd=64,n=20000",
@@ -175,21 +169,11 @@ fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
 
-/// `ssdsim-default` before it carried SSDsim's controller model.
-const SSDSIM_LEGACY: &[&str] = &[
-    "cache.mib=0",
-    "controller.busy_unit=die",
-    "controller.interleave=false",
-    "controller.multiplane=off",
-    "controller.scheduler=fifo",
-    "ftl.gc_mode=interleaved",
-];
-
 fn legacy(name: &str, device: &str) -> &'static [&'static str] {
-    match device {
-        "mqsim-default" if !name.starts_with("mqsim_full") => LEGACY,
-        "ssdsim-default" if !name.starts_with("ssdsim_full") => SSDSIM_LEGACY,
-        _ => &[],
+    if device == "mqsim-default" && !name.starts_with("mqsim_full") {
+        LEGACY
+    } else {
+        &[]
     }
 }
 
