@@ -13,16 +13,23 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # loaded when the command runs (keeps `flashsched run` light)
+    import pandas as pd
 
-from flashsched.reproduce import default_traces
-from flashsched.validate import FAIL, GAP, NA, OK, PEERS, SKIPPED, validate
+# flashsched.validate.PEERS (importing it loads pandas; run() checks they agree)
+PEER_NAMES = ("mqsim", "ssdsim")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="compare flashsched with stored MQSim/SSDsim results")
-    p.add_argument("--peer", choices=[*PEERS, "all"], default="all")
+    p.add_argument(
+        "--peer",
+        choices=[*PEER_NAMES, "all"],
+        default="all",
+        help="the peer simulator whose stored numbers to compare with",
+    )
     p.add_argument(
         "--case",
         action="append",
@@ -52,6 +59,9 @@ def _fmt(v: object) -> str:
 
 
 def render(df: pd.DataFrame) -> str:
+    import pandas as pd
+
+    from flashsched.validate import FAIL, GAP, NA, OK, SKIPPED
     """The rows as text tables, one per peer."""
     out = []
     for peer, g in df.groupby("peer", sort=False):
@@ -77,6 +87,10 @@ def render(df: pd.DataFrame) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from flashsched.reproduce import default_traces
+    from flashsched.validate import FAIL, GAP, PEERS, SKIPPED, validate
+
+    assert tuple(PEERS) == PEER_NAMES, "PEER_NAMES must list flashsched.validate.PEERS"
     peers = list(PEERS) if args.peer == "all" else [args.peer]
     traces = Path(args.traces) if args.traces else default_traces()
     df = validate(
