@@ -165,3 +165,8 @@ def test_formats_and_help_list_every_format(run_cli) -> None:
     for needle in ("systor", "tencent", "csv:time=0:ms", "FILE.toml", "'-' = standard input"):
         assert needle in help_text, needle
     assert "auto = sort for blkparse" in help_text
+    # The help's list (kept out of the native module for start-up time) is
+    # the core's registry.
+    from flashsched.commands.args import TRACE_FORMATS
+
+    assert [name for name, _ in _core.formats() if name != "csv"] == TRACE_FORMATS

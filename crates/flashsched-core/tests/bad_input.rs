@@ -400,9 +400,12 @@ fn config_unknown_keys_are_named() {
         "syntax.toml",
         b"[timing]\nread_us = 50\nprogram_us = = 3\n",
     );
-    let e = DeviceConfig::load(p.to_str().unwrap(), &[])
-        .unwrap_err()
-        .to_string();
+    let err = DeviceConfig::load(p.to_str().unwrap(), &[]).unwrap_err();
+    assert!(
+        matches!(err, SimError::ConfigFile { line: 3, .. }),
+        "{err:?}"
+    );
+    let e = err.to_string();
     assert!(
         e.starts_with(&format!("{}:3: invalid TOML", p.display())),
         "{e}"

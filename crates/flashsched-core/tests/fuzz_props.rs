@@ -380,7 +380,7 @@ fn config_loader_survives_random_overrides_and_documents() {
             match DeviceConfig::load(file.to_str().unwrap(), &[]) {
                 Ok(cfg) => cfg.validate().unwrap(),
                 Err(SimError::Config { .. } | SimError::UnknownName { .. }) => {}
-                Err(SimError::Trace { file: f, .. }) => assert_eq!(f, file),
+                Err(SimError::ConfigFile { file: f, .. }) => assert_eq!(f, file),
                 Err(SimError::Io { .. }) => {} // not valid UTF-8
                 Err(e) => panic!("unexpected error kind {e:?}"),
             }

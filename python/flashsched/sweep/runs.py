@@ -130,6 +130,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     """Run one task (from :meth:`ResolvedRun.task`) and return its result
     record. Runs in a worker process (local pool or Ray)."""
     from flashsched import _core, api
+    from flashsched import summary as summaries
 
     w = task["workload"]
     start = time.time()
@@ -158,7 +159,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         "workload": w,
         "device_toml": task["device_toml"],
         "code_version": _core.__version__,
-        "summary": json.loads(sim.summary_json()),
+        "summary": summaries.from_sim(sim),
         "run_wall_s": round(time.time() - start, 3),
     }
     if task["cdf"]:
