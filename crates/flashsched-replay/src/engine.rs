@@ -307,8 +307,8 @@ impl Engine {
             let id = d.token as u32;
             let probe = self.host.is_probe(id);
             self.host.complete(id, now, &self.view, &mut self.finished);
-            let lead = self.finished.first().map(|s| s.req);
-            self.io.finish(d, |f: &Finished| describe(f, lead, probe))?;
+            let reqs = &self.finished;
+            self.io.finish(d, |f: &Finished| describe(f, reqs, probe))?;
             for s in &self.finished {
                 let c = Completion {
                     arrival: self
@@ -367,7 +367,16 @@ impl Engine {
     }
 }
 
-fn describe(f: &Finished, lead: Option<HostRequest>, probe: bool) -> String {
+/// Names a failed I/O: the user request it served (of a merged group, the
+/// one holding the failed block), or the scheduler's probe.
+fn describe(f: &Finished, reqs: &[Slot], probe: bool) -> String {
+    let at = f.bad_at.unwrap_or(f.start);
+    let hit = |r: &HostRequest| r.offset <= at && at < r.offset + r.size as u64;
+    let lead = reqs
+        .iter()
+        .map(|s| s.req)
+        .find(hit)
+        .or(reqs.first().map(|s| s.req));
     let what = match f.kind {
         IoKind::Read => "read",
         IoKind::Write => "write",

@@ -24,6 +24,8 @@ pub struct Finished {
     pub kind: IoKind,
     pub start: u64,
     pub len: u64,
+    /// Window offset of the block that failed verification.
+    pub bad_at: Option<u64>,
 }
 
 /// I/Os in flight, indexed by token.
@@ -139,10 +141,11 @@ impl InFlight {
             .ok_or_else(|| {
                 ReplayError::Invalid(format!("completion for unknown token {}", d.token))
             })?;
-        let fin = Finished {
+        let mut fin = Finished {
             kind: io.kind,
             start: io.start,
             len: io.len,
+            bad_at: None,
         };
         let want = if io.kind == IoKind::Trim {
             0
@@ -173,6 +176,7 @@ impl InFlight {
                     if let Err((blk, why)) =
                         o.check_read(first, &b.as_slice()[..io.len as usize], &io.lows)
                     {
+                        fin.bad_at = Some(blk * a);
                         bad = Some(format!(
                             "{}: block {blk} (window offset {}) {why}",
                             name(&fin),
