@@ -57,6 +57,7 @@ pub fn spec(path: &Path, offset: u64, size: u64, synthetic: &str) -> ReplaySpec 
         seed: 7,
         keep_records: true,
         verify: false,
+        prefill: None,
         backend: BackendKind::Uring,
     }
 }
