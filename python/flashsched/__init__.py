@@ -20,7 +20,16 @@ from flashsched._core import (
 from flashsched.api import run, simulation
 from flashsched.array import ArrayResult, run_array
 from flashsched.commands.compare import compare
-from flashsched.exceptions import ConfigError, FlashschedError, SimulationError, TraceError
+from flashsched.exceptions import (
+    ConfigError,
+    FlashschedError,
+    ReplayError,
+    SimulationError,
+    TraceError,
+    UnsafeTargetError,
+    VerifyError,
+)
+from flashsched.realdev import probe, replay
 from flashsched.report import report
 from flashsched.reproduce import reproduce
 from flashsched.results import RunResult
@@ -54,6 +63,11 @@ __all__ = [
     "ConfigError",
     "TraceError",
     "SimulationError",
+    "ReplayError",
+    "UnsafeTargetError",
+    "VerifyError",
+    "replay",
+    "probe",
     "DEMO_WORKLOAD",
     "DEMO_OVERRIDES",
 ]

@@ -148,7 +148,8 @@ class ProbeResult:
             f"probe of {t['path']} ({t['kind']}, window {self.raw['window']['size']:,} B "
             f"at {self.raw['window']['offset']:,}), backend {self.raw['backend']['backend']}, "
             f"QD 1, prefilled {self.raw['prefilled']}",
-            f"{'op':<6}{'size':>9}{'n':>6}{'mean us':>11}{'p50 us':>10}{'p99 us':>10}{'min us':>10}",
+            f"{'op':<6}{'size':>9}{'n':>6}{'mean us':>11}{'p50 us':>10}"
+            f"{'p99 us':>10}{'min us':>10}",
         ]
         for p in self.raw["points"]:
             lines.append(
@@ -179,8 +180,14 @@ class ProbeResult:
             f = self.fits[self.fits["op"] == op]
             if len(f):
                 a, b = f.iloc[0]["intercept_us"], f.iloc[0]["slope_us_per_kib"]
-                ax.plot(kib, a + b * kib, "-", color=colour, alpha=0.6,
-                        label=f"{op} fit: {a:.0f} us + {b:.2f} us/KiB")
+                ax.plot(
+                    kib,
+                    a + b * kib,
+                    "-",
+                    color=colour,
+                    alpha=0.6,
+                    label=f"{op} fit: {a:.0f} us + {b:.2f} us/KiB",
+                )
         ax.set_xlabel("request size (KiB)")
         ax.set_ylabel("mean latency (us), QD 1")
         ax.set_title(f"size-latency probe: {self.raw['target']['path']}", fontsize=9)
