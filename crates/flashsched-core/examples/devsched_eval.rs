@@ -126,7 +126,7 @@ fn aos(dir: &Path) {
     for (variant, buf) in [("nobuf", "0"), ("buf2m", "2")] {
         let ov: Vec<String> = vec![
             "ftl.precondition_fill=0.7".into(),
-            format!("ftl.write_buffer_mib={buf}"),
+            format!("cache.mib={buf}"),
         ];
         for wl in &wls {
             for s in ["fifo", "piq", "pe-suspend", "aos", "vios"] {

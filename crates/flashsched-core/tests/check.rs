@@ -347,10 +347,7 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         format!("host.scheduler={host}"),
         format!("controller.scheduler={dev}"),
         format!("host.queue_depth={}", pick(rng, &["1", "4", "32", "128"])),
-        format!(
-            "ftl.write_buffer_mib={}",
-            pick(rng, &["0", "0", "0.0625", "1"])
-        ),
+        format!("cache.mib={}", pick(rng, &["0", "0", "0.0625", "1"])),
         format!(
             "ftl.allocation={}",
             pick(rng, &["static:CWDP", "static:PDWC", "dynamic"])
@@ -364,12 +361,19 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         ),
         format!("ftl.gc_move_window={}", pick(rng, &["0", "1", "4"])),
         format!("ftl.copyback={}", pick(rng, &["false", "true"])),
+        // Dynamic allocation binds a write's plane at submission; a plane
+        // preconditioned full of valid data can then leave writes with no
+        // space GC can make (reported as a deadlock; docs/model.md).
         format!("ftl.precondition_fill={}", pick(rng, &["0", "0.5", "0.85"])),
         format!("variation.enabled={}", pick(rng, &["false", "true"])),
         format!(
             "controller.multiplane={}",
             pick(rng, &["off", "onfi", "relaxed"])
         ),
+        format!("cache.policy={}", pick(rng, &["eager", "lru"])),
+        format!("cache.dram_mb_s={}", pick(rng, &["0", "1600"])),
+        format!("interface.kind={}", pick(rng, &["none", "nvme", "sata"])),
+        format!("interface.command_us={}", pick(rng, &["0", "2"])),
     ];
     match pick(rng, &["die", "chip", "chip-interleave"]).as_str() {
         "chip" => ov.push("controller.busy_unit=chip".into()),
@@ -378,6 +382,9 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
             ov.push("controller.interleave=true".into());
         }
         _ => {}
+    }
+    if ov.iter().any(|o| o == "ftl.allocation=dynamic") {
+        ov.retain(|o| o != "ftl.precondition_fill=0.85");
     }
     match pick(rng, &["interleaved", "blocking", "preemptive"]).as_str() {
         "blocking" => {
@@ -436,12 +443,20 @@ fn property_random_requests_every_scheduler_pair() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(2);
     let n = 1200;
+    let only: Option<u64> = std::env::var("FLASHSCHED_CHECK_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok());
     let mut runs = 0;
     let mut reads = 0;
     for host in flashsched_core::host::sched::names() {
         for dev in flashsched_core::device::sched::names() {
             for case in 0..cases {
                 let seed = 1 + case * 1000 + runs;
+                // FLASHSCHED_CHECK_SEED=n reruns one failing case alone.
+                if only.is_some_and(|o| o != seed) {
+                    runs += 1;
+                    continue;
+                }
                 let mut rng = Rng::new(seed);
                 let ov = random_knobs(&mut rng, host, dev);
                 let cfg = small(&ov);
@@ -584,7 +599,7 @@ fn trimmed_pages_read_as_zeros() {
     // (2): lpn 0 is rewritten while its first program holds the die, then
     // TRIMmed before the rewrite is programmed; lpn 1 is being programmed.
     let mut sim = sim_of(
-        small(&["ftl.write_buffer_mib=1".into()]),
+        small(&["cache.mib=1".into()]),
         vec![
             rec(0, Op::Write, 0, k4, 0),
             rec(1, Op::Write, 0, 2 * k4, 0),

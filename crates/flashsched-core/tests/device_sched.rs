@@ -135,7 +135,7 @@ fn no_scheduler_reads_stale_data() {
         &["ftl.copyback=true", "ftl.gc_move_window=0"],
         &[
             "controller.pe-suspend.write_suspend_erase=true",
-            "ftl.write_buffer_mib=0.25",
+            "cache.mib=0.25",
         ],
         &[
             "controller.piq.granularity=plane",

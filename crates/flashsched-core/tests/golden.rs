@@ -15,6 +15,19 @@ use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 mod common;
 use common::small_ssd;
 
+/// `mqsim-default` gained MQSim's controller model (host interface, DRAM
+/// cache, chip-level busy, multi-plane, its transaction scheduler,
+/// preemptive GC); the cases recorded before it keep their results with
+/// these overrides, and the `mqsim_full_*` cases record the full model.
+const LEGACY: &[&str] = &[
+    "interface.kind=none",
+    "cache.mib=0",
+    "controller.busy_unit=die",
+    "controller.multiplane=off",
+    "controller.scheduler=fifo",
+    "ftl.gc_mode=interleaved",
+];
+
 const CASES: &[(&str, &str, &str, &[&str])] = &[
     (
         "ssdsim_noop_fifo",
@@ -27,6 +40,24 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         "mqsim-default",
         "read=0.7,bs=4k-16k,iops=20000,span=16g,n=20000",
         &[],
+    ),
+    (
+        "mqsim_full_features",
+        "mqsim-default",
+        "read=0.7,bs=4k-16k,iops=20000,span=16g,n=20000",
+        &[],
+    ),
+    (
+        "mqsim_full_gc",
+        "mqsim-default",
+        "read=0.3,bs=8k,pattern=random,qd=64,n=20000",
+        &[
+            "geometry.channels=2",
+            "geometry.chips_per_channel=2",
+            "geometry.blocks_per_plane=32",
+            "ftl.precondition_fill=0.9",
+            "cache.mib=16",
+        ],
     ),
     (
         "gc_heavy_writes",
@@ -99,7 +130,7 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
             "geometry.chips_per_channel=2",
             "geometry.blocks_per_plane=32",
             "ftl.precondition_fill=0.85",
-            "ftl.write_buffer_mib=2",
+            "cache.mib=2",
             "host.scheduler=kyber",
             "ftl.gc_policy=cost-benefit",
         ],
@@ -133,6 +164,14 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
 
 fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+fn legacy(name: &str, device: &str) -> &'static [&'static str] {
+    if device == "mqsim-default" && !name.starts_with("mqsim_full") {
+        LEGACY
+    } else {
+        &[]
+    }
 }
 
 /// Compare `got` with golden file `name`.json (or write it when blessing).
@@ -219,7 +258,11 @@ fn results_match_golden_files() {
     for &(name, device, spec, overrides) in CASES {
         let run_spec = RunSpec {
             device: device.into(),
-            overrides: overrides.iter().map(|s| s.to_string()).collect(),
+            overrides: legacy(name, device)
+                .iter()
+                .chain(overrides)
+                .map(|s| s.to_string())
+                .collect(),
             workload: WorkloadSpec::Synthetic(spec.into()),
             seed: 7,
             keep_records: false,

@@ -188,7 +188,7 @@ fn write_buffer_acknowledges_early() {
     assert_eq!(sim.ssd.stats.dram_read_hits, 1);
 
     let mut buffered = slow;
-    buffered.ftl.write_buffer_mib = 1.0;
+    buffered.cache.mib = 1.0;
     let sim = run_checked(buffered, recs());
     assert_eq!(completions_us(&sim), vec![0.0, 1.0, 0.0]);
 }

@@ -206,7 +206,7 @@ def _experiment(name: str, buffer_mib: int, wl: dict[str, Any]) -> dict[str, Any
         "name": name,
         "base": {
             "device": "ssdsim-default",
-            "set": ["ftl.precondition_fill=0.7", f"ftl.write_buffer_mib={buffer_mib}"],
+            "set": ["ftl.precondition_fill=0.7", f"cache.mib={buffer_mib}"],
         },
         "workloads": wl,
         "grid": {DS: SCHEDULERS, "seed": [1]},

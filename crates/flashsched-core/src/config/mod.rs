@@ -16,7 +16,9 @@ mod tree;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-pub use crate::device::config::{ControllerConfig, SsdSpec};
+pub use crate::device::config::{
+    CacheConfig, CachePolicy, ControllerConfig, InterfaceConfig, LinkKind, SsdSpec,
+};
 use crate::error::{SimError, SimResult};
 use crate::flash::Geometry;
 pub use crate::flash::{Cell, GeometryConfig, TimingConfig, VariationConfig};
@@ -42,6 +44,10 @@ pub struct DeviceConfig {
     pub controller: ControllerConfig,
     #[serde(default)]
     pub variation: VariationConfig,
+    #[serde(default)]
+    pub interface: InterfaceConfig,
+    #[serde(default)]
+    pub cache: CacheConfig,
 }
 
 impl DeviceConfig {
@@ -123,6 +129,8 @@ impl DeviceConfig {
             ftl: &self.ftl,
             controller: &self.controller,
             variation: &self.variation,
+            interface: &self.interface,
+            cache: &self.cache,
         }
     }
 

@@ -46,6 +46,7 @@ const RENAMED: &[(&str, &str)] = &[
     ),
     ("controller.aos_rs_per_chip", "controller.aos.rs_per_chip"),
     ("controller.aos_multiplane", "controller.aos.multiplane"),
+    ("ftl.write_buffer_mib", "cache.mib"),
 ];
 
 /// The complete key schema: the default preset with every scheduler's

@@ -1,17 +1,247 @@
-//! The DRAM write buffer: a write completes once its pages fit; space
-//! returns as pages are programmed.
+//! The DRAM data cache for writes (`[cache]`). A write is acknowledged once
+//! its pages have room (after its DRAM write); room returns as pages reach
+//! flash. `eager` flushes every write at once; `lru` keeps written pages
+//! until room is needed, then flushes the least recently written, and a
+//! rewrite of a page it still holds replaces it in DRAM without a program.
 
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
+
+use super::config::CachePolicy;
+use super::tx::Tx;
 use super::Ssd;
+use crate::check::record::OpRecord;
 use crate::engine::Ns;
+use crate::ftl::NONE;
 
-/// DRAM write buffer: a write completes once its pages fit; space returns as
-/// pages are programmed.
-#[derive(Debug, Default)]
+/// The cache's room and contents.
+#[derive(Debug)]
 pub(super) struct WriteBuffer {
     pub(super) capacity: u32,
+    /// Pages held or being flushed.
     pub(super) used: u32,
-    /// Writes waiting for space: (device request, offset, size, pages).
-    pub(super) waiting: std::collections::VecDeque<(u32, u64, u32, u32)>,
+    /// Writes waiting for room: (device request, offset, size, pages of
+    /// new room needed when it arrived).
+    pub(super) waiting: VecDeque<(u32, u64, u32, u32)>,
+    /// Sum of the waiting writes' room needs.
+    waiting_need: u32,
+    policy: CachePolicy,
+    /// `lru`: pages held (not being flushed), with their newest stamp.
+    held: FxHashMap<u32, u64>,
+    /// `lru`: (page, stamp) in write order; entries whose stamp is not the
+    /// page's newest are skipped (a rewrite moved the page to the back).
+    order: VecDeque<(u32, u64)>,
+    stamp: u64,
+    /// `lru`: pages being flushed (their room returns when programmed).
+    flushing: u32,
+}
+
+impl WriteBuffer {
+    pub(super) fn new(capacity: u32, policy: CachePolicy) -> WriteBuffer {
+        WriteBuffer {
+            capacity,
+            used: 0,
+            waiting: VecDeque::new(),
+            waiting_need: 0,
+            policy,
+            held: FxHashMap::default(),
+            order: VecDeque::new(),
+            stamp: 0,
+            flushing: 0,
+        }
+    }
+
+    /// Pages a write of `lpns` needs new room for.
+    fn need(&self, lpns: impl Iterator<Item = u32>) -> u32 {
+        match self.policy {
+            CachePolicy::Eager => lpns.count() as u32,
+            CachePolicy::Lru => lpns.filter(|l| !self.held.contains_key(l)).count() as u32,
+        }
+    }
+
+    /// Room for `need` more pages (an oversized write goes alone).
+    fn fits(&self, need: u32) -> bool {
+        self.used + need <= self.capacity || self.used == 0
+    }
+
+    /// The least recently written held pages to flush so that `need` more
+    /// pages will fit once the flushes in progress are done.
+    fn victims(&mut self, need: u32) -> Vec<u32> {
+        let want = (self.used + need).saturating_sub(self.capacity);
+        let mut deficit = want.saturating_sub(self.flushing);
+        let mut out = Vec::new();
+        while deficit > 0 {
+            let Some((lpn, stamp)) = self.order.pop_front() else {
+                break;
+            };
+            if self.held.get(&lpn) == Some(&stamp) {
+                self.held.remove(&lpn);
+                self.flushing += 1;
+                deficit -= 1;
+                out.push(lpn);
+            }
+        }
+        out
+    }
+
+    /// Note a (re)write of held page `lpn`; returns whether it was new.
+    fn touch(&mut self, lpn: u32) -> bool {
+        self.stamp += 1;
+        self.order.push_back((lpn, self.stamp));
+        let new = self.held.insert(lpn, self.stamp).is_none();
+        // Rewrites leave skipped entries behind: drop them now and then.
+        if self.order.len() > 2 * self.held.len() + 64 {
+            let held = &self.held;
+            self.order.retain(|(l, s)| held.get(l) == Some(s));
+        }
+        new
+    }
+}
+
+impl Ssd {
+    fn cache_need(&self, offset: u64, size: u32) -> u32 {
+        let (a, b) = self.lpn_range(offset, size);
+        match &self.buffer {
+            Some(buf) => buf.need((a..=b).map(|l| self.fold(l))),
+            None => 0,
+        }
+    }
+
+    /// A write's data reached the controller: into the cache if it has
+    /// room (acknowledged after its DRAM write), else it waits; without a
+    /// cache, straight to flash (acknowledged when programmed).
+    pub(super) fn accept_write(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
+        let Some(buf) = &self.buffer else {
+            return self.submit_write(r, offset, size, now);
+        };
+        if buf.waiting.is_empty() && self.try_admit(r, offset, size, now) {
+            return;
+        }
+        let need = self.cache_need(offset, size);
+        if let Some(buf) = &mut self.buffer {
+            buf.waiting.push_back((r, offset, size, need));
+            buf.waiting_need += need;
+        }
+        self.make_room(now);
+    }
+
+    /// Admit a write if it fits; returns whether it did.
+    fn try_admit(&mut self, r: u32, offset: u64, size: u32, now: Ns) -> bool {
+        let need = self.cache_need(offset, size);
+        if !self.buffer.as_ref().is_some_and(|b| b.fits(need)) {
+            return false;
+        }
+        self.admit(r, offset, size, need, now);
+        true
+    }
+
+    /// Take a write that fits (`need` pages of new room) into the cache.
+    fn admit(&mut self, r: u32, offset: u64, size: u32, need: u32, now: Ns) {
+        let Some(buf) = &mut self.buffer else { return };
+        buf.used += need;
+        match buf.policy {
+            CachePolicy::Eager => self.submit_write(r, offset, size, now),
+            CachePolicy::Lru => {
+                self.cache_write(offset, size);
+                // An oversized write leaves the cache over capacity.
+                self.make_room(now);
+            }
+        }
+        let ack = self.front.dram(size as u64, now);
+        self.finish_req(r, ack);
+    }
+
+    /// `lru`: the pages of a write are now held in DRAM (newest version).
+    fn cache_write(&mut self, offset: u64, size: u32) {
+        let (a, b) = self.lpn_range(offset, size);
+        for lpn in a..=b {
+            let lpn = self.fold(lpn);
+            self.write_seq += 1;
+            let seq = self.write_seq;
+            self.log(OpRecord::Write { lpn, seq });
+            let e = self.inflight.entry(lpn).or_default();
+            e.newest = seq;
+            e.newest_done = false;
+            if let Some(buf) = &mut self.buffer {
+                buf.touch(lpn);
+            }
+        }
+        self.stats.write_requests += 1;
+    }
+
+    /// `lru`: flush what the waiting writes (or an over-full cache) need
+    /// room from, least recently written first. The head's need is taken
+    /// afresh: flushing may have taken pages it would have rewritten.
+    fn make_room(&mut self, now: Ns) {
+        let Some(buf) = &self.buffer else { return };
+        if buf.policy != CachePolicy::Lru {
+            return;
+        }
+        let need = match buf.waiting.front() {
+            Some(&(_, offset, size, parked)) => {
+                buf.waiting_need - parked + self.cache_need(offset, size)
+            }
+            None => 0,
+        };
+        let Some(buf) = &mut self.buffer else { return };
+        let victims = buf.victims(need);
+        if victims.is_empty() {
+            return;
+        }
+        // The flushes belong to no host request.
+        let r = self.new_req(NONE);
+        for lpn in victims {
+            let e = self.inflight.entry(lpn).or_default();
+            e.pending += 1;
+            let seq = e.newest;
+            let plane = self.write_plane(lpn);
+            let die = self.geo.die_of_plane(plane);
+            self.reqs[r as usize].remaining += 1;
+            self.enqueue(Tx::user_program(r, lpn, plane, die, seq, now), now);
+        }
+    }
+
+    /// TRIM of `lpn`: a held copy is dropped (its room returns at once).
+    pub(super) fn cache_drop(&mut self, lpn: u32) {
+        if let Some(buf) = &mut self.buffer {
+            if buf.held.remove(&lpn).is_some() {
+                buf.used -= 1;
+            }
+        }
+    }
+
+    /// A cached page reached flash: admit waiting writes that now fit.
+    pub(super) fn release_buffer(&mut self, now: Ns) {
+        let Some(buf) = &mut self.buffer else { return };
+        buf.used -= 1;
+        if buf.policy == CachePolicy::Lru {
+            buf.flushing -= 1;
+        }
+        self.admit_waiting(now);
+    }
+
+    /// Room returned (a page programmed, or TRIMmed out of the cache).
+    pub(super) fn admit_waiting(&mut self, now: Ns) {
+        // Admit waiting writes in order while they fit (issuing one does not
+        // touch the waiting list, so admitting and issuing can interleave).
+        loop {
+            let Some(&(r, offset, size, _)) = self.buffer.as_ref().and_then(|b| b.waiting.front())
+            else {
+                return;
+            };
+            let need = self.cache_need(offset, size);
+            let Some(buf) = &mut self.buffer else { return };
+            if !buf.fits(need) {
+                self.make_room(now);
+                return;
+            }
+            if let Some((.., parked)) = buf.waiting.pop_front() {
+                buf.waiting_need -= parked;
+            }
+            self.admit(r, offset, size, need, now);
+        }
+    }
 }
 
 /// Writes of one LPN in flight (`Ssd::inflight`).
@@ -26,27 +256,4 @@ pub(super) struct Inflight {
     /// still be programming them) and reads must go to flash.
     pub(super) newest: u64,
     pub(super) newest_done: bool,
-}
-
-impl Ssd {
-    /// A buffered page reached flash: admit waiting writes that now fit.
-    pub(super) fn release_buffer(&mut self, now: Ns) {
-        let Some(buf) = &mut self.buffer else { return };
-        buf.used -= 1;
-        // Admit waiting writes in order while they fit (issuing one does not
-        // touch the buffer, so admitting and issuing can interleave).
-        loop {
-            let Some(buf) = &mut self.buffer else { return };
-            let Some(&(r, offset, size, pages)) = buf.waiting.front() else {
-                return;
-            };
-            if buf.used + pages > buf.capacity && buf.used > 0 {
-                return;
-            }
-            buf.used += pages;
-            buf.waiting.pop_front();
-            self.submit_write(r, offset, size, now);
-            self.finish_req(r);
-        }
-    }
 }

@@ -1,6 +1,7 @@
 //! `[controller]`: the device controller below the FTL — the transaction
 //! scheduler, every transaction scheduler's tunables table, and the NAND
-//! suspend timing any suspending scheduler uses.
+//! suspend timing any suspending scheduler uses; `[interface]`, the host
+//! link; `[cache]`, the DRAM data cache.
 
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +20,8 @@ pub struct SsdSpec<'a> {
     pub ftl: &'a FtlConfig,
     pub controller: &'a ControllerConfig,
     pub variation: &'a VariationConfig,
+    pub interface: &'a InterfaceConfig,
+    pub cache: &'a CacheConfig,
 }
 
 impl SsdSpec<'_> {
@@ -28,6 +31,8 @@ impl SsdSpec<'_> {
         self.timing.validate()?;
         self.ftl.validate_for(self.geometry)?;
         self.controller.validate()?;
+        self.interface.validate()?;
+        self.cache.validate()?;
         self.variation.validate()
     }
 }
@@ -128,5 +133,104 @@ impl ControllerConfig {
             }
         }
         REGISTRY.validate(&self.scheduler, &self.sched)
+    }
+}
+
+/// `[interface]`: the host link requests and their data cross (MQSim's
+/// host interface; SSDsim has none). `none` leaves it out (zero time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkKind {
+    /// No host link: requests reach the controller at once.
+    None,
+    /// NVMe over PCIe: full duplex (each direction at `rate_mb_s`).
+    Nvme,
+    /// SATA: half duplex (one transfer at a time, either direction).
+    Sata,
+}
+
+/// The host interface.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct InterfaceConfig {
+    pub kind: LinkKind,
+    /// Payload rate per direction, MB/s (10^6 B/s); 0 = the kind's usual
+    /// rate: NVMe 4000 (PCIe 3 ×4, MQSim's 4 lanes × 1 GB/s), SATA 600.
+    pub rate_mb_s: f64,
+    /// Fixed cost per request (command fetch, doorbells, completion
+    /// message), µs, added before the completion reaches the host.
+    pub command_us: f64,
+}
+
+impl Default for InterfaceConfig {
+    fn default() -> Self {
+        InterfaceConfig {
+            kind: LinkKind::None,
+            rate_mb_s: 0.0,
+            command_us: 0.0,
+        }
+    }
+}
+
+impl InterfaceConfig {
+    /// The link's rate, MB/s (the kind's default when unset).
+    pub fn rate(&self) -> f64 {
+        match (self.kind, self.rate_mb_s) {
+            (_, r) if r > 0.0 => r,
+            (LinkKind::Sata, _) => 600.0,
+            _ => 4000.0,
+        }
+    }
+
+    pub fn validate(&self) -> SimResult<()> {
+        range("interface.rate_mb_s", self.rate_mb_s, 0.0, 1e7)?;
+        range("interface.command_us", self.command_us, 0.0, 1e6)
+    }
+}
+
+/// `cache.policy`: when written pages leave the DRAM data cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CachePolicy {
+    /// Every write is flushed to flash at once; the cache only absorbs
+    /// bursts (a write buffer).
+    Eager,
+    /// Written pages stay until the cache is full; then the least recently
+    /// written are flushed. A rewrite of a page still held replaces it in
+    /// DRAM without a flash program (MQSim's write cache).
+    Lru,
+}
+
+/// `[cache]`: the controller's DRAM data cache for writes. Reads of pages
+/// it holds are answered from DRAM.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Capacity, MiB (0 = none: writes complete when programmed).
+    pub mib: f64,
+    pub policy: CachePolicy,
+    /// DRAM transfer rate, MB/s; 0 = DRAM takes no time. MQSim's default
+    /// DRAM (800 MT/s, 16 bit) moves 1600 MB/s.
+    pub dram_mb_s: f64,
+    /// Latency before each DRAM transfer, ns (MQSim: tRCD + tCL = 26).
+    pub dram_latency_ns: f64,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            mib: 0.0,
+            policy: CachePolicy::Eager,
+            dram_mb_s: 0.0,
+            dram_latency_ns: 0.0,
+        }
+    }
+}
+
+impl CacheConfig {
+    pub fn validate(&self) -> SimResult<()> {
+        range("cache.mib", self.mib, 0.0, 1e6)?;
+        range("cache.dram_mb_s", self.dram_mb_s, 0.0, 1e7)?;
+        range("cache.dram_latency_ns", self.dram_latency_ns, 0.0, 1e6)
     }
 }

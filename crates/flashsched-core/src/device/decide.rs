@@ -52,8 +52,19 @@ impl Ssd {
     }
 
     /// Start work on every idle die that may have some. Call once per time
-    /// step, after all events at that instant have been applied.
+    /// step, after all events at that instant have been applied. Front-end
+    /// steps planned at this instant (also while starting work: a read can
+    /// turn out to be a DRAM hit) become events.
     pub fn schedule<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
+        let r = self.decide(now, sink);
+        for (at, slot) in self.front.take_planned() {
+            debug_assert!(at >= now, "front-end step planned in the past");
+            sink.push(at, super::DevEvent::Front { slot });
+        }
+        r
+    }
+
+    fn decide<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
         if let Some(e) = self.hint_error.take() {
             return Err(SimError::Invalid(e));
         }

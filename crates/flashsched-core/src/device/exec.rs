@@ -372,6 +372,7 @@ impl Ssd {
                 }
                 self.cmds.members[die as usize] = members;
             }
+            DevEvent::Front { slot } => self.front_step(slot, now),
             DevEvent::BusDone { ch, tx, gen } => {
                 if self.txs.gen(tx) != gen {
                     return Ok(()); // delayed and rescheduled
@@ -392,12 +393,14 @@ impl Ssd {
         self.die_load[die] -= 1;
         self.mark(tx.die);
         match (tx.kind, tx.origin) {
-            (TxKind::Read, Origin::User) => self.req_page_done(tx.owner),
+            (TxKind::Read, Origin::User) => self.req_page_done(tx.owner, now),
             (TxKind::Program, Origin::User) => {
                 if let Some(e) = self.inflight.get_mut(&tx.lpn) {
                     e.pending -= 1;
                     e.newest_done |= e.newest == tx.seq;
-                    if e.pending == 0 {
+                    // A page the cache still holds a newer version of
+                    // keeps its entry (reads of it are DRAM hits).
+                    if e.pending == 0 && e.newest_done {
                         self.inflight.remove(&tx.lpn);
                     }
                 }
@@ -405,7 +408,7 @@ impl Ssd {
                     lpn: tx.lpn,
                     seq: tx.seq,
                 });
-                self.req_page_done(tx.owner);
+                self.req_page_done(tx.owner, now);
                 self.release_buffer(now);
             }
             // GC moves (a reclaim is only ever an erase).

@@ -16,6 +16,7 @@ mod command;
 pub mod config;
 mod decide;
 mod exec;
+mod front;
 pub mod gc_gate;
 mod gc_job;
 pub mod parallel;
@@ -72,6 +73,8 @@ pub enum DevEvent {
     /// The data-out transfer of read `tx` (on channel `ch`) finished
     /// (ignored if `gen` is stale: the transfer was delayed and rescheduled).
     BusDone { ch: u32, tx: u32, gen: u32 },
+    /// A front-end step (host link, DRAM) planned in `slot` is due.
+    Front { slot: u32 },
 }
 
 impl DevEvent {
@@ -84,6 +87,7 @@ impl DevEvent {
         match self {
             DevEvent::BusDone { ch, .. } => ch as u64,
             DevEvent::DieDone { die, .. } => 1 << 32 | die as u64,
+            DevEvent::Front { slot } => 3 << 31 | slot as u64,
         }
     }
 }
@@ -140,6 +144,10 @@ struct SuspendTiming {
 struct DevReq {
     host: u32,
     remaining: u32,
+    /// Bytes the completion carries back to the host (a read's data).
+    out_bytes: u32,
+    /// Pages of a read answered from the DRAM cache.
+    dram_pages: u32,
 }
 
 /// A simulated SSD.
@@ -172,6 +180,8 @@ pub struct Ssd {
     free_reqs: Vec<u32>,
     dirty: Vec<u32>,
     gc: Vec<GcJob>,
+    /// Host link and DRAM timing.
+    front: front::Front,
     /// Which transactions GC lets start (`ftl.gc_mode`).
     gate: gc_gate::GcGate,
     /// Planes with GC running, per chip (for the host's oracle view).
@@ -221,8 +231,7 @@ impl Ssd {
         let geo = Geometry::new(cfg.geometry);
         let mut ftl = Ftl::new(geo, cfg.ftl, seed)?;
         let precondition = ftl.precondition(cfg.ftl.precondition_fill, seed);
-        let buffer_pages =
-            (cfg.ftl.write_buffer_mib * 1024.0 * 1024.0 / geo.page_size as f64) as u32;
+        let buffer_pages = (cfg.cache.mib * 1024.0 * 1024.0 / geo.page_size as f64) as u32;
         let timing = Timing::new(cfg.timing, geo.page_size);
         let xfer = timing.command + timing.xfer_page;
         let variation = cfg.variation.enabled.then(|| {
@@ -274,15 +283,13 @@ impl Ssd {
             dirty: Vec::new(),
             gc: vec![GcJob::default(); geo.planes() as usize],
             chip_gc: vec![0; geo.chips() as usize],
+            front: front::Front::new(cfg.interface, cfg.cache),
             gate: gc_gate::GcGate::new(cfg.ftl.gc_mode, cfg.ftl.gc_block_unit, &geo),
             inflight: FxHashMap::default(),
             die_load: vec![0; geo.dies() as usize],
             rr_die: 0,
             rr_plane: vec![0; geo.dies() as usize],
-            buffer: (buffer_pages > 0).then(|| WriteBuffer {
-                capacity: buffer_pages,
-                ..Default::default()
-            }),
+            buffer: (buffer_pages > 0).then(|| WriteBuffer::new(buffer_pages, cfg.cache.policy)),
             write_seq: 0,
             last_write_lpn: 0,
             copyback: cfg.ftl.copyback,
@@ -343,7 +350,10 @@ impl Ssd {
     /// every step. When false, `schedule` returns at once.
     #[inline]
     pub fn needs_decide(&self) -> bool {
-        !self.done.is_empty() || !self.dirty.is_empty() || self.coordinates
+        !self.done.is_empty()
+            || !self.dirty.is_empty()
+            || self.coordinates
+            || self.front.has_planned()
     }
 
     /// Requests completed since the last call (host ids).
@@ -355,7 +365,9 @@ impl Ssd {
 
     /// Whether the device has no queued or running work.
     pub fn is_idle(&self) -> bool {
-        self.txs.is_empty() && self.buffer.as_ref().is_none_or(|b| b.waiting.is_empty())
+        self.txs.is_empty()
+            && self.front.open() == 0
+            && self.buffer.as_ref().is_none_or(|b| b.waiting.is_empty())
     }
 
     /// Busy time per die (ns).

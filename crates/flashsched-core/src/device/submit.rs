@@ -3,6 +3,7 @@
 //! their page when they start; conflict accounting per request (VIOS
 //! Table 1).
 
+use super::front::{Dir, Job};
 use super::tx::Tx;
 use super::{DevReq, Ssd};
 use crate::check::record::OpRecord;
@@ -46,7 +47,12 @@ impl Ssd {
     }
 
     pub(super) fn new_req(&mut self, host: u32) -> u32 {
-        let r = DevReq { host, remaining: 0 };
+        let r = DevReq {
+            host,
+            remaining: 0,
+            out_bytes: 0,
+            dram_pages: 0,
+        };
         match self.free_reqs.pop() {
             Some(i) => {
                 self.reqs[i as usize] = r;
@@ -64,12 +70,6 @@ impl Ssd {
         let first = self.geo.page_of_byte(offset);
         let last = self.geo.page_of_byte(offset + size.max(1) as u64 - 1);
         (first, last)
-    }
-
-    #[inline]
-    pub(super) fn page_count(&self, offset: u64, size: u32) -> u32 {
-        let (a, b) = self.lpn_range(offset, size);
-        (b - a + 1) as u32
     }
 
     #[inline]
@@ -102,58 +102,82 @@ impl Ssd {
             size,
         });
         match op {
-            Op::Read => self.submit_read(r, offset, size, now),
-            Op::Write => {
-                let pages = self.page_count(offset, size);
-                match &mut self.buffer {
-                    None => self.submit_write(r, offset, size, now),
-                    Some(buf) => {
-                        if buf.waiting.is_empty()
-                            && (buf.used + pages <= buf.capacity || buf.used == 0)
-                        {
-                            buf.used += pages;
-                            self.submit_write(r, offset, size, now);
-                            self.finish_req(r); // acknowledged from DRAM
-                        } else {
-                            buf.waiting.push_back((r, offset, size, pages));
-                        }
-                    }
-                }
+            Op::Read => {
+                self.reqs[r as usize].out_bytes = size;
+                self.submit_read(r, offset, size, now);
             }
-            Op::Trim => {
-                let ps = self.geo.page_size as u64;
-                // Only whole pages are discarded.
-                let first = offset.div_ceil(ps);
-                let end = (offset + size as u64) / ps;
-                for lpn in first..end {
-                    let l = self.fold(lpn);
-                    self.log(OpRecord::Trim { lpn: l });
-                    self.ftl.trim(l, now);
-                    // Writes of `l` submitted before the TRIM must not land
-                    // after it: their programs become stale (as if superseded
-                    // by a newer write) and reads stop going to DRAM.
-                    if let Some(e) = self.inflight.get_mut(&l) {
-                        self.write_seq += 1;
-                        e.issued_seq = self.write_seq;
-                        e.newest = self.write_seq;
-                        e.newest_done = true;
-                    }
-                }
+            // The data crosses the host link first.
+            Op::Write if self.front.timed() => {
+                let at = self.front.link(Dir::ToDevice, size as u64, now);
+                self.front.plan(at, Job::Arrive { r, offset, size });
+                return;
             }
+            Op::Write => return self.accept_write(r, offset, size, now),
+            Op::Trim => self.submit_trim(offset, size, now),
         }
-        // Buffered writes were acknowledged (or parked) above.
-        let buffered = op == Op::Write && self.buffer.is_some();
-        if !buffered && self.reqs[r as usize].remaining == 0 {
-            self.finish_req(r);
+        if self.reqs[r as usize].remaining == 0 {
+            self.finish_req(r, now);
         }
     }
 
-    pub(super) fn finish_req(&mut self, r: u32) {
+    /// A front-end step is due.
+    pub(super) fn front_step(&mut self, slot: u32, now: Ns) {
+        match self.front.take(slot) {
+            Some(Job::Arrive { r, offset, size }) => self.accept_write(r, offset, size, now),
+            Some(Job::Deliver { host }) => {
+                self.done.push(host);
+                self.log(OpRecord::Complete { req: host });
+            }
+            None => {}
+        }
+    }
+
+    fn submit_trim(&mut self, offset: u64, size: u32, now: Ns) {
+        let ps = self.geo.page_size as u64;
+        // Only whole pages are discarded.
+        let first = offset.div_ceil(ps);
+        let end = (offset + size as u64) / ps;
+        for lpn in first..end {
+            let l = self.fold(lpn);
+            self.log(OpRecord::Trim { lpn: l });
+            self.ftl.trim(l, now);
+            self.cache_drop(l);
+            // Writes of `l` submitted before the TRIM must not land
+            // after it: their programs become stale (as if superseded
+            // by a newer write) and reads stop going to DRAM.
+            if let Some(e) = self.inflight.get_mut(&l) {
+                self.write_seq += 1;
+                e.issued_seq = self.write_seq;
+                e.newest = self.write_seq;
+                e.newest_done = true;
+                if e.pending == 0 {
+                    self.inflight.remove(&l);
+                }
+            }
+        }
+        self.admit_waiting(now);
+    }
+
+    /// Device request `r` is finished once what it still needs from the
+    /// front end (from `ready` on) is done: its DRAM reads, its data back
+    /// over the host link, the completion's command cost.
+    pub(super) fn finish_req(&mut self, r: u32, ready: Ns) {
         let req = self.reqs[r as usize];
         if req.host != NONE {
-            self.done.push(req.host);
             self.reqs[r as usize].host = NONE;
-            self.log(OpRecord::Complete { req: req.host });
+            if self.front.timed() {
+                let page = self.geo.page_size as u64;
+                let t = self.front.dram(req.dram_pages as u64 * page, ready);
+                let t = match req.out_bytes {
+                    0 => t,
+                    n => self.front.link(Dir::ToHost, n as u64, t),
+                };
+                let t = t + self.front.command();
+                self.front.plan(t, Job::Deliver { host: req.host });
+            } else {
+                self.done.push(req.host);
+                self.log(OpRecord::Complete { req: req.host });
+            }
         }
         if req.remaining == 0 {
             self.free_reqs.push(r);
@@ -178,6 +202,7 @@ impl Ssd {
             }
             if self.in_dram(lpn) {
                 self.stats.dram_read_hits += 1;
+                self.reqs[r as usize].dram_pages += 1;
                 self.log(OpRecord::DramHit { id: read_id, lpn });
                 continue;
             }
@@ -275,11 +300,11 @@ impl Ssd {
         }
     }
 
-    pub(super) fn req_page_done(&mut self, r: u32) {
+    pub(super) fn req_page_done(&mut self, r: u32, now: Ns) {
         let req = &mut self.reqs[r as usize];
         req.remaining -= 1;
         if req.remaining == 0 {
-            self.finish_req(r);
+            self.finish_req(r, now);
         }
     }
 }

@@ -33,9 +33,6 @@ pub struct FtlConfig {
     /// Logical fill fraction reached by the steady-state preconditioner (0 = fresh).
     #[serde(default)]
     pub precondition_fill: f64,
-    /// DRAM write buffer in MiB (0 = none: writes complete when programmed).
-    #[serde(default)]
-    pub write_buffer_mib: f64,
     /// How GC work shares the flash with user I/O.
     #[serde(default)]
     pub gc_mode: GcMode,
@@ -94,7 +91,6 @@ impl FtlConfig {
         range("ftl.overprovisioning", f.overprovisioning, 0.0, 0.9)?;
         range("ftl.gc_threshold", f.gc_threshold, 0.0, 0.5)?;
         range("ftl.precondition_fill", f.precondition_fill, 0.0, 1.0)?;
-        range("ftl.write_buffer_mib", f.write_buffer_mib, 0.0, 1e6)?;
         range(
             "ftl.gc_hard_threshold",
             f.gc_hard_threshold,

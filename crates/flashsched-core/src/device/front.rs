@@ -1,0 +1,160 @@
+//! The controller's front end: the host link (`[interface]`) a request's
+//! command and data cross, and the DRAM its written data lands in
+//! (`[cache]`). Requests and completions pass it in order per direction:
+//! - a write's data crosses the link to the controller (`Arrive`), then is
+//!   written to DRAM when there is a data cache;
+//! - a read's data crosses back once its pages are read (after a DRAM read
+//!   for pages answered from the cache);
+//! - every completion costs `interface.command_us` before the host sees it
+//!   (`Deliver`).
+//!
+//! Both resources serve transfers one at a time in the order they are
+//! asked for (first come, first served). NVMe's PCIe link is full duplex
+//! (a direction each), SATA half duplex (one for both), as MQSim models
+//! them (`Host_Interface_NVMe`/`_SATA`, its PCIe link).
+
+use super::config::{CacheConfig, InterfaceConfig, LinkKind};
+use crate::engine::Ns;
+
+/// Transfer direction on the host link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dir {
+    ToDevice = 0,
+    ToHost = 1,
+}
+
+/// A serial resource moving bytes at a fixed rate after a fixed latency.
+#[derive(Debug, Clone)]
+struct Pipe {
+    /// ns per byte.
+    ns_per_byte: f64,
+    latency: Ns,
+    free_at: Ns,
+}
+
+impl Pipe {
+    fn new(mb_s: f64, latency: Ns) -> Pipe {
+        Pipe {
+            ns_per_byte: 1000.0 / mb_s,
+            latency,
+            free_at: 0,
+        }
+    }
+
+    /// Move `bytes` from `from` on: returns when they are through.
+    fn transfer(&mut self, bytes: u64, from: Ns) -> Ns {
+        let start = from.max(self.free_at);
+        let end = start + self.latency + (bytes as f64 * self.ns_per_byte).ceil() as Ns;
+        self.free_at = end;
+        end
+    }
+}
+
+/// What the front end does when a timed step ends.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Job {
+    /// A write's data reached the controller: hand it to the cache / FTL.
+    Arrive { r: u32, offset: u64, size: u32 },
+    /// The completion of host request `host` reaches the host.
+    Deliver { host: u32 },
+}
+
+/// Host link, DRAM, and the steps in flight between them.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Front {
+    /// One pipe per direction (NVMe) or one shared (SATA); none = no link.
+    link: Vec<Pipe>,
+    dram: Option<Pipe>,
+    command: Ns,
+    jobs: Vec<Option<Job>>,
+    free: Vec<u32>,
+    /// Steps planned since the device last handed its events out.
+    planned: Vec<(Ns, u32)>,
+    /// Steps planned and not yet done.
+    open: usize,
+}
+
+impl Front {
+    pub(super) fn new(hif: &InterfaceConfig, cache: &CacheConfig) -> Front {
+        let us = |x: f64| (x * 1000.0).round() as Ns;
+        let pipes = match hif.kind {
+            LinkKind::None => 0,
+            LinkKind::Nvme => 2,
+            LinkKind::Sata => 1,
+        };
+        Front {
+            link: vec![Pipe::new(hif.rate(), 0); pipes],
+            dram: (cache.mib > 0.0 && cache.dram_mb_s > 0.0)
+                .then(|| Pipe::new(cache.dram_mb_s, cache.dram_latency_ns.round() as Ns)),
+            command: us(hif.command_us),
+            ..Default::default()
+        }
+    }
+
+    /// Whether any step takes time (else requests pass straight through).
+    #[inline]
+    pub(super) fn timed(&self) -> bool {
+        !self.link.is_empty() || self.dram.is_some() || self.command > 0
+    }
+
+    /// `bytes` over the host link from `from`; returns when they are across.
+    pub(super) fn link(&mut self, dir: Dir, bytes: u64, from: Ns) -> Ns {
+        let n = self.link.len();
+        match n {
+            0 => from,
+            _ => self.link[(dir as usize).min(n - 1)].transfer(bytes, from),
+        }
+    }
+
+    /// `bytes` to or from DRAM from `from`; returns when done.
+    pub(super) fn dram(&mut self, bytes: u64, from: Ns) -> Ns {
+        match &mut self.dram {
+            Some(d) if bytes > 0 => d.transfer(bytes, from),
+            _ => from,
+        }
+    }
+
+    /// The per-request command cost.
+    #[inline]
+    pub(super) fn command(&self) -> Ns {
+        self.command
+    }
+
+    /// Plan `job` for time `at`.
+    pub(super) fn plan(&mut self, at: Ns, job: Job) {
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.jobs[s as usize] = Some(job);
+                s
+            }
+            None => {
+                self.jobs.push(Some(job));
+                (self.jobs.len() - 1) as u32
+            }
+        };
+        self.open += 1;
+        self.planned.push((at, slot));
+    }
+
+    /// Steps planned since the last call, as (time, slot).
+    pub(super) fn take_planned(&mut self) -> std::vec::Drain<'_, (Ns, u32)> {
+        self.planned.drain(..)
+    }
+
+    pub(super) fn has_planned(&self) -> bool {
+        !self.planned.is_empty()
+    }
+
+    /// The step in `slot` is due: take it.
+    pub(super) fn take(&mut self, slot: u32) -> Option<Job> {
+        let job = self.jobs.get_mut(slot as usize)?.take()?;
+        self.free.push(slot);
+        self.open -= 1;
+        Some(job)
+    }
+
+    /// Steps planned and not done.
+    pub(super) fn open(&self) -> usize {
+        self.open
+    }
+}

@@ -1,0 +1,163 @@
+//! The controller's front end — host interface and DRAM data cache — as
+//! worked examples computed by hand on the tiny device of
+//! tests/controller.rs (one channel, one chip of 2 dies × 2 planes; reads
+//! 50 µs, programs 200 µs, 10 µs per page on the flash bus; LPN 0 → die 0
+//! plane 0, 1 → die 0 plane 1, 2 → die 1 plane 0). Every run has the version
+//! oracle on.
+
+use flashsched_core::config::DeviceConfig;
+use flashsched_core::io::Op;
+use flashsched_core::sim::Simulation;
+
+mod common;
+use common::{rec, run_checked};
+
+const US: u64 = 1_000;
+const PAGE: u32 = 4096;
+
+fn tiny(extra: &[&str]) -> DeviceConfig {
+    let mut ov: Vec<String> = [
+        "geometry.channels=1",
+        "geometry.chips_per_channel=1",
+        "geometry.dies_per_chip=2",
+        "geometry.planes_per_die=2",
+        "geometry.blocks_per_plane=16",
+        "geometry.pages_per_block=16",
+        "geometry.page_size=4096",
+        "timing.read_us=50",
+        "timing.program_us=200",
+        "timing.channel_mb_s=409.6",
+        "timing.command_us=0",
+        "ftl.overprovisioning=0.25",
+        "ftl.allocation=static:PDCW",
+        "host.queue_depth=32",
+        "host.max_merge_kib=0",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    ov.extend(extra.iter().map(|s| s.to_string()));
+    DeviceConfig::load("default", &ov).unwrap()
+}
+
+fn page(i: u64) -> u64 {
+    i * PAGE as u64
+}
+
+/// Completion times (µs) in trace order.
+fn done_us(sim: &Simulation) -> Vec<f64> {
+    let r = &sim.metrics.records;
+    let mut v: Vec<(u64, u64)> = (0..r.len())
+        .map(|i| (r.arrival[i] * 4 + r.op[i] as u64, r.complete[i]))
+        .collect();
+    v.sort();
+    v.into_iter().map(|(_, c)| c as f64 / 1000.0).collect()
+}
+
+/// The host link moves a page in 10 µs (409.6 MB/s) and each completion
+/// costs 1 µs. A write at 0: its data crosses 0–10, then the flash bus
+/// 10–20 and tPROG 20–220; done 221. A read of LPN 2 (die 1) at 0 senses
+/// 0–50, leaves the chip 50–60 and crosses the link 60–70; done 71.
+#[test]
+fn the_host_link_carries_write_data_in_and_read_data_out() {
+    let reqs = || {
+        vec![
+            rec(0, Op::Write, page(0), PAGE),
+            rec(0, Op::Read, page(2), PAGE),
+        ]
+    };
+    let nvme = [
+        "interface.kind=nvme",
+        "interface.rate_mb_s=409.6",
+        "interface.command_us=1",
+    ];
+    // Trace order: the read (op 0) sorts before the write at the same time.
+    assert_eq!(done_us(&run_checked(tiny(&nvme), reqs())), [71.0, 221.0]);
+    // No link: 60 and 210.
+    assert_eq!(done_us(&run_checked(tiny(&[]), reqs())), [60.0, 210.0]);
+}
+
+/// A read of LPN 2 at 0 has its data ready at 60 µs; a write arriving at
+/// 55 sends its data 55–65. Full duplex (NVMe), the read's data goes back
+/// at once: 60–70. Half duplex (SATA), it waits for the write's: 65–75.
+/// The write then programs: bus 65–75, tPROG 75–275.
+#[test]
+fn sata_is_half_duplex_and_nvme_full_duplex() {
+    let reqs = || {
+        vec![
+            rec(0, Op::Read, page(2), PAGE),
+            rec(55 * US, Op::Write, page(0), PAGE),
+        ]
+    };
+    let case = |kind: &str| {
+        let k = format!("interface.kind={kind}");
+        done_us(&run_checked(
+            tiny(&[&k, "interface.rate_mb_s=409.6"]),
+            reqs(),
+        ))
+    };
+    assert_eq!(case("nvme"), [70.0, 275.0]);
+    assert_eq!(case("sata"), [75.0, 275.0]);
+}
+
+/// A two-page LRU cache whose DRAM moves a page in 1 µs. Writes of LPN 0
+/// at 0 and again at 10, LPN 1 at 20: each acknowledged after its DRAM
+/// write (1, 11, 21); the rewrite replaces LPN 0 in DRAM. LPN 2 at 30 needs
+/// room: LPN 0, least recently written, is flushed (bus 30–40, tPROG
+/// 40–240) and the write waits for its room: DRAM 240–241. One program in
+/// all. Reads of LPN 1 at 50 and LPN 0 at 60 are DRAM hits (1 µs each).
+#[test]
+fn an_lru_cache_absorbs_rewrites_and_flushes_the_least_recent_page() {
+    let reqs = vec![
+        rec(0, Op::Write, page(0), PAGE),
+        rec(10 * US, Op::Write, page(0), PAGE),
+        rec(20 * US, Op::Write, page(1), PAGE),
+        rec(30 * US, Op::Write, page(2), PAGE),
+        rec(50 * US, Op::Read, page(1), PAGE),
+        rec(60 * US, Op::Read, page(0), PAGE),
+    ];
+    let cache = [
+        "cache.mib=0.0078125", // 2 pages of 4 KiB
+        "cache.policy=lru",
+        "cache.dram_mb_s=4096",
+    ];
+    let sim = run_checked(tiny(&cache), reqs);
+    assert_eq!(done_us(&sim), [1.0, 11.0, 21.0, 241.0, 51.0, 61.0]);
+    let f = sim.summary().flash;
+    assert_eq!((f.programs, f.dram_read_hits), (1, 2));
+}
+
+/// The same writes with an eager cache: every write is flushed at once.
+/// LPN 0: bus 0–10, tPROG 10–210; its rewrite waits for the die: 210–220,
+/// 220–420; LPN 1 (plane 1 of die 0) after it: 420–430, 430–630. The cache
+/// holds both copies of LPN 0, so LPN 1 waits for room until the first
+/// program ends (210), and LPN 2 until the second (420). Four programs.
+#[test]
+fn an_eager_cache_flushes_every_write() {
+    let reqs = vec![
+        rec(0, Op::Write, page(0), PAGE),
+        rec(10 * US, Op::Write, page(0), PAGE),
+        rec(20 * US, Op::Write, page(1), PAGE),
+        rec(30 * US, Op::Write, page(2), PAGE),
+    ];
+    let cache = ["cache.mib=0.0078125", "cache.dram_mb_s=4096"];
+    let sim = run_checked(tiny(&cache), reqs);
+    assert_eq!(done_us(&sim), [1.0, 11.0, 211.0, 421.0]);
+    assert_eq!(sim.summary().flash.programs, 4);
+}
+
+#[test]
+fn front_end_settings_are_checked_by_key() {
+    for (set, key) in [
+        ("interface.kind=usb", "interface.kind"),
+        ("interface.rate_mb_s=-1", "interface.rate_mb_s"),
+        ("cache.policy=fifo", "cache.policy"),
+        ("cache.mib=-2", "cache.mib"),
+        ("ftl.write_buffer_mib=2", "cache.mib"),
+    ] {
+        let e = DeviceConfig::load("default", &[set.into()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(key), "{set}: {e}");
+    }
+}
