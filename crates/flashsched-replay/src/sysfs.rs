@@ -141,5 +141,5 @@ pub fn mount_of(path: &Path) -> Option<(String, String, String)> {
         .into_iter()
         .filter(|m| m.0 == dev)
         .map(|(_, src, point, fstype)| (point, fstype, src))
-        .last()
+        .next_back()
 }

@@ -60,7 +60,7 @@ impl Window {
     /// passes here).
     pub fn absolute(&self, off: u64, len: u64) -> ReplayResult<u64> {
         let a = self.align as u64;
-        if off % a != 0 || len % a != 0 || len == 0 || off + len > self.size {
+        if !off.is_multiple_of(a) || !len.is_multiple_of(a) || len == 0 || off + len > self.size {
             return Err(ReplayError::Unsafe(format!(
                 "I/O of {len} bytes at window offset {off} is outside the {}-byte window \
                  or not {a}-byte aligned",
@@ -278,7 +278,7 @@ impl Target {
         } else {
             spec.size
         };
-        if spec.offset % a != 0 || size % a != 0 {
+        if !spec.offset.is_multiple_of(a) || !size.is_multiple_of(a) {
             return Err(ReplayError::Invalid(format!(
                 "offset {} and size {size} must be multiples of the {align}-byte I/O unit",
                 spec.offset
