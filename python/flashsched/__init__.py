@@ -19,6 +19,7 @@ from flashsched._core import (
 )
 from flashsched.api import run, simulation
 from flashsched.array import ArrayResult, run_array
+from flashsched.calibrate import calibrate
 from flashsched.commands.compare import compare
 from flashsched.exceptions import (
     ConfigError,
@@ -68,6 +69,7 @@ __all__ = [
     "VerifyError",
     "replay",
     "probe",
+    "calibrate",
     "DEMO_WORKLOAD",
     "DEMO_OVERRIDES",
 ]
