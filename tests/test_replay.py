@@ -209,3 +209,43 @@ def test_probe_fits_and_plots(uring: None, tdir: Path, run_cli: Callable[..., An
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(flashsched.ConfigError, match="multiple"):
         flashsched.probe(target=tdir / "p.bin", sizes=[1000])
+
+
+def test_compare_puts_simulated_and_real_side_by_side(tdir: Path) -> None:
+    from flashsched.commands.compare import sim_vs_real
+
+    df = flashsched.compare(
+        synthetic="read=0.7,bs=4k-16k,qd=8,n=600",
+        host_sched="noop,deadline",
+        device="ssdsim-default",
+        queue_depth=8,
+        real=str(tdir / "cmp.bin"),
+        real_options={"size": "16m", "allow_write": True, "verify": True},
+    )
+    assert list(df["kind"]) == ["sim", "sim", "real", "real"]
+    real = df[df["kind"] == "real"]
+    assert (real["device"] == f"real:{tdir / 'cmp.bin'}").all()
+    assert (real["device_sched"] == "device firmware").all()
+    assert (df["requests"] == 600).all() and real["gc"].isna().all()
+    assert real["norm_mean"].iloc[0] == 1.0, "real rows are their own normalisation group"
+    side = sim_vs_real(df)
+    assert list(side["host_sched"]) == ["noop", "deadline"]
+    for _, r in side.iterrows():
+        assert r["mean_us_real/sim"] == pytest.approx(r["mean_us_real"] / r["mean_us_sim"])
+    with pytest.raises(flashsched.UnsafeTargetError, match="allow"):
+        flashsched.compare(
+            synthetic="read=0.5,bs=4k,qd=2,n=20",
+            device="ssdsim-default",
+            real=str(tdir / "cmp.bin"),
+        )
+
+
+def test_cli_compare_with_a_real_target(tdir: Path, run_cli: Callable[..., Any]) -> None:
+    p = run_cli(
+        "compare", "--synthetic", "read=1,bs=4k,qd=4,n=300", "--device", "ssdsim-default",
+        "--host-sched", "noop", "--queue-depth", "4", "--real", str(tdir / "c.bin"),
+        "--real-size", "8m", "--csv", str(tdir / "t.csv"),
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert "simulated vs real" in p.stdout and "mean_us_real/sim" in p.stdout
+    assert list(pd.read_csv(tdir / "t.csv")["kind"]) == ["sim", "real"]

@@ -7,6 +7,11 @@ Workloads: ``--trace`` (repeatable), ``--synthetic SPEC``, ``--profile
 NAMES`` (Amphibian Table III synthetic profiles, comma list or ``all``) with
 ``--profile-args``, or ``--postmark SPEC`` (closed loop; throughput is also
 given in transactions per second).
+
+``--real TARGET`` also replays every workload with every host scheduler on a
+real file or block device (``flashsched replay``, the host section of the
+first ``--device``), as rows of kind ``real``, and prints simulated and real
+side by side (``sim_vs_real``).
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from flashsched import api
+from flashsched import api, realdev
+from flashsched.results import RunResult
 
 PROFILES = ["fin1", "fin2", "web1", "web2", "web3", "proj_2", "prxy_1", "usr_1"]
 
@@ -33,6 +39,26 @@ class Workload:
     label: str
     trace: str | None = None
     synthetic: str | None = None
+
+
+@dataclass(frozen=True)
+class RealTarget:
+    """A real file or block device each workload is also replayed on;
+    ``options`` are :func:`flashsched.replay` keywords (offset, size,
+    allow_write, verify, prefill, backend)."""
+
+    path: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"real:{self.path}"
+
+
+# run() keywords a replay takes as well (the rest only make sense simulated).
+_REPLAY_KWARGS = {"overrides", "queue_depth", "format", "intensity", "limit", "seed"}
+_REPLAY_KWARGS |= {"skip_bad", "time_order"}
+FIRMWARE = "device firmware"
 
 
 def _split(s: str | Sequence[str] | None) -> list[str]:
@@ -85,6 +111,7 @@ def _row(wl: Workload, device: str, hs: str, ds: str, s: dict[str, Any]) -> dict
     sim_s = s["simulated_s"]
     tx = _transactions(s)
     return {
+        "kind": "real" if "replay" in s else "sim",
         "workload": wl.label,
         "device": device,
         "host_sched": hs,
@@ -97,7 +124,8 @@ def _row(wl: Workload, device: str, hs: str, ds: str, s: dict[str, Any]) -> dict
         "iops": s["iops"],
         "mb_s": s["bandwidth_mib_s"] * 1.048576,
         "tx_s": tx / sim_s if tx and sim_s > 0 else np.nan,
-        "gc": s["gc"]["invocations"],
+        # GC is not observable on a real device.
+        "gc": s["gc"]["invocations"] if s.get("gc") else np.nan,
     }
 
 
@@ -115,11 +143,19 @@ def run_compare(
     devices: Sequence[str],
     *,
     keep_latencies: bool = False,
+    real: Sequence[RealTarget] = (),
     **run_kwargs: Any,
 ) -> tuple[pd.DataFrame, dict[tuple[str, str, str, str], np.ndarray]]:
-    """Run the cross product; returns the table and (optionally) latencies."""
+    """Run the cross product (and each workload x host scheduler on every
+    ``real`` target); returns the table and (optionally) latencies."""
     rows: list[dict[str, Any]] = []
     lats: dict[tuple[str, str, str, str], np.ndarray] = {}
+
+    def keep(key: tuple[str, str, str, str], res: RunResult) -> None:
+        if keep_latencies:
+            req = res.requests
+            lats[key] = req.loc[req["op"] != "trim", "latency_us"].to_numpy()
+
     for wl in wls:
         for dev in devices:
             for ds in device_scheds:
@@ -138,12 +174,37 @@ def run_compare(
                     )
                     dsn = ds or res.summary["device_scheduler"]
                     rows.append(_row(wl, dev, hs, dsn, res.summary))
-                    if keep_latencies:
-                        req = res.requests
-                        lats[(wl.label, dev, hs, dsn)] = req.loc[
-                            req["op"] != "trim", "latency_us"
-                        ].to_numpy()
+                    keep((wl.label, dev, hs, dsn), res)
+        for tgt in real:
+            for hs in host_scheds:
+                name, extra = _variant(hs)
+                kw = {k: v for k, v in run_kwargs.items() if k in _REPLAY_KWARGS}
+                kw["overrides"] = list(kw.get("overrides") or []) + extra
+                res = realdev.replay(
+                    target=tgt.path,
+                    trace=wl.trace,
+                    synthetic=wl.synthetic,
+                    device=devices[0],
+                    host_sched=name,
+                    keep_records=keep_latencies,
+                    **dict(tgt.options),
+                    **kw,
+                )
+                rows.append(_row(wl, tgt.label, hs, FIRMWARE, res.summary))
+                keep((wl.label, tgt.label, hs, FIRMWARE), res)
     return _normalise(pd.DataFrame(rows)), lats
+
+
+def sim_vs_real(df: pd.DataFrame) -> pd.DataFrame:
+    """Simulated and real rows of the same workload and host scheduler side
+    by side, with real/simulated ratios (empty without real rows)."""
+    sim, real = df[df["kind"] == "sim"], df[df["kind"] == "real"]
+    keys = ["workload", "host_sched"]
+    cols = ["device", "device_sched", "mean_us", "p99_us", "iops"]
+    m = sim[keys + cols].merge(real[keys + cols], on=keys, suffixes=("_sim", "_real"))
+    for c in ("mean_us", "p99_us", "iops"):
+        m[f"{c}_real/sim"] = m[f"{c}_real"] / m[f"{c}_sim"]
+    return m.drop(columns=["device_sched_real"])
 
 
 def compare(
@@ -156,16 +217,33 @@ def compare(
     host_sched: str | Sequence[str] = "noop",
     device_sched: str | Sequence[str] | None = None,
     device: str | Sequence[str] = "default",
+    real: str | Sequence[str] | None = None,
+    real_options: dict[str, Any] | None = None,
     **run_kwargs: Any,
 ) -> pd.DataFrame:
     """Compare schedulers; one row per (workload, device, device_sched,
     host_sched) with latency (us), throughput and values normalised to the
     first combination of each (workload, device). ``run_kwargs`` go to
-    :func:`flashsched.run` (overrides, queue_depth, intensity, limit, seed, format)."""
+    :func:`flashsched.run` (overrides, queue_depth, intensity, limit, seed, format).
+
+    ``real`` (a path or several) also replays each workload with each host
+    scheduler on that file or block device (rows of ``kind`` ``real``,
+    device ``real:PATH``); ``real_options`` are :func:`flashsched.replay`
+    keywords such as ``size``, ``offset``, ``allow_write``, ``verify``.
+    :func:`sim_vs_real` puts the two kinds side by side."""
     wls = workloads(trace, synthetic, profile, profile_args, postmark)
     ds: list[str | None] = list(_split(device_sched)) or [None]
-    df, _ = run_compare(wls, _split(host_sched), ds, _split(device), **run_kwargs)
+    targets = _real_targets(real, real_options)
+    df, _ = run_compare(wls, _split(host_sched), ds, _split(device), real=targets, **run_kwargs)
     return df
+
+
+def _real_targets(
+    paths: str | Sequence[str] | None, options: dict[str, Any] | None
+) -> list[RealTarget]:
+    items = [paths] if isinstance(paths, str) else list(paths or [])
+    opts = tuple(sorted((options or {}).items()))
+    return [RealTarget(str(p), opts) for p in items]
 
 
 def plot_cdf(lats: dict[tuple[str, str, str, str], np.ndarray], out: str | Path) -> Path:
@@ -204,6 +282,7 @@ def plot_cdf(lats: dict[tuple[str, str, str, str], np.ndarray], out: str | Path)
 
 def _fmt(df: pd.DataFrame) -> str:
     cols = [
+        "kind",
         "workload",
         "device",
         "host_sched",
@@ -220,7 +299,13 @@ def _fmt(df: pd.DataFrame) -> str:
     ]
     if df["tx_s"].isna().all():
         cols.remove("tx_s")
-    return df[cols].to_string(
+    if (df["kind"] == "sim").all():
+        cols.remove("kind")
+    return _table(df[cols])
+
+
+def _table(df: pd.DataFrame) -> str:
+    return df.to_string(
         index=False, float_format=lambda v: f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
     )
 
@@ -240,8 +325,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
         intensity=args.intensity,
         limit=args.limit,
         seed=args.seed,
+        real=_real_targets(
+            args.real,
+            {
+                "offset": args.real_offset,
+                "size": args.real_size,
+                "allow_write": args.allow_write,
+                "verify": args.verify,
+                "backend": args.real_backend,
+            },
+        ),
     )
     print(_fmt(df))
+    if args.real:
+        print("\nsimulated vs real (same workload and host scheduler):")
+        print(_table(sim_vs_real(df)))
     if args.csv:
         df.to_csv(args.csv, index=False)
     if args.plot:
@@ -280,5 +378,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--queue-depth", type=int, help="device queue depth")
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--csv", metavar="OUT", help="also write the table as CSV")
+    r = p.add_argument_group("real device (flashsched replay; see docs/replay.md)")
+    r.add_argument(
+        "--real", action="append", metavar="TARGET", help="also replay on this file/block device"
+    )
+    r.add_argument("--real-offset", default="0", help="first byte of the window on TARGET")
+    r.add_argument("--real-size", default="0", help="window size (needed to create a file)")
+    r.add_argument("--allow-write", action="store_true", help="permit writes on TARGET")
+    r.add_argument("--verify", action="store_true", help="check every real read (needs writes)")
+    r.add_argument("--real-backend", choices=["auto", "uring", "threads"], default="auto")
     p.add_argument("--plot", metavar="OUT.png", help="write latency CDFs (matplotlib)")
     p.set_defaults(func=cmd_compare)
