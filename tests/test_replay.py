@@ -9,11 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,54 @@ def test_mounted_block_device_refused_for_writing() -> None:
         pytest.skip("`/` is not on a block device here")
     with pytest.raises(flashsched.UnsafeTargetError, match="mounted"):
         flashsched.replay(target=dev, allow_write=True, synthetic="read=1,bs=4k,qd=1,n=1")
+
+
+@pytest.fixture
+def loop_device(tdir: Path) -> Iterator[tuple[Path, Path]]:
+    """A loop device over a guarded 18 MiB file in `tdir` (1 MiB guards, a
+    16 MiB window); skips where loop devices cannot be attached (not root,
+    no losetup, a container without /dev/loop-control). Detaches only its own."""
+    if os.geteuid() != 0 or shutil.which("losetup") is None:
+        pytest.skip("loop devices need root and losetup")
+    if not Path("/dev/loop-control").exists():
+        pytest.skip("no /dev/loop-control here")
+    backing = tdir / "loop.img"
+    guarded(backing, MIB, 16 * MIB)
+    for extra in (["--direct-io=on"], []):
+        p = subprocess.run(
+            ["losetup", "--find", "--show", *extra, str(backing)], capture_output=True, text=True
+        )
+        if p.returncode == 0:
+            break
+    else:
+        pytest.skip(f"losetup cannot attach a loop device here: {p.stderr.strip()}")
+    dev = Path(p.stdout.strip())
+    try:
+        yield dev, backing
+    finally:
+        subprocess.run(["losetup", "--detach", str(dev)], capture_output=True)
+
+
+def test_loop_device_replay_stays_in_its_window(loop_device: tuple[Path, Path]) -> None:
+    dev, backing = loop_device
+    digest = guard_digest(backing, MIB, 16 * MIB)
+    with pytest.raises(flashsched.UnsafeTargetError, match="allow_write|read-only"):
+        flashsched.replay(target=dev, offset="1m", size="16m", synthetic="read=0,bs=4k,qd=1,n=5")
+    res = flashsched.replay(
+        target=dev,
+        offset="1m",
+        size="16m",
+        allow_write=True,
+        verify=True,
+        host_sched="deadline",
+        queue_depth=16,
+        synthetic="read=0.5,bs=4k-64k,qd=16,n=2000",
+    )
+    s = res.summary
+    assert s["replay"]["target"]["kind"] == "block"
+    assert s["replay"]["target"]["capacity"] == 18 * MIB
+    assert s["requests"] == 2000 and s["replay"]["verify"]["blocks_checked"] > 0
+    assert guard_digest(backing, MIB, 16 * MIB) == digest, "a byte outside the window changed"
 
 
 def _cli(*args: str) -> list[str]:
