@@ -7,7 +7,8 @@ Both tools use io_uring, O_DIRECT, 4 KiB random I/O over the whole window,
 no registered files or buffers, closed loop at the given queue depth, for the
 same wall time. The two runs of a cell alternate which tool goes first from
 repeat to repeat, and the table reports the median over repeats (a shared
-disk drifts). Usage::
+disk drifts), and how far fio's own runs spread ((max - min) / median of its
+IOPS): agreement cannot be judged more finely than that. Usage::
 
     python scripts/fio_agreement.py --target /var/tmp/fsched-fio.bin --size 1g \\
         --runtime 10 --repeats 3 --json docs/results/fio-agreement.json
@@ -110,9 +111,11 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                       file=sys.stderr)  # fmt: skip
             fio_m, rep_m = median_of(fio_runs), median_of(rep_runs)
             ratio = {k: rep_m[k] / fio_m[k] for k in fio_m}
+            iops = [r["iops"] for r in fio_runs]
             cells.append({
                 "op": op, "qd": qd, "fio": fio_m, "replay": rep_m, "ratio": ratio,
                 "within_10pct": {k: abs(v - 1) <= TOLERANCE for k, v in ratio.items()},
+                "fio_iops_spread": (max(iops) - min(iops)) / fio_m["iops"],
                 "fio_runs": fio_runs, "replay_runs": rep_runs,
                 "fio_command": shlex.join(f_cmd), "replay_command": shlex.join(r_cmd),
             })  # fmt: skip
@@ -132,8 +135,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 def markdown(res: dict[str, Any]) -> str:
     head = (
         "| workload | QD | fio IOPS | replay IOPS | ratio | fio mean µs | replay mean µs "
-        "| ratio | fio p99 µs | replay p99 µs | ratio |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "| ratio | fio p99 µs | replay p99 µs | ratio | fio IOPS spread |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     )
     rows = [head]
     for c in res["cells"]:
@@ -145,7 +148,8 @@ def markdown(res: dict[str, Any]) -> str:
 
         rows.append(
             f"| {c['op']} {res['bs']} | {c['qd']} | {cell('iops', ',.0f')} | "
-            f"{cell('mean_us', ',.1f')} | {cell('p99_us', ',.1f')} |"
+            f"{cell('mean_us', ',.1f')} | {cell('p99_us', ',.1f')} | "
+            f"{c['fio_iops_spread'] * 100:.0f} % |"
         )
     return "\n".join(rows)
 
