@@ -7,11 +7,15 @@ Both tools use io_uring, O_DIRECT, 4 KiB random I/O over the whole window,
 no registered files or buffers, closed loop at the given queue depth, for the
 same wall time. The two runs of a cell alternate which tool goes first from
 repeat to repeat, and the table reports the median over repeats (a shared
-disk drifts), and how far fio's own runs spread ((max - min) / median of its
-IOPS): agreement cannot be judged more finely than that. Usage::
+disk drifts), how far fio's own runs spread ((max - min) / median of its
+IOPS), and fio against itself: the median IOPS of its odd repeats over that
+of its even ones, the same statistic as the fio/replay ratio with no
+difference between the tools; agreement cannot be judged more finely than
+that. Usage::
 
     python scripts/fio_agreement.py --target /var/tmp/fsched-fio.bin --size 1g \\
-        --runtime 10 --repeats 3 --json docs/results/fio-agreement.json
+        --runtime 5 --repeats 8 --json docs/results/replay/fio-agreement.json
+    python scripts/fio_agreement.py --from-json docs/results/replay/fio-agreement.json
 
 Prints a Markdown table (and, with ``--json``, writes every run with its exact
 command). Needs ``fio`` (Debian package ``fio``) and ``flashsched`` on PATH.
@@ -132,11 +136,19 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def fio_self_ratio(cell: dict[str, Any]) -> float:
+    """fio against itself: median IOPS of odd repeats / of even repeats."""
+    iops = [r["iops"] for r in cell["fio_runs"]]
+    if len(iops) < 2:
+        return float("nan")
+    return statistics.median(iops[0::2]) / statistics.median(iops[1::2])
+
+
 def markdown(res: dict[str, Any]) -> str:
     head = (
         "| workload | QD | fio IOPS | replay IOPS | ratio | fio mean µs | replay mean µs "
-        "| ratio | fio p99 µs | replay p99 µs | ratio | fio IOPS spread |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "| ratio | fio p99 µs | replay p99 µs | ratio | fio IOPS spread | fio vs fio |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     )
     rows = [head]
     for c in res["cells"]:
@@ -149,14 +161,15 @@ def markdown(res: dict[str, Any]) -> str:
         rows.append(
             f"| {c['op']} {res['bs']} | {c['qd']} | {cell('iops', ',.0f')} | "
             f"{cell('mean_us', ',.1f')} | {cell('p99_us', ',.1f')} | "
-            f"{c['fio_iops_spread'] * 100:.0f} % |"
+            f"{c['fio_iops_spread'] * 100:.0f} % | {fio_self_ratio(c):.2f} |"
         )
     return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--target", required=True, help="file to run on (created and filled once)")
+    p.add_argument("--target", help="file to run on (created and filled once)")
+    p.add_argument("--from-json", metavar="FILE", help="only print the table of a saved result")
     p.add_argument("--size", default="1g", help="file size / window (fio --size)")
     p.add_argument("--bs", default="4k")
     p.add_argument("--runtime", type=int, default=10, help="seconds per run")
@@ -165,6 +178,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ops", default="randread,randwrite", help="randread and/or randwrite")
     p.add_argument("--json", metavar="OUT", help="write every run and command here")
     args = p.parse_args(argv)
+    if args.from_json:
+        print(markdown(json.loads(Path(args.from_json).read_text())))
+        return 0
+    if not args.target:
+        p.error("--target is required (or --from-json)")
     args.qd = [int(q) for q in args.qd.split(",")]
     args.ops = [o.strip() for o in args.ops.split(",")]
     bad = [o for o in args.ops if o not in OPS]

@@ -29,7 +29,8 @@ def sim_probe(overrides: list[str], ops: tuple[str, ...] = ("read", "write")) ->
                 seed=5,
                 keep_records=False,
             )
-            pts.append({"op": op, "size": size, "mean_us": r.summary["latency_us"]["mean"]})
+            lat = r.summary["latency_us"]
+            pts.append({"op": op, "size": size, "mean_us": lat["mean"], "p50_us": lat["p50"]})
     return {"points": pts}
 
 
@@ -49,8 +50,10 @@ def test_hidden_parameter_is_kept_and_said(tmp_path: Path) -> None:
     # A DRAM write cache with free DRAM makes every simulated write take no
     # time, whatever program_us is: it cannot be fitted.
     probe = sim_probe(TRUTH, ops=("read",))
-    probe["points"] += [{"op": "write", "size": s, "mean_us": 30.0} for s in SIZES]
-    cal = flashsched.calibrate(probe, device="default", overrides=["cache.mib=1024"], per_point=100)
+    probe["points"] += [{"op": "write", "size": s, "p50_us": 30.0} for s in SIZES]
+    cal = flashsched.calibrate(
+        probe, device="default", overrides=["cache.mib=1024"], per_point=100, stat="p50"
+    )
     row = cal.params.set_index("key").loc["timing.program_us"]
     assert not row["identifiable"] and row["fitted"] == row["preset"] == 700
     assert any("timing.program_us" in n for n in cal.notes)
@@ -88,5 +91,9 @@ def test_bad_input_is_named(tmp_path: Path) -> None:
         flashsched.calibrate({"points": [{"op": "trim", "size": 4096, "mean_us": 5}]})
     with pytest.raises(flashsched.ConfigError, match="unknown .*erase_us"):
         flashsched.calibrate(sim_probe([], ops=("read",)), params=["erase_us"])
+    with pytest.raises(flashsched.ConfigError, match="stat: `p90`"):
+        flashsched.calibrate(sim_probe([], ops=("read",)), stat="p90")
+    with pytest.raises(flashsched.ConfigError, match=r"points\[0\]: bad or missing 'p50_us'"):
+        flashsched.calibrate({"points": [{"op": "read", "size": 4096, "mean_us": 5}]}, stat="p50")
     with pytest.raises(FileNotFoundError):
         flashsched.calibrate(tmp_path / "absent.json")

@@ -281,6 +281,8 @@ def test_compare_puts_simulated_and_real_side_by_side(tdir: Path) -> None:
     assert list(side["host_sched"]) == ["noop", "deadline"]
     for _, r in side.iterrows():
         assert r["mean_us_real/sim"] == pytest.approx(r["mean_us_real"] / r["mean_us_sim"])
+    with pytest.raises(flashsched.ConfigError, match=r"real_options: unknown \['sise'\]"):
+        flashsched.compare(synthetic="read=1,bs=4k,qd=1,n=5", real="x", real_options={"sise": 1})
     with pytest.raises(flashsched.UnsafeTargetError, match="allow"):
         flashsched.compare(
             synthetic="read=0.5,bs=4k,qd=2,n=20",

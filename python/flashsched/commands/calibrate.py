@@ -28,6 +28,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"comma list of timings to fit (known: {', '.join(PARAMS)})",
     )
     p.add_argument("--per-point", type=int, default=200, help="simulated requests per probe point")
+    p.add_argument(
+        "--stat",
+        choices=["mean", "p50"],
+        default="mean",
+        help="fit mean or median latencies (p50: robust to rare stalls of a shared disk)",
+    )
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--out", metavar="TOML", help="write the calibrated device file here")
     p.add_argument("--json", metavar="OUT", help="write the fit and residuals as JSON")
@@ -42,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         params=[s.strip() for s in args.params.split(",") if s.strip()],
         per_point=args.per_point,
         seed=args.seed,
+        stat=args.stat,
     )
     print(cal.text())
     if args.out:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from flashsched import api, realdev
+from flashsched.exceptions import ConfigError
 from flashsched.results import RunResult
 
 PROFILES = ["fin1", "fin2", "web1", "web2", "web3", "proj_2", "prxy_1", "usr_1"]
@@ -58,6 +59,8 @@ class RealTarget:
 # run() keywords a replay takes as well (the rest only make sense simulated).
 _REPLAY_KWARGS = {"overrides", "queue_depth", "format", "intensity", "limit", "seed"}
 _REPLAY_KWARGS |= {"skip_bad", "time_order"}
+# What real_options may set (the target's side of flashsched.replay).
+REAL_OPTIONS = {"offset", "size", "allow_write", "verify", "prefill", "align", "backend"}
 FIRMWARE = "device firmware"
 
 
@@ -180,6 +183,7 @@ def run_compare(
                 name, extra = _variant(hs)
                 kw = {k: v for k, v in run_kwargs.items() if k in _REPLAY_KWARGS}
                 kw["overrides"] = list(kw.get("overrides") or []) + extra
+                kw.update(tgt.options)
                 res = realdev.replay(
                     target=tgt.path,
                     trace=wl.trace,
@@ -187,7 +191,6 @@ def run_compare(
                     device=devices[0],
                     host_sched=name,
                     keep_records=keep_latencies,
-                    **dict(tgt.options),
                     **kw,
                 )
                 rows.append(_row(wl, tgt.label, hs, FIRMWARE, res.summary))
@@ -242,6 +245,9 @@ def _real_targets(
     paths: str | Sequence[str] | None, options: dict[str, Any] | None
 ) -> list[RealTarget]:
     items = [paths] if isinstance(paths, str) else list(paths or [])
+    bad = sorted(set(options or {}) - REAL_OPTIONS)
+    if bad:
+        raise ConfigError(f"real_options: unknown {bad} (known: {', '.join(sorted(REAL_OPTIONS))})")
     opts = tuple(sorted((options or {}).items()))
     return [RealTarget(str(p), opts) for p in items]
 
