@@ -80,8 +80,8 @@ def test_cli_skip_bad(run_cli, mixed):
 
 
 def test_scan_trace(mixed):
-    assert flashsched.scan_trace is _core.scan_trace
     st = flashsched.scan_trace(mixed, "heimdall", skip_bad=True)
+    assert st == _core.scan_trace(mixed, "heimdall", skip_bad=True)
     assert st["format"] == "heimdall"
     assert (st["lines"], st["records"], st["bad_lines"]) == (5, 3, 2)
     with pytest.raises(flashsched.TraceError, match=":2:"):

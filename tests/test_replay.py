@@ -80,7 +80,7 @@ def test_every_host_scheduler_replays_with_run_outputs(
             synthetic="read=0.6,bs=4k-32k,qd=16,n=1500",
         )
         s = res.summary
-        assert s["host_scheduler"] == hs
+        assert s["host_sched"] == hs
         assert s["requests"] == 1500 and s["reads"] + s["writes"] == 1500
         assert s["replay"]["backend"]["backend"] == "io_uring"
         assert s["replay"]["target"]["kind"] == "file"
@@ -261,7 +261,7 @@ def test_probe_fits_and_plots(uring: None, tdir: Path, run_cli: Callable[..., An
 
 
 def test_compare_puts_simulated_and_real_side_by_side(tdir: Path) -> None:
-    from flashsched.commands.compare import sim_vs_real
+    from flashsched.realcompare import sim_vs_real
 
     df = flashsched.compare(
         synthetic="read=0.7,bs=4k-16k,qd=8,n=600",
@@ -275,12 +275,14 @@ def test_compare_puts_simulated_and_real_side_by_side(tdir: Path) -> None:
     real = df[df["kind"] == "real"]
     assert (real["device"] == f"real:{tdir / 'cmp.bin'}").all()
     assert (real["device_sched"] == "device firmware").all()
-    assert (df["requests"] == 600).all() and real["gc"].isna().all()
+    assert (df["requests"] == 600).all() and real["gc_invocations"].isna().all()
     assert real["norm_mean"].iloc[0] == 1.0, "real rows are their own normalisation group"
     side = sim_vs_real(df)
     assert list(side["host_sched"]) == ["noop", "deadline"]
     for _, r in side.iterrows():
-        assert r["mean_us_real/sim"] == pytest.approx(r["mean_us_real"] / r["mean_us_sim"])
+        assert r["mean_latency_us_real/sim"] == pytest.approx(
+            r["mean_latency_us_real"] / r["mean_latency_us_sim"]
+        )
     with pytest.raises(flashsched.ConfigError, match=r"real_options: unknown \['sise'\]"):
         flashsched.compare(synthetic="read=1,bs=4k,qd=1,n=5", real="x", real_options={"sise": 1})
     with pytest.raises(flashsched.UnsafeTargetError, match="allow"):
@@ -298,5 +300,5 @@ def test_cli_compare_with_a_real_target(tdir: Path, run_cli: Callable[..., Any])
         "--real-size", "8m", "--csv", str(tdir / "t.csv"),
     )  # fmt: skip
     assert p.returncode == 0, p.stderr
-    assert "simulated vs real" in p.stdout and "mean_us_real/sim" in p.stdout
+    assert "simulated vs real" in p.stdout and "mean_latency_us_real/sim" in p.stdout
     assert list(pd.read_csv(tdir / "t.csv")["kind"]) == ["sim", "real"]

@@ -4,29 +4,42 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
 
 from flashsched import _core
-from flashsched.results import RunResult
+from flashsched import arguments as A
+
+if TYPE_CHECKING:
+    from flashsched.results import RunResult
 
 STEPS_PER_CHUNK = 20_000
+TIME_ORDERS = ("clamp", "reject", "sort")
+
+#: Config overrides: ``"section.key=value"`` strings or ``{"section.key": value}``.
+Overrides = Union[Sequence[str], Mapping[str, Any], None]
 
 
 def _overrides(
-    overrides: Sequence[str] | None,
+    overrides: Overrides,
     host_sched: str | None,
     device_sched: str | None,
     queue_depth: int | None,
 ) -> list[str]:
-    out = list(overrides or [])
+    out = A.overrides(overrides)
     if host_sched is not None:
-        out.append(f"host.scheduler={host_sched}")
+        out.append(f"host.scheduler={A.text('host_sched', host_sched)}")
     if device_sched is not None:
-        out.append(f"controller.scheduler={device_sched}")
+        out.append(f"controller.scheduler={A.text('device_sched', device_sched)}")
     if queue_depth is not None:
-        out.append(f"host.queue_depth={queue_depth}")
+        out.append(f"host.queue_depth={A.integer('queue_depth', queue_depth, 1)}")
     return out
+
+
+def device_arg(device: Any) -> str:
+    """A preset name or a device file (str or path)."""
+    return A.path("device", device)
 
 
 def simulation(
@@ -34,7 +47,7 @@ def simulation(
     trace: str | os.PathLike[str] | None = None,
     synthetic: str | None = None,
     device: str = "default",
-    overrides: Sequence[str] | None = None,
+    overrides: Overrides = None,
     host_sched: str | None = None,
     device_sched: str | None = None,
     queue_depth: int | None = None,
@@ -48,20 +61,44 @@ def simulation(
     time_order: str = "clamp",
 ) -> _core.Simulation:
     """Build (but do not run) a native simulation; see :func:`run`."""
+    if (trace is None) == (synthetic is None):
+        raise A.ArgumentValueError("give exactly one of `trace` or `synthetic`")
+    dev, spec, imported = _imported(device_arg(device), A.optional_text("synthetic", synthetic))
     return _core.Simulation(
-        device=str(device),
-        overrides=_overrides(overrides, host_sched, device_sched, queue_depth),
-        trace=None if trace is None else str(Path(trace)),
-        format=format,
-        intensity=intensity,
-        limit=limit,
-        synthetic=synthetic,
-        seed=seed,
-        keep_records=keep_records,
-        check=check,
-        skip_bad=skip_bad,
-        time_order=time_order,
+        device=dev,
+        overrides=imported + _overrides(overrides, host_sched, device_sched, queue_depth),
+        trace=A.optional_path("trace", trace),
+        format=A.text("format", format),
+        intensity=A.number("intensity", intensity, positive=True),
+        limit=A.optional_integer("limit", limit, 1),
+        synthetic=spec,
+        seed=A.integer("seed", seed),
+        keep_records=A.flag("keep_records", keep_records),
+        check=A.flag("check", check),
+        skip_bad=A.flag("skip_bad", skip_bad),
+        time_order=A.one_of("time_order", time_order, TIME_ORDERS),
     )
+
+
+def _imported(device: str, synthetic: str | None) -> tuple[str, str | None, list[str]]:
+    """An MQSim/SSDsim device file or a fio job file, converted
+    (docs/importers.md): the device and spec to run, the overrides they
+    imply; what did not carry over exactly is printed to stderr."""
+    names_file = synthetic is not None and Path(synthetic.rsplit(":", 1)[0]).is_file()
+    if not Path(device).is_file() and not names_file:
+        return device, synthetic, []
+    from flashsched import importers
+
+    source = device
+    device, over, warnings = importers.resolve_device(device)
+    if over:
+        warnings = [f"{source}: converted onto the `default` preset", *warnings]
+    if synthetic is not None:
+        synthetic, more, notes = importers.resolve_synthetic(synthetic)
+        over, warnings = over + more, warnings + notes
+    for w in warnings:
+        print(f"flashsched: import: {w}", file=sys.stderr)
+    return device, synthetic, over
 
 
 def drive(
@@ -71,7 +108,7 @@ def drive(
 ) -> None:
     """Run a single-device or array simulation to the end in chunks, with a
     tqdm bar when ``progress`` (``None`` = only when stderr is a terminal)."""
-    show = sys.stderr.isatty() if progress is None else progress
+    show = sys.stderr.isatty() if A.optional_flag("progress", progress) is None else progress
     if not show:
         sim.run()
         return
@@ -92,7 +129,7 @@ def run(
     trace: str | os.PathLike[str] | None = None,
     synthetic: str | None = None,
     device: str = "default",
-    overrides: Sequence[str] | None = None,
+    overrides: Overrides = None,
     host_sched: str | None = None,
     device_sched: str | None = None,
     queue_depth: int | None = None,
@@ -105,14 +142,18 @@ def run(
     check: bool = False,
     skip_bad: bool = False,
     time_order: str = "clamp",
+    bin_ms: float | None = None,
 ) -> RunResult:
     """Simulate one workload on one device and return its results.
 
     Give exactly one of ``trace`` (a file; ``format`` auto-detected unless
     named; ``intensity`` multiplies the arrival rate; ``limit`` caps requests)
     or ``synthetic`` (a spec such as ``"read=0.7,bs=4k-16k,iops=20000,n=100000"``).
-    ``device`` is a preset name or a TOML file; ``overrides`` are
-    ``"section.key=value"`` strings applied on top. ``check`` turns on the
+    ``device`` is a preset name or a TOML file (or an MQSim ``ssdconfig.xml``
+    / SSDsim ``page.parameters``, converted; ``synthetic`` may be a fio job
+    file, ``job.fio`` or ``job.fio:NAME``; docs/importers.md); ``overrides``
+    are ``"section.key=value"`` strings, or a mapping such as
+    ``{"timing.read_us": 50}``, applied on top. ``check`` turns on the
     version oracle and invariant checks (docs/reliability.md): a violation
     raises :class:`flashsched.SimulationError` naming the request, page and
     versions.
@@ -125,7 +166,14 @@ def run(
     time, counted), ``"reject"`` (such a record is a bad line) or ``"sort"``
     (records are reordered by time within a 4096-record window; for
     blkparse output, which lists per-CPU batches one after the other).
+
+    ``bin_ms`` sets the width of the result's time-series bins (default the
+    core's 1 s bins); it keeps per-request records, which the bins are
+    computed from.
     """
+    if bin_ms is not None:
+        A.number("bin_ms", bin_ms, positive=True)
+        keep_records = True
     sim = simulation(
         trace=trace,
         synthetic=synthetic,
@@ -144,4 +192,33 @@ def run(
         time_order=time_order,
     )
     drive(sim, progress)
-    return RunResult.from_sim(sim)
+    from flashsched.results import RunResult
+
+    return RunResult.from_sim(sim, 1000.0 if bin_ms is None else float(bin_ms))
+
+
+def load_config(device: str | os.PathLike[str] = "default", overrides: Overrides = None) -> str:
+    """The resolved, validated device config (TOML text) of a preset or
+    device file with ``overrides`` applied."""
+    return _core.load_config(device_arg(device), A.overrides(overrides))
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """The trace format auto-detection picks for ``path``."""
+    return _core.detect_format(A.path("path", path))
+
+
+def scan_trace(
+    path: str | os.PathLike[str],
+    format: str = "auto",
+    skip_bad: bool = False,
+    time_order: str = "clamp",
+) -> dict[str, Any]:
+    """Read a whole trace without simulating it: its input accounting
+    (lines, records, bad lines, ...) as the summary's ``input`` section."""
+    return _core.scan_trace(
+        A.path("path", path),
+        format=A.text("format", format),
+        skip_bad=A.flag("skip_bad", skip_bad),
+        time_order=A.one_of("time_order", time_order, TIME_ORDERS),
+    )

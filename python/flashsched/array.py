@@ -10,12 +10,18 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from flashsched import _core
-from flashsched.api import drive
+from flashsched import arguments as A
+from flashsched import summary as summaries
+from flashsched.api import Overrides, device_arg, drive
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+KIB = 1024
+MIB = float(1 << 20)
 
 SCALED_SSD = [
     "geometry.channels=4",
@@ -34,7 +40,29 @@ SCALED_SSD = [
 of the serial-array paper assumes), the default preset's OP and GC ratios."""
 
 
-@dataclass
+def aged_fio_phases(ssd_logical: int, ssds: int, footprint: float, aging_x: float) -> list[str]:
+    """Aging (random 256 KiB writes over the footprint, ``aging_x`` times its
+    size) then measurement (random 64 KiB writes, QD 32, on 1/6 of it,
+    1.4 × the raw capacity): the serial-array paper's 1200 GB / 200 GB /
+    15 + 30 min, scaled to the simulated SSDs."""
+    span = int(footprint * ssds * ssd_logical) // (256 * KIB) * (256 * KIB)
+    hot = span // 6 // (64 * KIB) * (64 * KIB)
+    aging = f"read=0,bs=256k,qd=32,align=256k,span={span},n={int(aging_x * span) // (256 * KIB)}"
+    measure = (
+        f"read=0,bs=64k,qd=32,align=64k,span={hot},n={int(1.4 * ssds * ssd_logical) // (64 * KIB)}"
+    )
+    return [aging, measure]
+
+
+def ftp_writers(ssd_logical: int, ssds: int, footprint: float) -> tuple[int, int, int, int]:
+    """The serial-array paper's 10 threads × 10 GB FTP upload (§3.2),
+    scaled: 10 clients, each writing its own file of footprint / 10
+    sequentially in 1 MiB requests, 4 outstanding per client."""
+    file = int(footprint * ssds * ssd_logical) // 10 // (1 << 20) * (1 << 20)
+    return (10, file, 1 << 20, 4)
+
+
+@dataclass(repr=False)
 class ArrayResult:
     """Summary dict plus per-bin DataFrames of one array run."""
 
@@ -43,7 +71,33 @@ class ArrayResult:
 
     @classmethod
     def from_sim(cls, sim: _core.ArraySimulation) -> ArrayResult:
-        return cls(summary=json.loads(sim.summary_json()), _series=sim.series())
+        return cls(summary=summaries.from_sim(sim), _series=sim.series())
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"<ArrayResult {s['layout']} x{s['ssds']}: {s['requests']:,} requests, "
+            f"{s['bandwidth_mib_s']:.1f} MiB/s, {s['gc_invocations']} internal GC>"
+        )
+
+    def _repr_html_(self) -> str:
+        from flashsched.results import _html_table
+
+        s = self.summary
+        rows = [
+            ("layout", f"{s['layout']} × {s['ssds']} SSDs ({s['device']})"),
+            ("workload", str(s["workload"])),
+            ("requests", f"{s['requests']:,}"),
+            ("simulated", f"{s['simulated_s']:.3f} s"),
+            ("bandwidth", f"{s['bandwidth_mib_s']:,.1f} MiB/s"),
+            (
+                "latency mean / p99",
+                f"{s['latency_us']['mean']:,.1f} / {s['latency_us']['p99']:,.1f} µs",
+            ),
+            ("internal GC invocations", f"{s['gc_invocations']:,}"),
+            ("check", "on" if s.get("check", {}).get("enabled") else "off"),
+        ]
+        return _html_table("ArrayResult", rows)
 
     @property
     def bin_s(self) -> float:
@@ -51,25 +105,30 @@ class ArrayResult:
 
     @property
     def bandwidth(self) -> pd.DataFrame:
-        """Per bin: time_s, array_mb_s (completed client bytes), wire_in_mb_s,
-        wire_out_mb_s, xgc_units, front, and ssd<i>_write_mb_s / ssd<i>_read_mb_s."""
+        """Per bin (MiB/s): time_s, array_mib_s (completed client bytes),
+        wire_in_mib_s, wire_out_mib_s, xgc_units, front, and
+        ssd<i>_write_mib_s / ssd<i>_read_mib_s."""
+        import pandas as pd
+
         s = self._series
-        scale = 1e6 * self.bin_s
+        scale = MIB * self.bin_s
         n = len(s["array_bytes"])
-        df = pd.DataFrame({"time_s": [i * self.bin_s for i in range(n)]})
-        df["array_mb_s"] = pd.Series(s["array_bytes"], dtype="float64") / scale
-        df["wire_in_mb_s"] = pd.Series(s["wire_in"], dtype="float64") / scale
-        df["wire_out_mb_s"] = pd.Series(s["wire_out"], dtype="float64") / scale
-        df["xgc_units"] = s["xgc_units"]
-        df["front"] = s["front"][:n] + [-1] * max(0, n - len(s["front"]))
+        cols: dict[str, Any] = {"time_s": [i * self.bin_s for i in range(n)]}
+        cols["array_mib_s"] = pd.Series(s["array_bytes"], dtype="float64") / scale
+        cols["wire_in_mib_s"] = pd.Series(s["wire_in"], dtype="float64") / scale
+        cols["wire_out_mib_s"] = pd.Series(s["wire_out"], dtype="float64") / scale
+        cols["xgc_units"] = s["xgc_units"]
+        cols["front"] = s["front"][:n] + [-1] * max(0, n - len(s["front"]))
         for i, (w, r) in enumerate(zip(s["ssd_written"], s["ssd_read"])):
-            df[f"ssd{i}_write_mb_s"] = pd.Series(w, dtype="float64") / scale
-            df[f"ssd{i}_read_mb_s"] = pd.Series(r, dtype="float64") / scale
-        return df
+            cols[f"ssd{i}_write_mib_s"] = pd.Series(w, dtype="float64") / scale
+            cols[f"ssd{i}_read_mib_s"] = pd.Series(r, dtype="float64") / scale
+        return pd.DataFrame(cols)
 
     @property
     def gc(self) -> pd.DataFrame:
         """Per bin and SSD: cumulative internal GC invocations and those in the bin."""
+        import pandas as pd
+
         rows = []
         for i, cum in enumerate(self._series["gc_cumulative"]):
             prev = 0
@@ -81,6 +140,8 @@ class ArrayResult:
     @property
     def per_ssd(self) -> pd.DataFrame:
         """One row per SSD: role, GC invocations, pages moved, erases, bytes."""
+        import pandas as pd
+
         return pd.DataFrame(self.summary["per_ssd"])
 
     def save(self, out: str | Path) -> Path:
@@ -97,7 +158,7 @@ def run_array(
     layout: str = "raid0",
     ssds: int = 4,
     device: str = "default",
-    overrides: Sequence[str] | None = None,
+    overrides: Overrides = None,
     link: str | None = None,
     queue_depth: int = 256,
     bin_ms: float = 1000.0,
@@ -115,18 +176,34 @@ def run_array(
     after another) or ``writers`` = (clients, file bytes, block size, qd).
     ``check`` runs every SSD with the version oracle and invariant checks.
     """
+    if (phases is None) == (writers is None):
+        raise A.ArgumentValueError("give exactly one of `phases` or `writers`")
+    if phases is not None:
+        phases = A.strings("phases", phases)
+    if writers is not None:
+        if not isinstance(writers, (tuple, list)) or len(writers) != 4:
+            raise A.ArgumentTypeError(
+                f"writers: expected (clients, file bytes, block size, qd), got {writers!r}"
+            )
+        # types here; the core checks the values (naming array.writers)
+        writers = (
+            A.integer("writers[0] (clients)", writers[0], 0, 2**32 - 1),
+            A.integer("writers[1] (file bytes)", writers[1]),
+            A.integer("writers[2] (block size)", writers[2], 0, 2**32 - 1),
+            A.integer("writers[3] (qd)", writers[3], 0, 2**32 - 1),
+        )
     sim = _core.ArraySimulation(
-        layout=layout,
-        ssds=ssds,
-        device=str(device),
-        overrides=list(overrides or []),
-        link=link,
-        queue_depth=queue_depth,
-        bin_ms=bin_ms,
-        phases=None if phases is None else list(phases),
+        layout=A.text("layout", layout),
+        ssds=A.integer("ssds", ssds, 1, 2**32 - 1),
+        device=device_arg(device),
+        overrides=A.overrides(overrides),
+        link=A.optional_text("link", link),
+        queue_depth=A.integer("queue_depth", queue_depth, 1, 2**32 - 1),
+        bin_ms=A.number("bin_ms", bin_ms, positive=True),
+        phases=phases,
         writers=writers,
-        seed=seed,
-        check=check,
+        seed=A.integer("seed", seed),
+        check=A.flag("check", check),
     )
     drive(sim, progress, f"{layout.split(',')[0]} array")
     return ArrayResult.from_sim(sim)

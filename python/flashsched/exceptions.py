@@ -1,5 +1,11 @@
-"""Exception hierarchy: every error raised by the simulator core derives from
-:class:`FlashschedError`. Missing files raise the built-in FileNotFoundError."""
+"""Exception hierarchy: every error raised by flashsched derives from
+:class:`FlashschedError`. Missing files raise the built-in FileNotFoundError.
+
+An API argument of the wrong type raises :class:`ArgumentTypeError` (also a
+``TypeError``), one outside its domain :class:`ArgumentValueError` (also a
+``ValueError``); both are :class:`ConfigError` s, so ``except
+flashsched.FlashschedError`` catches every bad input.
+"""
 
 from flashsched._core import (
     ConfigError,
@@ -11,6 +17,16 @@ from flashsched._core import (
     VerifyError,
 )
 
+
+class ArgumentTypeError(ConfigError, TypeError):
+    """An API argument of the wrong type (the message names the argument)."""
+
+
+class ArgumentValueError(ConfigError, ValueError):
+    """An API argument outside its domain, or an unknown name (the message
+    names the argument and what is allowed)."""
+
+
 __all__ = [
     "FlashschedError",
     "ConfigError",
@@ -19,4 +35,6 @@ __all__ = [
     "ReplayError",
     "UnsafeTargetError",
     "VerifyError",
+    "ArgumentTypeError",
+    "ArgumentValueError",
 ]

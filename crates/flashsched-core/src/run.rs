@@ -64,7 +64,8 @@ pub fn build_workload(
             let desc = format!(
                 "trace {} ({}, intensity x{intensity})",
                 path.display(),
-                reader.format().name()
+                // A column mapping shows its full text.
+                reader.format()
             );
             Ok(Box::new(Replay::from_trace(
                 reader, *intensity, capacity, *limit, desc,

@@ -26,6 +26,9 @@ const LEGACY: &[&str] = &[
     "controller.multiplane=off",
     "controller.scheduler=fifo",
     "ftl.gc_mode=interleaved",
+    "mapping.cmt_kib=0",
+    "ftl.gc_policy=greedy",
+    "ftl.gc_move_window=1",
 ];
 
 const CASES: &[(&str, &str, &str, &[&str])] = &[
@@ -46,6 +49,12 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         "mqsim-default",
         "read=0.7,bs=4k-16k,iops=20000,span=16g,n=20000",
         &[],
+    ),
+    (
+        "ssdsim_full_features",
+        "ssdsim-default",
+        "read=0.6,bs=2k-16k,iops=1000,n=20000",
+        &["ftl.precondition_fill=0.8"],
     ),
     (
         "mqsim_full_gc",
@@ -166,11 +175,21 @@ fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
 
+/// `ssdsim-default` before it carried SSDsim's controller model.
+const SSDSIM_LEGACY: &[&str] = &[
+    "cache.mib=0",
+    "controller.busy_unit=die",
+    "controller.interleave=false",
+    "controller.multiplane=off",
+    "controller.scheduler=fifo",
+    "ftl.gc_mode=interleaved",
+];
+
 fn legacy(name: &str, device: &str) -> &'static [&'static str] {
-    if device == "mqsim-default" && !name.starts_with("mqsim_full") {
-        LEGACY
-    } else {
-        &[]
+    match device {
+        "mqsim-default" if !name.starts_with("mqsim_full") => LEGACY,
+        "ssdsim-default" if !name.starts_with("ssdsim_full") => SSDSIM_LEGACY,
+        _ => &[],
     }
 }
 

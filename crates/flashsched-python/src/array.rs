@@ -103,6 +103,12 @@ impl ArraySimulation {
         driven::summary_json(&self.inner, stable)
     }
 
+    /// What check mode verified: {records, page_reads_verified, audits,
+    /// pages_audited} (summed over SSDs), or None when it was off.
+    fn check_counts<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        driven::check_counts(py, &self.inner)
+    }
+
     /// Per-bin series: bin_s, array_bytes, wire_in, wire_out, xgc_units,
     /// front, and per-SSD lists ssd_written, ssd_read, gc_cumulative.
     fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -35,7 +35,9 @@ pyo3::create_exception!(
 pub(crate) fn to_py(e: SimError) -> PyErr {
     let msg = e.to_string();
     match e {
-        SimError::Config { .. } | SimError::UnknownName { .. } => ConfigError::new_err(msg),
+        SimError::Config { .. } | SimError::ConfigFile { .. } | SimError::UnknownName { .. } => {
+            ConfigError::new_err(msg)
+        }
         SimError::Trace { .. } => TraceError::new_err(msg),
         SimError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
             PyFileNotFoundError::new_err(msg)

@@ -177,6 +177,12 @@ impl Replay {
         locked(&self.inner, |r| Ok(r.summary_json()))
     }
 
+    /// The simulator's check mode does not exist here (its real-device
+    /// counterpart, `verify`, reports in the summary's `replay.verify`).
+    fn check_counts(&self) -> Option<Py<PyDict>> {
+        None
+    }
+
     fn records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         records_dict(py, self.inner.lock().map_err(poisoned)?.metrics())
     }

@@ -104,6 +104,12 @@ impl Simulation {
         driven::summary_json(&self.inner, stable)
     }
 
+    /// What check mode verified: {records, page_reads_verified, audits,
+    /// pages_audited} (summed over SSDs), or None when it was off.
+    fn check_counts<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        driven::check_counts(py, &self.inner)
+    }
+
     /// Per-request columns, shared with the core without a copy:
     /// {name: Column} (pass each to `numpy.asarray`).
     fn records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -204,8 +204,8 @@ impl Replay {
         let wall_s = self.started.elapsed().as_secs_f64();
         let s = Summary {
             device: format!("real:{}", self.target.info.path),
-            host_scheduler: self.engine.host.sched_name().into(),
-            device_scheduler: "device firmware".into(),
+            host_sched: self.engine.host.sched_name().into(),
+            device_sched: "device firmware".into(),
             workload: self.engine.workload.describe(),
             seed: self.spec.seed,
             requests,

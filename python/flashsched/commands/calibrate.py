@@ -10,14 +10,16 @@ import argparse
 import json
 from pathlib import Path
 
-from flashsched.calibrate import DEFAULT_PARAMS, PARAMS, calibrate
+from flashsched.commands import args as A
+
+# flashsched.calibrate.DEFAULT_PARAMS / PARAMS (not imported here: pandas)
+DEFAULT_PARAMS = ("read_us", "program_us", "channel_mb_s")
+KNOWN_PARAMS = ("read_us", "program_us", "channel_mb_s", "command_us")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "calibrate",
-        help="fit a preset's flash timings to `flashsched probe` measurements",
-        description=__doc__,
+    p = A.add_command(
+        sub, "calibrate", "fit a preset's flash timings to `flashsched probe` measurements", __doc__
     )
     p.add_argument("--probe", required=True, help="probe result JSON (flashsched probe --json)")
     p.add_argument("--device", default="default", help="preset name or TOML file to start from")
@@ -25,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--params",
         default=",".join(DEFAULT_PARAMS),
-        help=f"comma list of timings to fit (known: {', '.join(PARAMS)})",
+        help=f"comma list of timings to fit (known: {', '.join(KNOWN_PARAMS)})",
     )
     p.add_argument("--per-point", type=int, default=200, help="simulated requests per probe point")
     p.add_argument(
@@ -41,6 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from flashsched.calibrate import calibrate
+
     cal = calibrate(
         args.probe,
         device=args.device,

@@ -9,14 +9,15 @@ import json
 import sys
 from pathlib import Path
 
-from flashsched.realdev import DEFAULT_PROBE_SIZES, probe
+from flashsched.commands import args as A
+
+# flashsched.realdev.DEFAULT_PROBE_SIZES (not imported here: it loads pandas)
+DEFAULT_PROBE_SIZES = ["4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "probe",
-        help="measure latency vs request size on a real file or device",
-        description=__doc__,
+    p = A.add_command(
+        sub, "probe", "measure latency vs request size on a real file or device", __doc__
     )
     p.add_argument(
         "--target", required=True, help="regular file (created if absent) or block device"
@@ -40,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from flashsched.realdev import probe
+
     res = probe(
         target=args.target,
         sizes=[s.strip() for s in args.sizes.split(",") if s.strip()],

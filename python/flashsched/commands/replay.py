@@ -10,11 +10,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flashsched import _core
-from flashsched.realdev import replay
-from flashsched.results import RunResult
+from flashsched.commands import args as A
+
+if TYPE_CHECKING:
+    from flashsched.results import RunResult
 
 
 def _lat(name: str, lat: dict[str, float]) -> str:
@@ -30,7 +31,7 @@ def render(s: dict[str, Any]) -> str:
         f"target {t['path']} ({t['kind']}"
         + (f", {t['filesystem']} on {t['device']}" if t.get("filesystem") else "")
         + f")  window [{w['offset']:,}, {w['offset'] + w['size']:,}) unit {w['align']} B",
-        f"host-sched {s['host_scheduler']}  queue depth {rp['queue_depth']}  "
+        f"host-sched {s['host_sched']}  queue depth {rp['queue_depth']}  "
         f"backend {be['backend']}  kernel {rp['kernel']['release']}  "
         f"kernel scheduler {t.get('kernel_scheduler') or '-'}",
         f"workload {s['workload']}",
@@ -64,10 +65,11 @@ def render(s: dict[str, Any]) -> str:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = A.add_command(
+        sub,
         "replay",
-        help="replay a workload with the host schedulers on a real file or block device",
-        description=__doc__,
+        "replay a workload with the host schedulers on a real file or block device",
+        __doc__,
     )
     p.add_argument(
         "--target", required=True, help="regular file (created if absent) or block device"
@@ -123,11 +125,15 @@ def _scheds(arg: str | None) -> list[str | None]:
     if not arg:
         return [None]
     if arg == "all":
+        from flashsched import _core
+
         return list(_core.host_schedulers())
     return [s.strip() for s in arg.split(",") if s.strip()]
 
 
 def run(args: argparse.Namespace) -> int:
+    from flashsched.realdev import replay
+
     scheds = _scheds(args.host_sched)
     results: list[tuple[str, RunResult]] = []
     interrupted = False
@@ -157,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
             time_order=args.time_order,
         )
         s = res.summary
-        name = s["host_scheduler"]
+        name = s["host_sched"]
         results.append((name, res))
         if args.json == "-":
             print(json.dumps(s, indent=2))

@@ -50,6 +50,11 @@ impl PageMap {
         self.raw.len()
     }
 
+    /// Add `n` unmapped entries at the end.
+    pub fn grow(&mut self, n: usize) {
+        self.raw.resize(self.raw.len() + n, 0);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.raw.is_empty()
     }
