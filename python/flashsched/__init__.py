@@ -24,13 +24,18 @@ from flashsched.exceptions import (
     ArgumentValueError,
     ConfigError,
     FlashschedError,
+    ReplayError,
     SimulationError,
     TraceError,
+    UnsafeTargetError,
+    VerifyError,
 )
 
 if TYPE_CHECKING:  # imported on first use (they load pandas / matplotlib)
     from flashsched.array import ArrayResult, run_array
+    from flashsched.calibrate import calibrate
     from flashsched.comparison import compare
+    from flashsched.realdev import probe, replay
     from flashsched.report import report
     from flashsched.reproduce import reproduce
     from flashsched.results import RunResult
@@ -46,6 +51,9 @@ _LAZY = {
     "reproduce": "flashsched.reproduce",
     "RunResult": "flashsched.results",
     "sweep": "flashsched.sweep",
+    "replay": "flashsched.realdev",
+    "probe": "flashsched.realdev",
+    "calibrate": "flashsched.calibrate",
 }
 
 
@@ -73,7 +81,6 @@ class _Package(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Package
-
 
 DEMO_WORKLOAD = "read=0.7,bs=4k-16k,iops=20000,n=200000"
 """The built-in workload of ``flashsched demo``: 200k random requests, 70 % reads."""
@@ -105,6 +112,12 @@ __all__ = [
     "SimulationError",
     "ArgumentTypeError",
     "ArgumentValueError",
+    "ReplayError",
+    "UnsafeTargetError",
+    "VerifyError",
+    "replay",
+    "probe",
+    "calibrate",
     "DEMO_WORKLOAD",
     "DEMO_OVERRIDES",
 ]

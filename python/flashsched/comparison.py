@@ -8,7 +8,9 @@ by the hash of its resolved config (re-running an identical comparison
 simulates nothing), shows a progress bar and can run with ``check``. The
 result is one row per (workload, device, device_sched, host_sched) with
 latency (µs), throughput (MiB/s) and values normalised to the first
-combination of each (workload, device).
+combination of each (workload, device). ``real=PATH`` adds real runs of
+the same workloads and host schedulers (flashsched/realcompare.py), after
+the sweep, with ``kind = "real"`` (simulated rows have ``kind = "sim"``).
 """
 
 from __future__ import annotations
@@ -173,6 +175,7 @@ def table(sweep_df: pd.DataFrame) -> pd.DataFrame:
     for col, src in NORMALISED.items():
         df[col] = df[src] / groups[src].transform("first")
     df["key"] = sweep_df["key"]
+    df["kind"] = "sim"
     return df.reset_index(drop=True)
 
 
@@ -196,6 +199,8 @@ def compare(
     out: str | os.PathLike[str] | None = None,
     workers: int | None = None,
     progress: bool | None = False,
+    real: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    real_options: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Compare schedulers: one row per (workload, device, device_sched,
     host_sched) with latency (µs), IOPS, MiB/s (and transactions/s for
@@ -208,16 +213,38 @@ def compare(
     machinery: ``workers`` processes, results cached in ``out`` (default: a
     temporary directory, so nothing is kept), ``check`` on every run. The
     table's ``attrs["out"]`` is the sweep directory when ``out`` was given.
+
+    ``real`` (a path or several) also replays each workload with each host
+    scheduler variant on that file or block device, one run at a time
+    (rows of ``kind`` ``real``, device ``real:PATH``, the host section of
+    the first device); ``real_options`` are :func:`flashsched.replay`
+    keywords such as ``size``, ``offset``, ``allow_write``, ``verify``.
+    :func:`flashsched.realcompare.sim_vs_real` puts the kinds side by side.
     """
+    from flashsched import realcompare
     from flashsched.sweep import sweep as run_sweep
 
     wls = workloads(trace, synthetic, profile, profile_args, postmark)
     hs = A.names("host_sched", host_sched) or ["noop"]
+    devices = A.names("device", device) or ["default"]
+    targets = realcompare.targets(real, real_options)
+
+    def with_real(df: pd.DataFrame) -> pd.DataFrame:
+        if not targets:
+            return df
+        rdf, cdfs = realcompare.rows(
+            wls, hs, devices[0], targets, overrides=overrides, queue_depth=queue_depth,
+            format=format, intensity=intensity, limit=limit, seed=seed, progress=progress,
+        )  # fmt: skip
+        both = pd.concat([df, rdf], ignore_index=True)
+        both.attrs.update(df.attrs, real_cdf=cdfs)
+        return both
+
     s = spec(
         wls,
         hs,
         A.names("device_sched", device_sched),
-        A.names("device", device) or ["default"],
+        devices,
         overrides=overrides,
         queue_depth=queue_depth,
         format=A.text("format", format),
@@ -228,11 +255,11 @@ def compare(
     )
     if out is None:
         with tempfile.TemporaryDirectory(prefix="flashsched-compare-") as tmp:
-            return table(run_sweep(s, out=tmp, workers=workers, progress=progress))
+            return with_real(table(run_sweep(s, out=tmp, workers=workers, progress=progress)))
     result = run_sweep(s, out=A.path("out", out), workers=workers, progress=progress)
     df = table(result)
     df.attrs.update(out=result.attrs["out"])
-    return df
+    return with_real(df)
 
 
 def _wrap(text: str, width: int = 24) -> str:
@@ -250,6 +277,7 @@ def plot_cdf(df: pd.DataFrame, out_dir: str | os.PathLike[str], stem: str | Path
     from flashsched.sweep.store import ResultStore
 
     store = ResultStore(out_dir)
+    real_cdf = df.attrs.get("real_cdf", {})  # real runs are not in the store
     groups = list(dict.fromkeys(zip(df["workload"], df["device"])))
     multi_dev = len({d for _, d in groups}) > 1
     cols = min(3, len(groups))
@@ -261,7 +289,7 @@ def plot_cdf(df: pd.DataFrame, out_dir: str | os.PathLike[str], stem: str | Path
     for ax, (wl, dev) in zip(axes.flat, groups):
         sel = df[(df["workload"] == wl) & (df["device"] == dev)]
         for _, r in sel.iterrows():
-            cdf = store.load_run(r["key"]).get("latency_cdf") or {}
+            cdf = real_cdf.get(r["key"]) or store.load_run(r["key"]).get("latency_cdf") or {}
             if not cdf.get("all"):
                 continue
             name = ps.display(r["host_sched"])

@@ -7,7 +7,15 @@ An API argument of the wrong type raises :class:`ArgumentTypeError` (also a
 flashsched.FlashschedError`` catches every bad input.
 """
 
-from flashsched._core import ConfigError, FlashschedError, SimulationError, TraceError
+from flashsched._core import (
+    ConfigError,
+    FlashschedError,
+    ReplayError,
+    SimulationError,
+    TraceError,
+    UnsafeTargetError,
+    VerifyError,
+)
 
 
 class ArgumentTypeError(ConfigError, TypeError):
@@ -24,6 +32,9 @@ __all__ = [
     "ConfigError",
     "TraceError",
     "SimulationError",
+    "ReplayError",
+    "UnsafeTargetError",
+    "VerifyError",
     "ArgumentTypeError",
     "ArgumentValueError",
 ]

@@ -7,6 +7,7 @@ mod catalog;
 mod column;
 mod driven;
 mod errors;
+mod replay;
 mod single;
 
 use pyo3::prelude::*;
@@ -24,6 +25,10 @@ mod _core {
     use super::column::{us_since, Column};
     #[pymodule_export]
     use super::errors::{ConfigError, FlashschedError, SimulationError, TraceError};
+    #[pymodule_export]
+    use super::replay::{
+        probe, uring_unavailable, Replay, ReplayError, UnsafeTargetError, VerifyError,
+    };
     #[pymodule_export]
     use super::single::Simulation;
 

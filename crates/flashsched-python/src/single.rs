@@ -9,7 +9,7 @@ use flashsched_core::workload::trace::{TimeOrder, TraceOptions};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::column::{Column, ColumnData};
+use crate::column::{records_dict, timeseries_dict, Column, ColumnData};
 use crate::driven;
 use crate::errors::{guarded, poisoned, to_py, ConfigError, SimulationError};
 
@@ -113,51 +113,12 @@ impl Simulation {
     /// Per-request columns, shared with the core without a copy:
     /// {name: Column} (pass each to `numpy.asarray`).
     fn records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.lock().map_err(poisoned)?;
-        let r = &s.metrics.records;
-        let d = PyDict::new(py);
-        let u64s = [
-            ("arrival_ns", &r.arrival),
-            ("dispatch_ns", &r.dispatch),
-            ("complete_ns", &r.complete),
-        ];
-        for (name, c) in u64s {
-            d.set_item(name, Column::new(ColumnData::U64(c.share())))?;
-        }
-        d.set_item("op", Column::new(ColumnData::U8(r.op.share())))?;
-        d.set_item("offset", Column::new(ColumnData::U64(r.offset.share())))?;
-        d.set_item("size", Column::new(ColumnData::U32(r.size.share())))?;
-        d.set_item("stream", Column::new(ColumnData::U32(r.stream.share())))?;
-        Ok(d)
+        records_dict(py, &self.inner.lock().map_err(poisoned)?.metrics)
     }
 
     /// Per-second series: {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
     fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.lock().map_err(poisoned)?;
-        let m = &s.metrics;
-        let d = PyDict::new(py);
-        let secs = &m.seconds;
-        d.set_item("second", (0..secs.len() as u64).collect::<Vec<_>>())?;
-        d.set_item("ios", secs.iter().map(|x| x.ios).collect::<Vec<_>>())?;
-        d.set_item("reads", secs.iter().map(|x| x.reads).collect::<Vec<_>>())?;
-        d.set_item("writes", secs.iter().map(|x| x.writes).collect::<Vec<_>>())?;
-        d.set_item("bytes", secs.iter().map(|x| x.bytes).collect::<Vec<_>>())?;
-        d.set_item(
-            "mean_latency_us",
-            secs.iter()
-                .map(|x| {
-                    if x.ios == 0 {
-                        0.0
-                    } else {
-                        x.latency_sum_ns as f64 / x.ios as f64 / 1000.0
-                    }
-                })
-                .collect::<Vec<_>>(),
-        )?;
-        let mut p99: Vec<f64> = m.p99_per_second().into_iter().map(|v| v / 1000.0).collect();
-        p99.resize(secs.len(), f64::NAN);
-        d.set_item("p99_latency_us", p99)?;
-        Ok(d)
+        timeseries_dict(py, &self.inner.lock().map_err(poisoned)?.metrics)
     }
 
     /// Erase count of every block (global block order).

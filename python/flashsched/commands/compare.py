@@ -8,6 +8,10 @@ NAMES`` (Amphibian Table III synthetic profiles, comma list or ``all``) with
 ``--profile-args``, or ``--postmark SPEC`` (closed loop; throughput is also
 given in transactions per second). Runs go through the sweep machinery
 (flashsched/comparison.py): parallel, cached in ``--out``, ``--check``.
+
+``--real TARGET`` also replays every workload with every host scheduler on
+a real file or block device (``flashsched replay``; docs/replay.md), one run
+at a time after the simulations, and prints simulated and real side by side.
 """
 
 from __future__ import annotations
@@ -75,6 +79,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--plot", metavar="OUT.png", type=A.out_file, help="also write the latency CDFs here"
     )
     add_workers(p)
+    r = p.add_argument_group("real device (flashsched replay; docs/replay.md)")
+    r.add_argument(
+        "--real", action="append", metavar="TARGET", help="also replay on this file/block device"
+    )
+    r.add_argument("--real-offset", default="0", help="first byte of the window on TARGET")
+    r.add_argument("--real-size", default="0", help="window size (needed to create a file)")
+    r.add_argument("--allow-write", action="store_true", help="permit writes on TARGET")
+    r.add_argument("--verify", action="store_true", help="check every real read (needs writes)")
+    r.add_argument("--real-backend", choices=["auto", "uring", "threads"], default="auto")
     p.set_defaults(func=run)
 
 
@@ -96,7 +109,13 @@ def _fmt(df: pd.DataFrame) -> str:
     ]
     if df["tx_s"].isna().all():
         cols.remove("tx_s")
-    return df[cols].to_string(
+    if (df["kind"] == "real").any():
+        cols.insert(0, "kind")
+    return _table(df[cols])
+
+
+def _table(df: pd.DataFrame) -> str:
+    return df.to_string(
         index=False, float_format=lambda v: f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
     )
 
@@ -126,8 +145,21 @@ def run(args: argparse.Namespace) -> int:
         out=args.out,
         workers=args.workers,
         progress=args.progress,
+        real=args.real,
+        real_options={
+            "offset": args.real_offset,
+            "size": args.real_size,
+            "allow_write": args.allow_write,
+            "verify": args.verify,
+            "backend": args.real_backend,
+        },
     )
     print(_fmt(df))
+    if args.real:
+        from flashsched.realcompare import sim_vs_real
+
+        print("\nsimulated vs real (same workload and host scheduler):")
+        print(_table(sim_vs_real(df)))
     out = Path(args.out)
     comparison.write(df, out)
     figs = out / "figures"

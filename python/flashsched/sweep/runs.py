@@ -116,7 +116,7 @@ def _finite(values: Any) -> list[Any]:
     return [None if isinstance(v, float) and not math.isfinite(v) else v for v in values]
 
 
-def _latency_cdf(records: dict[str, Any]) -> dict[str, Any]:
+def latency_cdf(records: dict[str, Any]) -> dict[str, Any]:
     cols = {n: np.asarray(col) for n, col in records.items()}
     lat = (cols["complete_ns"].astype(np.int64) - cols["arrival_ns"].astype(np.int64)) / 1e3
     out: dict[str, Any] = {"p": CDF_PROBS}
@@ -163,7 +163,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         "run_wall_s": round(time.time() - start, 3),
     }
     if task["cdf"]:
-        result["latency_cdf"] = _latency_cdf(sim.records())
+        result["latency_cdf"] = latency_cdf(sim.records())
     if task["timeseries"]:
         result["timeseries"] = {k: _finite(v) for k, v in sim.timeseries().items()}
     return result
