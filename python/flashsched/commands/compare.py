@@ -87,7 +87,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--real-size", default="0", help="window size (needed to create a file)")
     r.add_argument("--allow-write", action="store_true", help="permit writes on TARGET")
     r.add_argument("--verify", action="store_true", help="check every real read (needs writes)")
-    r.add_argument("--real-backend", choices=["auto", "uring", "threads"], default="auto")
+    r.add_argument(
+        "--real-backend",
+        choices=["auto", "uring", "threads"],
+        default="auto",
+        help="I/O engine: io_uring, a thread pool, or auto (io_uring when the kernel allows it)",
+    )
     p.set_defaults(func=run)
 
 
