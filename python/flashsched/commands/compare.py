@@ -114,6 +114,8 @@ def _fmt(df: pd.DataFrame) -> str:
     ]
     if df["tx_s"].isna().all():
         cols.remove("tx_s")
+    if "gc_flags" in df and df["gc_flags"].notna().any():
+        cols += ["gc_flags", "gc_precision", "gc_recall"]
     if (df["kind"] == "real").any():
         cols.insert(0, "kind")
     return _table(df[cols])

@@ -1,5 +1,5 @@
-//! Amphibian (Xu et al., "Improving the SSD Performance by Exploiting Request
-//! Characteristics and Internal Parallelism", §III), three modules that can
+//! Amphibian (Mao, Wu and Duan, "Improving the SSD Performance by Exploiting
+//! Request Characteristics and Internal Parallelism", §III), three modules that can
 //! each be switched off for ablation:
 //!
 //! 1. **Type-based queueing** (§III-C, Fig. 4): separate read and write
@@ -38,8 +38,8 @@ use serde::{Deserialize, Serialize};
 
 use super::merge::Merger;
 use super::{
-    check_range, ms, Done, GcFlag, HostCaps, HostCtx, HostEnv, HostScheduler, HostSchedulerType,
-    Pick,
+    check_range, ms, DetectorLog, Done, GcFlag, HostCaps, HostCtx, HostEnv, HostScheduler,
+    HostSchedulerType, Pick, ZoneChange,
 };
 use crate::engine::{Ns, NS_PER_US};
 use crate::error::SimResult;
@@ -188,7 +188,11 @@ pub struct Amphibian {
     probe_lpn: Vec<Option<u64>>,
     next_probe_k: u32,
     pub log: Vec<GcFlag>,
+    /// Hold changes of every zone (the detector report).
+    changes: Vec<ZoneChange>,
     pub probes_sent: u64,
+    /// Time of the call being handled (stamps zone changes).
+    now: Ns,
     merger: Merger,
     held: usize,
 }
@@ -261,6 +265,11 @@ impl Amphibian {
             } else {
                 self.abnormal += 1;
             }
+            self.changes.push(ZoneChange {
+                at: self.now,
+                zone: z,
+                held: to != Zone::Normal,
+            });
         }
         self.zones[z as usize] = to;
     }
@@ -498,7 +507,9 @@ impl HostSchedulerType for Amphibian {
             probe_lpn: Vec::new(),
             next_probe_k: 0,
             log: Vec::new(),
+            changes: Vec::new(),
             probes_sent: 0,
+            now: 0,
             merger: Merger::new(env.max_merge_bytes),
             held: 0,
         }
@@ -556,6 +567,7 @@ impl HostScheduler for Amphibian {
     }
 
     fn dispatch(&mut self, ctx: &HostCtx, merged: &mut Vec<u32>) -> Option<Pick> {
+        self.now = ctx.now;
         if self.p.gc_aware {
             self.init_zones(ctx.device);
             if self.oracle {
@@ -578,6 +590,7 @@ impl HostScheduler for Amphibian {
         if !self.p.gc_aware || self.oracle {
             return;
         }
+        self.now = ctx.now;
         if done.probe {
             self.on_probe_complete(done, ctx);
         } else {
@@ -622,6 +635,17 @@ impl HostScheduler for Amphibian {
 
     fn gc_log(&self) -> &[GcFlag] {
         &self.log
+    }
+
+    fn detector(&self) -> Option<DetectorLog<'_>> {
+        self.p.gc_aware.then_some(DetectorLog {
+            // Before the first dispatch the table is not sized yet.
+            zones: self.zones.len() as u32,
+            chip_zones: self.chip_zones,
+            changes: &self.changes,
+            flags: &self.log,
+            probes_sent: self.probes_sent,
+        })
     }
 
     fn len(&self) -> usize {
