@@ -41,7 +41,11 @@ const NONE: u32 = u32::MAX;
 /// xGC victim order among the source's segments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Victim {
+    /// The back-end out of the front-end role longest; its segments in
+    /// write order.
     Fifo,
+    /// The back-end with the fewest valid units; its segments fewest valid
+    /// first.
     Greedy,
 }
 
@@ -54,6 +58,7 @@ pub struct SerialConfig {
     pub unit: u64,
     /// Segment (xGC victim unit) in bytes.
     pub segment: u64,
+    /// How xGC picks its victim SSD and orders its segments.
     pub victim: Victim,
     /// xGC unit copies in flight.
     pub window: u32,
@@ -93,6 +98,7 @@ pub enum Role {
 }
 
 impl Role {
+    /// Lowercase name, as in the summary's `per_ssd[].role`.
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Clean => "clean",
@@ -106,12 +112,21 @@ impl Role {
 /// Serial-array counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SerialStats {
+    /// Front-ends retired to back-end when full (one per SSD retired).
     pub rotations: u64,
+    /// Units xGC copied to another SSD.
     pub xgc_units_copied: u64,
+    /// Units xGC read but did not write: overwritten or TRIMmed while the
+    /// copy read was in flight.
     pub xgc_units_skipped: u64,
+    /// xGC copies appended to a front-end because no back-end or clean SSD
+    /// had room.
     pub xgc_to_front: u64,
+    /// Whole-SSD TRIMs of drained xGC victims.
     pub trims: u64,
+    /// Version-oracle checks made (0 unless `verify`).
     pub version_checks: u64,
+    /// Checks that found an old version or TRIMmed data (must be 0).
     pub version_mismatches: u64,
 }
 
@@ -127,20 +142,27 @@ struct Job {
 /// The serial array's log, mapping and xGC state.
 #[derive(Debug, Clone)]
 pub struct SerialLog {
-    pub n: u32,
+    /// SSDs in the array.
+    pub(crate) n: u32,
     /// Slots per SSD.
     pub cap: u32,
+    /// Mapping unit (slot size), bytes.
     pub unit: u64,
-    pub seg_units: u32,
-    pub volume_units: u32,
-    pub front_target: u32,
+    /// Units per segment.
+    pub(crate) seg_units: u32,
+    /// Logical units of the volume.
+    pub(crate) volume_units: u32,
+    /// Front-ends to keep.
+    front_target: u32,
     victim: Victim,
-    pub window: u32,
+    /// xGC copies in flight at most.
+    window: u32,
     fwd: Vec<u32>,
     inv: Vec<u32>,
     wp: Vec<u32>,
     valid: Vec<u32>,
     seg_valid: Vec<u32>,
+    /// Role of each SSD.
     pub role: Vec<Role>,
     fronts: Vec<u32>,
     rr: usize,
@@ -153,13 +175,19 @@ pub struct SerialLog {
     ver: Vec<u32>,
     slot_ver: Vec<u32>,
     /// Role changes not yet seen by the array loop.
-    pub changes: Vec<(u32, Role)>,
+    pub(crate) changes: Vec<(u32, Role)>,
+    /// Counters.
     pub stats: SerialStats,
 }
 
 impl SerialLog {
     /// A log over `n` SSDs of `ssd_bytes` logical bytes each.
-    pub fn new(cfg: &SerialConfig, n: u32, ssd_bytes: u64, page: u64) -> SimResult<SerialLog> {
+    pub(crate) fn new(
+        cfg: &SerialConfig,
+        n: u32,
+        ssd_bytes: u64,
+        page: u64,
+    ) -> SimResult<SerialLog> {
         let unit = if cfg.unit == 0 { page } else { cfg.unit };
         if unit == 0 || !unit.is_multiple_of(page) {
             return Err(SimError::config(
@@ -282,14 +310,17 @@ impl SerialLog {
         }
     }
 
+    /// Valid units held by `ssd`.
     pub fn valid_units(&self, ssd: u32) -> u32 {
         self.valid[ssd as usize]
     }
 
+    /// Next slot (in units) to be written on `ssd`.
     pub fn write_pointer(&self, ssd: u32) -> u32 {
         self.wp[ssd as usize]
     }
 
+    /// The current front-end SSDs.
     pub fn fronts(&self) -> &[u32] {
         &self.fronts
     }
@@ -342,7 +373,7 @@ impl SerialLog {
     /// and has room: "with time, the selected SSD will contain a mix of
     /// valid and invalid data", §2.1); otherwise the SSD with the most free
     /// space (a clean one when available).
-    pub fn refill_fronts(&mut self) {
+    fn refill_fronts(&mut self) {
         while (self.fronts.len() as u32) < self.front_target {
             let dest = self
                 .gc_dest
@@ -420,7 +451,7 @@ impl SerialLog {
 
     /// Place a user write of logical `unit`; returns (ssd, slot offset), or
     /// `None` when no front-end has room (the write must wait).
-    pub fn write_unit(&mut self, unit: u32) -> Option<(u32, u32)> {
+    pub(crate) fn write_unit(&mut self, unit: u32) -> Option<(u32, u32)> {
         let f = self.front_with_room()?;
         let slot = self.append(f);
         self.assign(unit, slot);
@@ -433,20 +464,20 @@ impl SerialLog {
 
     /// Next write goes to a front-end with room (after rotating): whether
     /// any front-end has room at all.
-    pub fn can_write(&mut self) -> bool {
+    pub(crate) fn can_write(&mut self) -> bool {
         self.front_with_room().is_some()
     }
 
     /// Rotate to the next front-end after the current one ends on a request
     /// boundary (used when rr should advance between requests).
-    pub fn next_request(&mut self) {
+    pub(crate) fn next_request(&mut self) {
         if !self.fronts.is_empty() {
             self.rr = (self.rr + 1) % self.fronts.len();
         }
     }
 
     /// Version oracle at read issue: the slot must hold the newest version.
-    pub fn check_read(&mut self, unit: u32, ssd: u32, off: u32) {
+    pub(crate) fn check_read(&mut self, unit: u32, ssd: u32, off: u32) {
         if self.ver.is_empty() {
             return;
         }
@@ -459,7 +490,7 @@ impl SerialLog {
 
     /// Version oracle at read completion: the slot still holds data (it was
     /// not TRIMmed under the read).
-    pub fn check_read_done(&mut self, ssd: u32, off: u32) {
+    pub(crate) fn check_read_done(&mut self, ssd: u32, off: u32) {
         if self.ver.is_empty() {
             return;
         }
@@ -470,7 +501,7 @@ impl SerialLog {
     }
 
     /// Unmap logical `unit` (array-level TRIM).
-    pub fn trim_unit(&mut self, unit: u32) {
+    pub(crate) fn trim_unit(&mut self, unit: u32) {
         if let Some((s, o)) = self.lookup(unit) {
             self.invalidate(s * self.cap + o);
             self.fwd[unit as usize] = NONE;
@@ -548,7 +579,7 @@ impl SerialLog {
 
     /// Next unit for xGC to copy (logical unit, source SSD, slot offset),
     /// if the copy window allows.
-    pub fn next_copy(&mut self) -> Option<(u32, u32, u32)> {
+    pub(crate) fn next_copy(&mut self) -> Option<(u32, u32, u32)> {
         self.start_job();
         let cap = self.cap;
         let seg_units = self.seg_units;
@@ -613,7 +644,7 @@ impl SerialLog {
     /// The copy read of `unit` from (`ssd`, `off`) finished: if the unit
     /// still lives there, move its mapping to a back-end slot and return it
     /// (the caller writes the data there).
-    pub fn copy_read_done(
+    pub(crate) fn copy_read_done(
         &mut self,
         unit: u32,
         ssd: u32,
@@ -639,21 +670,21 @@ impl SerialLog {
     }
 
     /// A copy finished (written, or skipped).
-    pub fn copy_write_done(&mut self) {
+    pub(crate) fn copy_write_done(&mut self) {
         if let Some(j) = self.job.as_mut() {
             j.in_flight -= 1;
         }
     }
 
     /// The source SSD whose copies are all done (ready for TRIM).
-    pub fn drained_source(&self) -> Option<u32> {
+    pub(crate) fn drained_source(&self) -> Option<u32> {
         let j = self.job.as_ref()?;
         (j.seg_i >= j.order.len() && j.in_flight == 0 && self.valid[j.ssd as usize] == 0)
             .then_some(j.ssd)
     }
 
     /// The source was TRIMmed: it is clean again.
-    pub fn trimmed(&mut self, ssd: u32) {
+    pub(crate) fn trimmed(&mut self, ssd: u32) {
         debug_assert_eq!(self.valid[ssd as usize], 0);
         self.job = None;
         self.sources.retain(|&s| s != ssd);
