@@ -34,7 +34,7 @@ pub struct Completion {
     pub arrival: Ns,
     /// Dispatch from the host queue to the device.
     pub dispatch: Ns,
-    /// Completion at the device.
+    /// Completion, as the host (or an array's client) sees it.
     pub complete: Ns,
     /// What the request did.
     pub op: Op,

@@ -84,7 +84,7 @@ pub enum DevEvent {
         ch: u32,
         /// The read transaction.
         tx: u32,
-        /// The die's generation when the transfer was scheduled.
+        /// The transaction slot's generation when the transfer was scheduled.
         gen: u32,
     },
     /// A front-end step (host link, DRAM) planned in `slot` is due.

@@ -66,12 +66,12 @@ pub enum GcMode {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum GcUnit {
-    /// The victim's plane.
+    /// Hold the victim's plane.
     #[default]
     Plane,
-    /// The victim's die.
+    /// Hold the victim's die.
     Die,
-    /// The victim's chip.
+    /// Hold the victim's chip.
     Chip,
 }
 

@@ -38,7 +38,7 @@ pub const NONE: u32 = u32::MAX;
 pub enum Stream {
     /// Host writes.
     User = 0,
-    /// GC relocations (kept apart so hot and cold data do not mix).
+    /// GC relocations (an open block of their own).
     Gc = 1,
 }
 
