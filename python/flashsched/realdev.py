@@ -90,7 +90,7 @@ def replay(
     keep_records: bool = True,
     progress: bool | None = False,
     skip_bad: bool = False,
-    time_order: str = "clamp",
+    time_order: str = "auto",
 ) -> RunResult:
     """Replay one workload on a real file or block device.
 

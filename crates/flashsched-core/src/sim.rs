@@ -12,7 +12,7 @@ use crate::error::{SimError, SimResult};
 use crate::host::Host;
 use crate::io::Completion;
 use crate::metrics::summary::{FlashSummary, MappingSummary, PreconditionSummary};
-use crate::metrics::{GcSummary, LatencySummary, Metrics, Summary};
+use crate::metrics::{gc_detect, GcSummary, LatencySummary, Metrics, Summary};
 use crate::workload::{Feed, Workload};
 
 /// What can happen in a one-device simulation.
@@ -96,6 +96,9 @@ impl Simulation {
         let t0 = Instant::now();
         let mut ssd = Ssd::new(cfg.ssd(), opts.seed)?;
         let mut host = Host::new(&cfg.host, ssd.geo.chips(), ssd.logical_bytes())?;
+        if host.sched.detector().is_some() {
+            ssd.track_gc_changes();
+        }
         if opts.verify_hints {
             ssd.verify_hints();
             host.use_caps(host.sched_caps().conservative());
@@ -265,6 +268,11 @@ impl Simulation {
             },
             memory_bytes: ftl.table_bytes() + self.records_bytes(),
             input: self.workload.input_stats(),
+            gc_detection: self
+                .host
+                .sched
+                .detector()
+                .map(|log| gc_detect::score(&log, geo.chips(), self.ssd.gc_changes(), span_ns)),
         }
     }
 

@@ -66,7 +66,7 @@ impl Replay {
     /// Open the target (every safety check), build workload and host
     /// scheduler, prefill/stamp the window. Give one of `trace`/`synthetic`.
     #[new]
-    #[pyo3(signature = (target, offset=0, size=0, allow_write=false, align=0, device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, verify=false, prefill=None, backend="auto", skip_bad=false, time_order="clamp"))]
+    #[pyo3(signature = (target, offset=0, size=0, allow_write=false, align=0, device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, verify=false, prefill=None, backend="auto", skip_bad=false, time_order="auto"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,

@@ -454,7 +454,7 @@ impl Ssd {
                         .set_block_speed(tx.ppn, key.min(u32::MAX as u64) as u32);
                 }
                 let chip = self.geo.chip_of_die(tx.die);
-                self.chip_gc[chip as usize] -= 1;
+                self.chip_gc_step(chip, false, now);
                 if let Some(dies) = self.gate.gc_ended(tx.plane) {
                     // Blocking GC let go of its unit: user work held back
                     // on its other dies may start.

@@ -186,6 +186,18 @@ struct DevReq {
     dram_pages: u32,
 }
 
+/// A chip entering (`in_gc`) or leaving GC: a GC job started in one of its
+/// planes while none ran, or the last one ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcChange {
+    /// When.
+    pub at: Ns,
+    /// The chip.
+    pub chip: u32,
+    /// Entering (true) or leaving (false) GC.
+    pub in_gc: bool,
+}
+
 /// A simulated SSD.
 pub struct Ssd {
     /// Flash array shape.
@@ -227,6 +239,9 @@ pub struct Ssd {
     gate: gc_gate::GcGate,
     /// Planes with GC running, per chip (for the host's oracle view).
     chip_gc: Vec<u32>,
+    /// Chips entering and leaving GC, when a GC detector is to be scored
+    /// against them (`track_gc_changes`).
+    gc_changes: Option<Vec<GcChange>>,
     inflight: FxHashMap<u32, Inflight>,
     /// Transactions queued or running per die (dynamic allocation, stats).
     die_load: Vec<u32>,
@@ -330,6 +345,7 @@ impl Ssd {
             dirty: Vec::new(),
             gc: vec![GcJob::default(); geo.planes() as usize],
             chip_gc: vec![0; geo.chips() as usize],
+            gc_changes: None,
             front: front::Front::new(cfg.interface, cfg.cache),
             gate: gc_gate::GcGate::new(cfg.ftl.gc_mode, cfg.ftl.gc_block_unit, &geo),
             inflight: FxHashMap::default(),
@@ -391,6 +407,38 @@ impl Ssd {
     #[inline]
     pub fn gc_epoch(&self) -> u64 {
         self.gc_epoch
+    }
+
+    /// Record when each chip enters and leaves GC (the ground truth a host
+    /// GC detector is scored against).
+    pub fn track_gc_changes(&mut self) {
+        self.gc_changes.get_or_insert_with(Vec::new);
+    }
+
+    /// Chips entering and leaving GC in time order (empty unless tracked).
+    pub fn gc_changes(&self) -> &[GcChange] {
+        self.gc_changes.as_deref().unwrap_or(&[])
+    }
+
+    /// A GC job started (`+1`) or ended (`-1`) on `chip`.
+    fn chip_gc_step(&mut self, chip: u32, start: bool, now: Ns) {
+        let n = &mut self.chip_gc[chip as usize];
+        let was = *n > 0;
+        if start {
+            *n += 1;
+        } else {
+            *n -= 1;
+        }
+        let is = *n > 0;
+        if was != is {
+            if let Some(log) = &mut self.gc_changes {
+                log.push(GcChange {
+                    at: now,
+                    chip,
+                    in_gc: is,
+                });
+            }
+        }
     }
 
     /// Whether requests finished and wait to be collected.

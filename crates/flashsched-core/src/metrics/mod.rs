@@ -2,6 +2,7 @@
 //! Arrow/pandas), latency histograms for reads, writes and all, and
 //! per-second series.
 
+pub mod gc_detect;
 pub mod histogram;
 pub mod summary;
 

@@ -222,6 +222,10 @@ pub struct Summary {
     pub memory_bytes: u64,
     /// Trace input accounting (`None` for generated workloads).
     pub input: Option<crate::workload::trace::TraceStats>,
+    /// The host's GC detector scored against the device (GC-aware host
+    /// schedulers only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_detection: Option<super::gc_detect::DetectionSummary>,
 }
 
 impl Summary {

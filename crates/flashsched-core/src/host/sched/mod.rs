@@ -75,6 +75,34 @@ pub struct GcFlag {
     pub zone: u32,
 }
 
+/// A zone's hold state changing: `held` when a GC-aware scheduler stops
+/// sending to it (suspect or judged in GC), not `held` when it sends again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZoneChange {
+    /// When.
+    pub at: Ns,
+    /// The zone.
+    pub zone: u32,
+    /// Held from now on (true) or released (false).
+    pub held: bool,
+}
+
+/// What a GC-detecting scheduler did, for the detector report
+/// (`metrics::gc_detect`): its zones and their history.
+#[derive(Debug, Clone, Copy)]
+pub struct DetectorLog<'a> {
+    /// Number of zones.
+    pub zones: u32,
+    /// Zones are flash chips (zone `z` is chip `z`); else LBA ranges.
+    pub chip_zones: bool,
+    /// Hold changes in time order.
+    pub changes: &'a [ZoneChange],
+    /// Zones judged in GC, in time order.
+    pub flags: &'a [GcFlag],
+    /// Probe reads sent.
+    pub probes_sent: u64,
+}
+
 /// A finished device request as the scheduler sees it.
 pub struct Done<'a> {
     /// The request (for a merged request: the lead, with the merged range).
@@ -146,6 +174,12 @@ pub trait HostScheduler: Send {
     /// Zones this scheduler flagged as in GC, in order (GC-aware ones only).
     fn gc_log(&self) -> &[GcFlag] {
         &[]
+    }
+    /// The GC detector's history (schedulers that detect GC only): the
+    /// device then records its chips' GC periods so the run reports the
+    /// detector's precision and recall against them.
+    fn detector(&self) -> Option<DetectorLog<'_>> {
+        None
     }
     /// Requests held in the scheduler.
     fn len(&self) -> usize;
