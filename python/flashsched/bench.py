@@ -35,10 +35,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # pragma: no cover - Python < 3.11
+    import tomli as tomllib
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@
 //! # Ok::<(), flashsched_core::SimError>(())
 //! ```
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod array;
 pub mod check;
 pub mod config;

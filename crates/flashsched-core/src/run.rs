@@ -19,6 +19,7 @@ use crate::workload::Workload;
 pub enum WorkloadSpec {
     /// Replay a trace file.
     Trace {
+        /// The trace file (`-` for standard input).
         path: PathBuf,
         /// `auto`, or a format name.
         format: String,
@@ -40,8 +41,11 @@ pub struct RunSpec {
     pub device: String,
     /// `section.key=value` overrides applied in order.
     pub overrides: Vec<String>,
+    /// Where requests come from.
     pub workload: WorkloadSpec,
+    /// Seed of every random choice in the run.
     pub seed: u64,
+    /// Keep one row per request (for DataFrames).
     pub keep_records: bool,
 }
 

@@ -38,6 +38,7 @@ impl EventSink for QSink<'_> {
 /// Run options that are not part of the device config.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
+    /// Seed of every random choice in the run.
     pub seed: u64,
     /// Keep one row per request (needed for DataFrames and per-second p99).
     pub keep_records: bool,
@@ -62,13 +63,18 @@ impl Default for RunOptions {
 
 /// A configured single-device simulation.
 pub struct Simulation {
+    /// The resolved device config.
     pub cfg: DeviceConfig,
+    /// Options the run was built with.
     pub opts: RunOptions,
     clock: Clock<Ev>,
     workload: Box<dyn Workload>,
     feed: Feed,
+    /// The host queue and its I/O scheduler.
     pub host: Host,
+    /// The device.
     pub ssd: Ssd,
+    /// What completed, and when.
     pub metrics: Metrics,
     done: Vec<u32>,
     finished_slots: Vec<crate::host::Slot>,
@@ -134,6 +140,7 @@ impl Simulation {
         self.clock.now()
     }
 
+    /// The run has ended (no events and no workload left).
     pub fn is_finished(&self) -> bool {
         self.clock.is_finished()
     }

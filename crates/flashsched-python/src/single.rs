@@ -13,6 +13,41 @@ use crate::column::{records_dict, timeseries_dict, Column, ColumnData};
 use crate::driven;
 use crate::errors::{guarded, poisoned, to_py, ConfigError, SimulationError};
 
+/// The workload of the `trace`/`synthetic` arguments (exactly one given),
+/// as `Simulation` and `Replay` take them.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn workload_spec(
+    trace: Option<PathBuf>,
+    synthetic: Option<String>,
+    format: &str,
+    intensity: f64,
+    limit: Option<u64>,
+    skip_bad: bool,
+    time_order: &str,
+) -> PyResult<WorkloadSpec> {
+    if !(intensity.is_finite() && intensity > 0.0) {
+        return Err(ConfigError::new_err(format!(
+            "intensity: {intensity} must be > 0"
+        )));
+    }
+    match (trace, synthetic) {
+        (Some(path), None) => Ok(WorkloadSpec::Trace {
+            path,
+            format: format.to_string(),
+            intensity,
+            limit,
+            options: TraceOptions {
+                skip_bad,
+                time_order: TimeOrder::from_name(time_order).map_err(to_py)?,
+            },
+        }),
+        (None, Some(s)) => Ok(WorkloadSpec::Synthetic(s)),
+        _ => Err(ConfigError::new_err(
+            "give exactly one of `trace` or `synthetic`",
+        )),
+    }
+}
+
 /// A configured simulation of one SSD.
 #[pyclass(module = "flashsched._core")]
 pub(crate) struct Simulation {
@@ -40,29 +75,9 @@ impl Simulation {
         skip_bad: bool,
         time_order: &str,
     ) -> PyResult<Self> {
-        if !(intensity.is_finite() && intensity > 0.0) {
-            return Err(ConfigError::new_err(format!(
-                "intensity: {intensity} must be > 0"
-            )));
-        }
-        let workload = match (trace, synthetic) {
-            (Some(path), None) => WorkloadSpec::Trace {
-                path,
-                format: format.to_string(),
-                intensity,
-                limit,
-                options: TraceOptions {
-                    skip_bad,
-                    time_order: TimeOrder::from_name(time_order).map_err(to_py)?,
-                },
-            },
-            (None, Some(s)) => WorkloadSpec::Synthetic(s),
-            _ => {
-                return Err(ConfigError::new_err(
-                    "give exactly one of `trace` or `synthetic`",
-                ))
-            }
-        };
+        let workload = workload_spec(
+            trace, synthetic, format, intensity, limit, skip_bad, time_order,
+        )?;
         let spec = RunSpec {
             device: device.to_string(),
             overrides,

@@ -184,12 +184,18 @@ enum Placement {
 pub struct ArraySim {
     /// Host slots finished by the last completion (reused buffer).
     finished_slots: Vec<Slot>,
-    pub cfg: ArrayConfig,
-    pub dev_cfg: DeviceConfig,
+    /// Array options.
+    pub(crate) cfg: ArrayConfig,
+    /// The config every SSD is built from.
+    pub(crate) dev_cfg: DeviceConfig,
+    /// The SSDs, by index.
     pub ssds: Vec<Ssd>,
+    /// Client-level metrics (requests as the clients see them).
     pub metrics: Metrics,
+    /// Per-bin time series.
     pub series: ArraySeries,
-    pub stats: ArrayStats,
+    /// Array-layer counters.
+    pub(crate) stats: ArrayStats,
     clock: Clock<Ev>,
     wl: Wl,
     feed: Feed,
@@ -441,10 +447,12 @@ impl ArraySim {
         self.view.bytes
     }
 
+    /// Current simulated time.
     pub fn now(&self) -> Ns {
         self.clock.now()
     }
 
+    /// Whether the run has finished.
     pub fn is_finished(&self) -> bool {
         self.clock.is_finished()
     }
@@ -480,6 +488,7 @@ impl ArraySim {
             .map(|l| (l.wire_in.bytes.as_slice(), l.wire_out.bytes.as_slice()))
     }
 
+    /// Run until finished.
     pub fn run(&mut self) -> SimResult<()> {
         while !self.advance(u64::MAX)? {}
         Ok(())

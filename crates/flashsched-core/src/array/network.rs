@@ -77,9 +77,11 @@ impl LinkConfig {
 /// Per-bin byte counts of data actually on the wire in one direction
 /// (pro-rated over each transfer's data phase).
 #[derive(Debug, Clone, Default)]
-pub struct WireSeries {
-    pub bin_ns: Ns,
-    pub bytes: Vec<f64>,
+pub(crate) struct WireSeries {
+    /// Bin width, ns.
+    pub(crate) bin_ns: Ns,
+    /// Bytes on the wire per bin.
+    pub(crate) bytes: Vec<f64>,
 }
 
 impl WireSeries {
@@ -112,18 +114,21 @@ struct Pipe {
 
 /// The full-duplex link.
 #[derive(Debug, Clone)]
-pub struct Link {
-    pub cfg: LinkConfig,
+pub(crate) struct Link {
+    pub(crate) cfg: LinkConfig,
     ns_per_byte: f64,
     overhead: Ns,
     inbound: Pipe,
     outbound: Pipe,
-    pub wire_in: WireSeries,
-    pub wire_out: WireSeries,
+    /// Host → array bytes per bin.
+    pub(crate) wire_in: WireSeries,
+    /// Array → host bytes per bin.
+    pub(crate) wire_out: WireSeries,
 }
 
 impl Link {
-    pub fn new(cfg: LinkConfig, bin_ns: Ns) -> Link {
+    /// An idle link whose wire series use bins of `bin_ns`.
+    pub(crate) fn new(cfg: LinkConfig, bin_ns: Ns) -> Link {
         Link {
             ns_per_byte: NS_PER_S as f64 / cfg.bytes_per_s(),
             overhead: (cfg.overhead_us * 1000.0).round() as Ns,
@@ -160,18 +165,18 @@ impl Link {
 
     /// A request (with `bytes` of write data) leaves the host at `now`;
     /// returns when it has fully arrived at the array.
-    pub fn send_in(&mut self, now: Ns, bytes: u64) -> Ns {
+    pub(crate) fn send_in(&mut self, now: Ns, bytes: u64) -> Ns {
         self.send(true, now, bytes)
     }
 
     /// A completion (with `bytes` of read data) leaves the array at `now`;
     /// returns when it has fully arrived at the host.
-    pub fn send_out(&mut self, now: Ns, bytes: u64) -> Ns {
+    pub(crate) fn send_out(&mut self, now: Ns, bytes: u64) -> Ns {
         self.send(false, now, bytes)
     }
 
     /// (bytes in, bytes out, busy ns in, busy ns out).
-    pub fn totals(&self) -> (u64, u64, Ns, Ns) {
+    pub(crate) fn totals(&self) -> (u64, u64, Ns, Ns) {
         (
             self.inbound.bytes,
             self.outbound.bytes,

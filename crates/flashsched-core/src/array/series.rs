@@ -4,13 +4,17 @@
 
 use crate::engine::Ns;
 
+/// Time series of an array run, one entry per bin of `bin_ns` (every
+/// series has the same length once the run has finished).
 #[derive(Debug, Clone, Default)]
 pub struct ArraySeries {
+    /// Bin width, ns.
     pub bin_ns: Ns,
     /// Bytes of client requests completed per bin.
     pub array_bytes: Vec<u64>,
-    /// Per SSD: bytes written / read per bin (user, RAID-5 and xGC traffic).
+    /// Per SSD: bytes written per bin (user, RAID-5 and xGC traffic).
     pub ssd_written: Vec<Vec<u64>>,
+    /// Per SSD: bytes read per bin (user, RAID-5 and xGC traffic).
     pub ssd_read: Vec<Vec<u64>>,
     /// Units copied by xGC per bin (serial array).
     pub xgc_units: Vec<u64>,
@@ -29,7 +33,8 @@ fn bump(v: &mut Vec<u64>, bin: usize, x: u64) {
 }
 
 impl ArraySeries {
-    pub fn new(ssds: usize, bin_ns: Ns) -> ArraySeries {
+    /// Empty series for `ssds` SSDs and bins of `bin_ns` (at least 1 ns).
+    pub(crate) fn new(ssds: usize, bin_ns: Ns) -> ArraySeries {
         ArraySeries {
             bin_ns: bin_ns.max(1),
             ssd_written: vec![Vec::new(); ssds],
@@ -44,12 +49,14 @@ impl ArraySeries {
         (t / self.bin_ns) as usize
     }
 
-    pub fn add_array(&mut self, t: Ns, bytes: u64) {
+    /// A client request of `bytes` completed at `t`.
+    pub(crate) fn add_array(&mut self, t: Ns, bytes: u64) {
         let b = self.bin(t);
         bump(&mut self.array_bytes, b, bytes);
     }
 
-    pub fn add_ssd(&mut self, ssd: usize, t: Ns, bytes: u64, write: bool) {
+    /// A sub-request of `bytes` completed on `ssd` at `t`.
+    pub(crate) fn add_ssd(&mut self, ssd: usize, t: Ns, bytes: u64, write: bool) {
         let b = self.bin(t);
         let v = if write {
             &mut self.ssd_written[ssd]
@@ -59,18 +66,19 @@ impl ArraySeries {
         bump(v, b, bytes);
     }
 
-    pub fn add_xgc(&mut self, t: Ns) {
+    /// xGC copied one unit at `t`.
+    pub(crate) fn add_xgc(&mut self, t: Ns) {
         let b = self.bin(t);
         bump(&mut self.xgc_units, b, 1);
     }
 
     /// Bins sampled so far.
-    pub fn sampled(&self) -> usize {
+    pub(crate) fn sampled(&self) -> usize {
         self.front.len()
     }
 
     /// Record the state at the end of every bin before `t`'s bin.
-    pub fn sample_until(&mut self, t: Ns, gc: impl Fn(usize) -> u64, front: i32) {
+    pub(crate) fn sample_until(&mut self, t: Ns, gc: impl Fn(usize) -> u64, front: i32) {
         let upto = self.bin(t);
         while self.front.len() < upto {
             for (i, v) in self.gc_cumulative.iter_mut().enumerate() {
@@ -81,7 +89,7 @@ impl ArraySeries {
     }
 
     /// Pad every series to the same number of bins.
-    pub fn finish(&mut self, t: Ns, gc: impl Fn(usize) -> u64, front: i32) {
+    pub(crate) fn finish(&mut self, t: Ns, gc: impl Fn(usize) -> u64, front: i32) {
         let n = [
             self.bin(t) + 1,
             self.array_bytes.len(),

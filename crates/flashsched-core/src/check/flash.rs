@@ -32,6 +32,7 @@ struct Block {
 
 /// Contents of every physical page: 8 bytes per page, 4 per block.
 pub struct FlashModel {
+    /// The device's geometry (page and block numbering).
     pub geo: Geometry,
     pages: Vec<Page>,
     blocks: Vec<Block>,
@@ -147,6 +148,7 @@ impl FlashModel {
         (pg.lpn, pg.ver)
     }
 
+    /// Whether an erase of `block` has begun and not finished.
     pub fn is_erasing(&self, block: u32) -> bool {
         self.blocks[block as usize].erasing
     }

@@ -31,7 +31,9 @@ use record::OpRecord;
 
 /// Streaming checker of one device.
 pub struct Checker {
+    /// What every physical page holds, rebuilt from the records.
     pub flash: FlashModel,
+    /// Which versions each read in flight may return.
     pub oracle: Oracle,
     /// Newest version programmed per hidden (translation) page; absent:
     /// only the copy stored before the run (version 0).

@@ -16,13 +16,21 @@ use crate::registry::SchedTables;
 /// The sections of a device config an SSD is built from.
 #[derive(Debug, Clone, Copy)]
 pub struct SsdSpec<'a> {
+    /// `[geometry]`.
     pub geometry: &'a GeometryConfig,
+    /// `[timing]`.
     pub timing: &'a TimingConfig,
+    /// `[ftl]`.
     pub ftl: &'a FtlConfig,
+    /// `[controller]`.
     pub controller: &'a ControllerConfig,
+    /// `[variation]`.
     pub variation: &'a VariationConfig,
+    /// `[interface]`.
     pub interface: &'a InterfaceConfig,
+    /// `[cache]`.
     pub cache: &'a CacheConfig,
+    /// `[mapping]`.
     pub mapping: &'a MappingConfig,
 }
 
@@ -45,7 +53,9 @@ impl SsdSpec<'_> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BusyUnit {
+    /// Each die is dispatched to on its own.
     Die,
+    /// A chip takes a command only when all its dies are idle.
     Chip,
 }
 
@@ -156,6 +166,7 @@ pub enum LinkKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct InterfaceConfig {
+    /// Link type (`none`: requests reach the controller instantly).
     pub kind: LinkKind,
     /// Payload rate per direction, MB/s (10^6 B/s); 0 = the kind's usual
     /// rate: NVMe 4000 (PCIe 3 ×4, MQSim's 4 lanes × 1 GB/s), SATA 600.
@@ -185,6 +196,7 @@ impl InterfaceConfig {
         }
     }
 
+    /// Range checks; each error names its key and the allowed range.
     pub fn validate(&self) -> SimResult<()> {
         range("interface.rate_mb_s", self.rate_mb_s, 0.0, 1e7)?;
         range("interface.command_us", self.command_us, 0.0, 1e6)
@@ -211,6 +223,7 @@ pub enum CachePolicy {
 pub struct CacheConfig {
     /// Capacity, MiB (0 = none: writes complete when programmed).
     pub mib: f64,
+    /// When written pages leave the cache.
     pub policy: CachePolicy,
     /// DRAM transfer rate, MB/s; 0 = DRAM takes no time. MQSim's default
     /// DRAM (800 MT/s, 16 bit) moves 1600 MB/s.
@@ -231,6 +244,7 @@ impl Default for CacheConfig {
 }
 
 impl CacheConfig {
+    /// Range checks; each error names its key and the allowed range.
     pub fn validate(&self) -> SimResult<()> {
         range("cache.mib", self.mib, 0.0, 1e6)?;
         range("cache.dram_mb_s", self.dram_mb_s, 0.0, 1e7)?;
@@ -285,6 +299,7 @@ impl Default for MappingConfig {
 }
 
 impl MappingConfig {
+    /// Range checks; each error names its key and the allowed range.
     pub fn validate(&self) -> SimResult<()> {
         range("mapping.cmt_kib", self.cmt_kib, 0.0, 1e8)?;
         range("mapping.entry_bytes", self.entry_bytes as f64, 0.0, 65536.0)?;

@@ -71,12 +71,27 @@ const MAX_DECIDE_PASSES: u32 = 100_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DevEvent {
     /// The cell operation on `die` finished (ignored if `gen` is stale).
-    DieDone { die: u32, gen: u32 },
+    DieDone {
+        /// Global die index.
+        die: u32,
+        /// The die's generation when the operation was scheduled.
+        gen: u32,
+    },
     /// The data-out transfer of read `tx` (on channel `ch`) finished
     /// (ignored if `gen` is stale: the transfer was delayed and rescheduled).
-    BusDone { ch: u32, tx: u32, gen: u32 },
+    BusDone {
+        /// Channel index.
+        ch: u32,
+        /// The read transaction.
+        tx: u32,
+        /// The transaction slot's generation when the transfer was scheduled.
+        gen: u32,
+    },
     /// A front-end step (host link, DRAM) planned in `slot` is due.
-    Front { slot: u32 },
+    Front {
+        /// Host slot of the request the step belongs to.
+        slot: u32,
+    },
 }
 
 impl DevEvent {
@@ -96,15 +111,20 @@ impl DevEvent {
 
 /// Where a device puts its future events.
 pub trait EventSink {
+    /// Schedule `ev` at time `at`.
     fn push(&mut self, at: Ns, ev: DevEvent);
 }
 
 /// Device-side counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DeviceStats {
+    /// Page reads sensed on flash (user and GC).
     pub flash_reads: u64,
+    /// Page programs on flash (user, GC and copyback).
     pub flash_programs: u64,
+    /// User page reads sensed on flash.
     pub user_reads: u64,
+    /// Page reads made by GC to move valid pages.
     pub gc_reads: u64,
     /// User page reads served from controller DRAM (data still in flight or
     /// buffered for a write).
@@ -114,29 +134,36 @@ pub struct DeviceStats {
     pub superseded_programs: u64,
     /// Reads whose block was erased between translation and start.
     pub reads_relocated: u64,
-    /// Program/erase suspensions and resumptions (P/E suspension).
+    /// Program/erase suspensions (P/E suspension).
     pub suspensions: u64,
+    /// Resumptions of suspended programs/erases.
     pub resumes: u64,
     /// Write-caused interference (AOS §IV-B.2): user page reads that waited
-    /// while a program or erase held their die, and their total wait (ns).
+    /// while a program or erase held their die.
     pub interfered_reads: u64,
+    /// Their total wait, ns.
     pub interference_wait_ns: u64,
-    /// User requests that reached flash, and those that found a chip they
-    /// need already holding queued or running work (VIOS Table 1 conflicts).
+    /// User read requests that reached flash.
     pub read_requests: u64,
+    /// User write requests that reached flash.
     pub write_requests: u64,
+    /// Read requests that found a chip they need already holding queued or
+    /// running work (VIOS Table 1 conflicts).
     pub read_conflicts: u64,
+    /// Write requests that found such a chip.
     pub write_conflicts: u64,
-    /// Flash commands started (a multi-plane command counts once) and the
-    /// operations they carried: their ratio is pages per command.
+    /// Flash commands started (a multi-plane command counts once).
     pub flash_commands: u64,
+    /// Operations those commands carried (`command_ops / flash_commands` is
+    /// pages per command).
     pub command_ops: u64,
-    /// Cached mapping table (`[mapping]`): lookups by host page
-    /// transactions, those that found their entry in DRAM, flash reads of
-    /// translation pages, and write-backs evictions asked for.
+    /// Cached mapping table (`[mapping]`): lookups by host page transactions.
     pub cmt_queries: u64,
+    /// Lookups that found their entry in DRAM.
     pub cmt_hits: u64,
+    /// Flash reads of translation pages.
     pub mapping_reads: u64,
+    /// Write-backs of translation pages that evictions asked for.
     pub cmt_writebacks: u64,
 }
 
@@ -163,17 +190,25 @@ struct DevReq {
 /// planes while none ran, or the last one ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GcChange {
+    /// When.
     pub at: Ns,
+    /// The chip.
     pub chip: u32,
+    /// Entering (true) or leaving (false) GC.
     pub in_gc: bool,
 }
 
 /// A simulated SSD.
 pub struct Ssd {
+    /// Flash array shape.
     pub geo: Geometry,
+    /// Operation latencies.
     pub timing: Timing,
+    /// Mapping, allocation and GC.
     pub ftl: Ftl,
+    /// Device-side counters.
     pub stats: DeviceStats,
+    /// How the device was preconditioned.
     pub precondition: PreconditionReport,
     dies: Vec<Die>,
     channels: Vec<Channel>,

@@ -11,8 +11,11 @@ pub use queue::{EventQueue, FIFO_RANK};
 /// Simulated time in nanoseconds.
 pub type Ns = u64;
 
+/// Nanoseconds per microsecond.
 pub const NS_PER_US: Ns = 1_000;
+/// Nanoseconds per millisecond.
 pub const NS_PER_MS: Ns = 1_000_000;
+/// Nanoseconds per second.
 pub const NS_PER_S: Ns = 1_000_000_000;
 
 /// Hint that `*r` will be read soon: a cache prefetch (x86_64; nothing

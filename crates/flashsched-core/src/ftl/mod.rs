@@ -11,9 +11,9 @@ mod audit;
 pub mod config;
 mod erase;
 pub mod gc;
-pub mod map;
+mod map;
 pub mod precondition;
-pub mod speed;
+mod speed;
 
 use std::collections::VecDeque;
 
@@ -36,15 +36,23 @@ pub const NONE: u32 = u32::MAX;
 /// Which write frontier a program goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {
+    /// Host writes.
     User = 0,
+    /// GC relocations (an open block of their own).
     Gc = 1,
 }
 
+/// Life cycle of a block: free → active (being filled) → full → victim (GC
+/// is emptying it, or a TRIM reclaim erases it) → free.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockState {
+    /// Erased, in its plane's free list.
     Free,
+    /// A stream's open block.
     Active,
+    /// Every page programmed.
     Full,
+    /// Chosen for erase.
     Victim,
 }
 
@@ -67,11 +75,17 @@ pub struct PlaneState {
 /// FTL counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FtlStats {
+    /// Page programs of host writes.
     pub user_programs: u64,
+    /// Page programs of GC moves.
     pub gc_programs: u64,
+    /// Victim blocks GC selected.
     pub gc_invocations: u64,
+    /// Valid pages GC relocated.
     pub gc_pages_moved: u64,
+    /// Block erases (GC and TRIM reclaim).
     pub erases: u64,
+    /// Mapped logical pages that TRIM unmapped.
     pub trimmed_pages: u64,
     /// Pages placed without timing because a read touched never-written data.
     pub untimed_placements: u64,
@@ -85,8 +99,11 @@ pub struct FtlStats {
 /// The page-mapped FTL of one device.
 #[derive(Debug, Clone)]
 pub struct Ftl {
+    /// The flash it maps onto.
     pub geo: Geometry,
+    /// Logical pages the host sees (physical pages less overprovisioning).
     pub logical_pages: u32,
+    /// How a logical page's plane is chosen.
     pub alloc: Allocation,
     policy: VictimPolicy,
     /// GC starts when a plane has fewer free blocks than this.
@@ -104,12 +121,14 @@ pub struct Ftl {
     mtime: Vec<Ns>,
     sealed: Vec<u64>,
     seal_seq: u64,
+    /// Allocation state per plane.
     pub planes: Vec<PlaneState>,
     rng: Rng,
     /// Scratch space for victim candidates (reused across GC invocations).
     cand_buf: Vec<Candidate>,
     /// Static plane of `lpn` is `plane_of_lpn[lpn % planes]`.
     plane_of_lpn: Vec<u32>,
+    /// Counters.
     pub stats: FtlStats,
     /// Speed-ordered free blocks (process variation enabled), else `None`.
     speed: Option<SpeedIndex>,
@@ -232,6 +251,7 @@ impl Ftl {
         self.plane_of_lpn[r as usize]
     }
 
+    /// Erased blocks in `plane`'s free list.
     pub fn free_blocks(&self, plane: u32) -> u32 {
         self.planes[plane as usize].free.len() as u32
     }
@@ -519,11 +539,13 @@ impl Ftl {
         &self.erases
     }
 
+    /// Times `block` was erased.
     #[inline]
     pub fn erase_count(&self, block: u32) -> u32 {
         self.erases[block as usize]
     }
 
+    /// Where `block` is in its life cycle.
     pub fn block_state(&self, block: u32) -> BlockState {
         self.state[block as usize]
     }

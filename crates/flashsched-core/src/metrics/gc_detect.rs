@@ -22,11 +22,13 @@ use crate::host::sched::DetectorLog;
 pub struct DetectionSummary {
     /// "chip" or "range".
     pub zone_kind: String,
+    /// Zones the scheduler tracked.
     pub zones: u32,
     /// Verdicts "zone in GC" (after probes, or the oracle's flag).
     pub flags: u64,
     /// Of those, made while the zone was in GC.
     pub flags_in_gc: u64,
+    /// Probe reads the scheduler injected.
     pub probes: u64,
     /// Zone-seconds the scheduler held requests back (suspect or in GC).
     pub held_zone_s: f64,

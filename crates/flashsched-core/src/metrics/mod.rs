@@ -29,8 +29,9 @@ impl<T> Default for Column<T> {
 }
 
 impl<T: Clone> Column<T> {
+    /// Append a row (copying the contents first if they are shared).
     #[inline]
-    pub fn push(&mut self, x: T) {
+    pub(crate) fn push(&mut self, x: T) {
         Arc::make_mut(&mut self.0).push(x);
     }
 
@@ -39,7 +40,8 @@ impl<T: Clone> Column<T> {
         Arc::clone(&self.0)
     }
 
-    pub fn capacity(&self) -> usize {
+    /// Rows allocated (for the memory estimate).
+    pub(crate) fn capacity(&self) -> usize {
         self.0.capacity()
     }
 }
@@ -51,35 +53,50 @@ impl<T> Deref for Column<T> {
     }
 }
 
-/// Per-request columns; row i is the i-th completed request.
+/// Per-request columns; row i is the i-th completed request (completion
+/// order). Empty unless the run keeps records.
 #[derive(Debug, Default, Clone)]
 pub struct Records {
+    /// Arrival at the host queue, ns.
     pub arrival: Column<u64>,
+    /// Dispatch from the host queue to the device (or array layer), ns.
     pub dispatch: Column<u64>,
+    /// Completion, ns.
     pub complete: Column<u64>,
     /// 0 = read, 1 = write, 2 = trim.
     pub op: Column<u8>,
+    /// Byte offset on the device's (or array volume's) logical space.
     pub offset: Column<u64>,
+    /// Size in bytes.
     pub size: Column<u32>,
+    /// Stream id from the workload.
     pub stream: Column<u32>,
 }
 
 impl Records {
+    /// Rows recorded.
     pub fn len(&self) -> usize {
         self.arrival.len()
     }
+    /// No row recorded.
     pub fn is_empty(&self) -> bool {
         self.arrival.is_empty()
     }
 }
 
-/// Totals for one second of simulated time (by completion time).
+/// Totals for one second of simulated time (by completion time). Unlike the
+/// latency histograms, `ios`, `bytes` and `latency_sum_ns` include TRIMs.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub struct Second {
+    /// Requests completed in this second (reads, writes and TRIMs).
     pub ios: u64,
+    /// Reads completed.
     pub reads: u64,
+    /// Writes completed.
     pub writes: u64,
+    /// Bytes of the requests completed (TRIMmed bytes included).
     pub bytes: u64,
+    /// Sum of those requests' latencies (arrival to completion), ns.
     pub latency_sum_ns: u128,
 }
 
@@ -87,18 +104,28 @@ pub struct Second {
 #[derive(Debug, Clone)]
 pub struct Metrics {
     keep_records: bool,
+    /// One row per request, if kept.
     pub records: Records,
+    /// Latency (ns, arrival to completion) of every read and write.
     pub all: Histogram,
+    /// Latency of reads, ns.
     pub read: Histogram,
+    /// Latency of writes, ns.
     pub write: Histogram,
+    /// Per-second totals, indexed by completion second.
     pub seconds: Vec<Second>,
+    /// Bytes of completed reads.
     pub bytes_read: u64,
+    /// Bytes of completed writes.
     pub bytes_written: u64,
+    /// Completed TRIMs.
     pub trims: u64,
+    /// Time of the latest completion, ns.
     pub last_completion: Ns,
 }
 
 impl Metrics {
+    /// Empty metrics; `keep_records` keeps one row per request.
     pub fn new(keep_records: bool) -> Self {
         Metrics {
             keep_records,
@@ -114,6 +141,7 @@ impl Metrics {
         }
     }
 
+    /// Account one completed request.
     #[inline]
     pub fn record(&mut self, c: &Completion) {
         let lat = c.complete - c.arrival;

@@ -59,7 +59,9 @@ pub struct AmphibianParams {
     pub size_ordering: bool,
     /// Module 3: hold requests to zones in GC.
     pub gc_aware: bool,
+    /// A read queued this long goes next, whatever its size.
     pub read_timeout_ms: f64,
+    /// A write queued this long goes next (after expired reads).
     pub write_timeout_ms: f64,
     /// How a zone in GC is recognised.
     pub gc_detect: GcDetect,
@@ -67,13 +69,19 @@ pub struct AmphibianParams {
     pub zones: Zones,
     /// Zones in `range` mode (0 = number of chips).
     pub zone_count: u32,
+    /// A response above this × its direction's running mean makes the zone
+    /// suspect.
     pub detect_factor: f64,
+    /// The response must also exceed this, µs (probes too).
     pub detect_min_us: f64,
     /// Also use write response times (off: with a DRAM write buffer a
     /// write's latency reflects the buffer, not a chip).
     pub detect_writes: bool,
+    /// Page reads injected to confirm a suspect zone.
     pub probes: u32,
+    /// The zone is in GC if its slowest probe is above this × the read mean.
     pub probe_factor: f64,
+    /// Probes are sent again this often while a zone is in GC.
     pub retry_ms: f64,
 }
 
@@ -193,9 +201,11 @@ pub struct Amphibian {
     /// striping period (probe targets), lazily filled.
     probe_lpns: Vec<Vec<u64>>,
     next_probe_k: u32,
+    /// Zones flagged as in GC, in order.
     pub log: Vec<GcFlag>,
     /// Hold changes of every zone (the detector report).
     changes: Vec<ZoneChange>,
+    /// Probe reads injected.
     pub probes_sent: u64,
     /// Time of the call being handled (stamps zone changes).
     now: Ns,

@@ -30,8 +30,11 @@ use crate::registry::Params;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct KyberParams {
+    /// Target read latency.
     pub read_lat_us: f64,
+    /// Target write latency.
     pub write_lat_us: f64,
+    /// Shortest time between depth adjustments.
     pub window_ms: f64,
 }
 
