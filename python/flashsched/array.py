@@ -52,16 +52,20 @@ class ArrayResult:
     @property
     def bandwidth(self) -> pd.DataFrame:
         """Per bin: time_s, array_mb_s (completed client bytes), wire_in_mb_s,
-        wire_out_mb_s, xgc_units, front, and ssd<i>_write_mb_s / ssd<i>_read_mb_s."""
+        wire_out_mb_s, xgc_units, front, and ssd<i>_write_mb_s / ssd<i>_read_mb_s.
+
+        Rows are the bins in which anything happened (bytes moved, an xGC
+        copy, a GC invocation, a front-end change), in time order; a bin
+        without a row was idle (all rates 0, GC count and front-end those of
+        the row before). Idle simulated time therefore costs no rows."""
         s = self._series
         scale = 1e6 * self.bin_s
-        n = len(s["array_bytes"])
-        df = pd.DataFrame({"time_s": [i * self.bin_s for i in range(n)]})
+        df = pd.DataFrame({"time_s": [b * self.bin_s for b in s["bin"]]})
         df["array_mb_s"] = pd.Series(s["array_bytes"], dtype="float64") / scale
         df["wire_in_mb_s"] = pd.Series(s["wire_in"], dtype="float64") / scale
         df["wire_out_mb_s"] = pd.Series(s["wire_out"], dtype="float64") / scale
-        df["xgc_units"] = s["xgc_units"]
-        df["front"] = s["front"][:n] + [-1] * max(0, n - len(s["front"]))
+        df["xgc_units"] = pd.Series(s["xgc_units"], dtype="int64")
+        df["front"] = pd.Series(s["front"], dtype="int64")
         for i, (w, r) in enumerate(zip(s["ssd_written"], s["ssd_read"])):
             df[f"ssd{i}_write_mb_s"] = pd.Series(w, dtype="float64") / scale
             df[f"ssd{i}_read_mb_s"] = pd.Series(r, dtype="float64") / scale
@@ -69,11 +73,13 @@ class ArrayResult:
 
     @property
     def gc(self) -> pd.DataFrame:
-        """Per bin and SSD: cumulative internal GC invocations and those in the bin."""
+        """Per listed bin (see :attr:`bandwidth`) and SSD: cumulative internal
+        GC invocations and those in the bin (GC happens only in listed bins)."""
         rows = []
+        bins = self._series["bin"]
         for i, cum in enumerate(self._series["gc_cumulative"]):
             prev = 0
-            for b, c in enumerate(cum):
+            for b, c in zip(bins, cum):
                 rows.append((b * self.bin_s, i, c, c - prev))
                 prev = c
         return pd.DataFrame(rows, columns=["time_s", "ssd", "gc_cumulative", "gc_in_bin"])

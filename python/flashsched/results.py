@@ -64,7 +64,11 @@ class RunResult:
 
     @property
     def timeseries(self) -> pd.DataFrame:
-        """Per-second IOPS, MB/s and latency (by completion second)."""
+        """Per-second IOPS, MB/s and latency (by completion second).
+
+        Rows are the seconds in which some request completed, in time order
+        (column ``second``); a second without a row had no completion (IOPS
+        0). Idle simulated time therefore costs no rows."""
         df = pd.DataFrame(self._timeseries)
         df["iops"] = df["ios"]
         df["mb_s"] = df["bytes"] / 1e6

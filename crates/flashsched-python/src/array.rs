@@ -103,28 +103,24 @@ impl ArraySimulation {
         driven::summary_json(&self.inner, stable)
     }
 
-    /// Per-bin series: bin_s, array_bytes, wire_in, wire_out, xgc_units,
-    /// front, and per-SSD lists ssd_written, ssd_read, gc_cumulative.
+    /// Per-bin series over the bins in which anything happened (idle bins
+    /// are absent; `bin` says which bin each row is): bin_s, bin,
+    /// array_bytes, wire_in, wire_out, xgc_units, front, and per-SSD lists
+    /// ssd_written, ssd_read, gc_cumulative.
     fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.inner.lock().map_err(poisoned)?;
-        let sr = &s.series;
+        let t = s.series_table();
         let d = PyDict::new(py);
-        let n = sr.array_bytes.len();
-        d.set_item("bin_s", sr.bin_ns as f64 / 1e9)?;
-        d.set_item("array_bytes", sr.array_bytes.clone())?;
-        let (wi, wo) = s.wire_bytes().unwrap_or((&[], &[]));
-        let pad = |v: &[f64]| {
-            let mut v = v.to_vec();
-            v.resize(n, 0.0);
-            v
-        };
-        d.set_item("wire_in", pad(wi))?;
-        d.set_item("wire_out", pad(wo))?;
-        d.set_item("xgc_units", sr.xgc_units.clone())?;
-        d.set_item("front", sr.front.clone())?;
-        d.set_item("ssd_written", sr.ssd_written.clone())?;
-        d.set_item("ssd_read", sr.ssd_read.clone())?;
-        d.set_item("gc_cumulative", sr.gc_cumulative.clone())?;
+        d.set_item("bin_s", s.series.bin_ns as f64 / 1e9)?;
+        d.set_item("bin", t.bins)?;
+        d.set_item("array_bytes", t.array_bytes)?;
+        d.set_item("wire_in", t.wire_in)?;
+        d.set_item("wire_out", t.wire_out)?;
+        d.set_item("xgc_units", t.xgc_units)?;
+        d.set_item("front", t.front)?;
+        d.set_item("ssd_written", t.ssd_written)?;
+        d.set_item("ssd_read", t.ssd_read)?;
+        d.set_item("gc_cumulative", t.gc_cumulative)?;
         Ok(d)
     }
 

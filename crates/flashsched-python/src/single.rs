@@ -125,13 +125,15 @@ impl Simulation {
         Ok(d)
     }
 
-    /// Per-second series: {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
+    /// Per-second series over the seconds in which something completed
+    /// (idle seconds are absent; `second` says which second each row is):
+    /// {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
     fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.inner.lock().map_err(poisoned)?;
         let m = &s.metrics;
         let d = PyDict::new(py);
-        let secs = &m.seconds;
-        d.set_item("second", (0..secs.len() as u64).collect::<Vec<_>>())?;
+        let secs = m.seconds.values();
+        d.set_item("second", m.seconds.bins().to_vec())?;
         d.set_item("ios", secs.iter().map(|x| x.ios).collect::<Vec<_>>())?;
         d.set_item("reads", secs.iter().map(|x| x.reads).collect::<Vec<_>>())?;
         d.set_item("writes", secs.iter().map(|x| x.writes).collect::<Vec<_>>())?;
