@@ -59,6 +59,7 @@ pub fn build_workload(
             limit,
             options,
         } => {
+            crate::workload::replay::check_intensity(*intensity)?;
             let fmt = TraceFormat::from_name(format)?;
             let reader = open_trace_with(path, fmt, *options)?;
             let desc = format!(

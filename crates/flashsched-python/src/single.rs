@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 use flashsched_core::sim::Simulation as CoreSim;
+use flashsched_core::workload::replay::check_intensity;
 use flashsched_core::workload::trace::{TimeOrder, TraceOptions};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -40,11 +41,7 @@ impl Simulation {
         skip_bad: bool,
         time_order: &str,
     ) -> PyResult<Self> {
-        if !(intensity.is_finite() && intensity > 0.0) {
-            return Err(ConfigError::new_err(format!(
-                "intensity: {intensity} must be > 0"
-            )));
-        }
+        check_intensity(intensity).map_err(to_py)?;
         let workload = match (trace, synthetic) {
             (Some(path), None) => WorkloadSpec::Trace {
                 path,
