@@ -14,13 +14,20 @@ from flashsched._core import (
     formats,
     host_schedulers,
     load_config,
+    memory_estimate,
     presets,
     scan_trace,
 )
 from flashsched.api import run, simulation
 from flashsched.array import ArrayResult, run_array
 from flashsched.commands.compare import compare
-from flashsched.exceptions import ConfigError, FlashschedError, SimulationError, TraceError
+from flashsched.exceptions import (
+    ConfigError,
+    FlashschedError,
+    MemoryLimitError,
+    SimulationError,
+    TraceError,
+)
 from flashsched.report import report
 from flashsched.reproduce import reproduce
 from flashsched.results import RunResult
@@ -48,12 +55,14 @@ __all__ = [
     "host_schedulers",
     "device_schedulers",
     "load_config",
+    "memory_estimate",
     "detect_format",
     "scan_trace",
     "FlashschedError",
     "ConfigError",
     "TraceError",
     "SimulationError",
+    "MemoryLimitError",
     "DEMO_WORKLOAD",
     "DEMO_OVERRIDES",
 ]

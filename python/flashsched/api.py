@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from flashsched import _core
+from flashsched.exceptions import ConfigError
 from flashsched.results import RunResult
 
 STEPS_PER_CHUNK = 20_000
@@ -46,6 +47,7 @@ def simulation(
     check: bool = False,
     skip_bad: bool = False,
     time_order: str = "clamp",
+    max_memory: int | str | None = None,
 ) -> _core.Simulation:
     """Build (but do not run) a native simulation; see :func:`run`."""
     return _core.Simulation(
@@ -61,7 +63,21 @@ def simulation(
         check=check,
         skip_bad=skip_bad,
         time_order=time_order,
+        max_memory=memory_limit(max_memory),
     )
+
+
+def memory_limit(max_memory: int | str | None) -> str | None:
+    """``max_memory`` as the core takes it: a size string (``"8GiB"``), a
+    number of bytes, ``"off"``, or None (``FLASHSCHED_MAX_MEMORY``, else the
+    memory available now)."""
+    if max_memory is None or isinstance(max_memory, str):
+        return max_memory
+    if isinstance(max_memory, bool) or not isinstance(max_memory, int):
+        raise ConfigError(
+            f"max_memory: expected a size such as '8GiB', bytes or 'off', got {max_memory!r}"
+        )
+    return str(max_memory)
 
 
 def drive(
@@ -105,6 +121,7 @@ def run(
     check: bool = False,
     skip_bad: bool = False,
     time_order: str = "clamp",
+    max_memory: int | str | None = None,
 ) -> RunResult:
     """Simulate one workload on one device and return its results.
 
@@ -125,6 +142,15 @@ def run(
     time, counted), ``"reject"`` (such a record is a bad line) or ``"sort"``
     (records are reordered by time within a 4096-record window; for
     blkparse output, which lists per-CPU batches one after the other).
+
+    Memory (docs/reliability.md): before anything is built, the run's memory
+    is estimated from the geometry and features (mapping tables, per-block
+    state, cache, check mode, per-request records when their number is
+    known) and held to ``max_memory`` (``"8GiB"``, bytes, ``"off"``; default:
+    ``FLASHSCHED_MAX_MEMORY``, else the memory available now). Above it,
+    :class:`flashsched.MemoryLimitError` names the geometry, the estimate and
+    the limit; per-request records that outgrow it during the run raise it
+    too.
     """
     sim = simulation(
         trace=trace,
@@ -142,6 +168,7 @@ def run(
         check=check,
         skip_bad=skip_bad,
         time_order=time_order,
+        max_memory=max_memory,
     )
     drive(sim, progress)
     return RunResult.from_sim(sim)

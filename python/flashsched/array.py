@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from flashsched import _core
-from flashsched.api import drive
+from flashsched.api import drive, memory_limit
 
 SCALED_SSD = [
     "geometry.channels=4",
@@ -112,6 +112,7 @@ def run_array(
     seed: int = 42,
     progress: bool | None = False,
     check: bool = False,
+    max_memory: int | str | None = None,
 ) -> ArrayResult:
     """Simulate an array of ``ssds`` copies of ``device`` (preset or TOML, with
     ``overrides``) laid out as ``layout`` (``raid0[,chunk=64k]``,
@@ -120,6 +121,8 @@ def run_array(
     ``,overhead=2us``). The workload is ``phases`` (synthetic specs run one
     after another) or ``writers`` = (clients, file bytes, block size, qd).
     ``check`` runs every SSD with the version oracle and invariant checks.
+    ``max_memory`` bounds the memory of all SSDs together as in
+    :func:`flashsched.run`.
     """
     sim = _core.ArraySimulation(
         layout=layout,
@@ -133,6 +136,7 @@ def run_array(
         writers=writers,
         seed=seed,
         check=check,
+        max_memory=memory_limit(max_memory),
     )
     drive(sim, progress, f"{layout.split(',')[0]} array")
     return ArrayResult.from_sim(sim)

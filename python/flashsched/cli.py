@@ -43,6 +43,12 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
         help="records earlier than their predecessor: issue at its time, fail, "
         "or reorder within a 4096-record window (blkparse)",
     )
+    p.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="memory limit the run is estimated against before building (e.g. 8GiB, "
+        "2GB, off; default: $FLASHSCHED_MAX_MEMORY, else the memory available now)",
+    )
     _add_output_args(p)
 
 
@@ -101,6 +107,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         check=args.check,
         skip_bad=args.skip_bad,
         time_order=args.time_order,
+        max_memory=args.max_memory,
     )
     _emit(res, args)
     return 0
@@ -145,6 +152,12 @@ def cmd_schedulers(_: argparse.Namespace) -> int:
 
 def cmd_config(args: argparse.Namespace) -> int:
     print(_core.load_config(args.device, list(args.overrides)), end="")
+    est = _core.memory_estimate(args.device, list(args.overrides))
+    print(
+        f"memory estimate: {est['peak'] / 2**20:,.0f} MiB ({est['breakdown']}); "
+        "check mode and per-request records add to it",
+        file=sys.stderr,
+    )
     return 0
 
 

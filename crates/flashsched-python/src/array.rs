@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::driven;
-use crate::errors::{guarded, poisoned, to_py, ConfigError, SimulationError};
+use crate::errors::{guarded, memory_limit, poisoned, to_py, ConfigError, SimulationError};
 
 /// A simulated SSD array (RAID-0/RAID-5/serial) behind an optional link.
 #[pyclass(module = "flashsched._core")]
@@ -22,7 +22,7 @@ impl ArraySimulation {
     /// Build an array of `ssds` copies of `device`. Give `phases` (synthetic
     /// specs run in sequence) or `writers` = (clients, file bytes, bs, qd).
     #[new]
-    #[pyo3(signature = (layout="raid0", ssds=4, device="default", overrides=Vec::new(), link=None, queue_depth=256, bin_ms=1000.0, phases=None, writers=None, seed=42, keep_records=false, check=false))]
+    #[pyo3(signature = (layout="raid0", ssds=4, device="default", overrides=Vec::new(), link=None, queue_depth=256, bin_ms=1000.0, phases=None, writers=None, seed=42, keep_records=false, check=false, max_memory=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -38,7 +38,9 @@ impl ArraySimulation {
         seed: u64,
         keep_records: bool,
         check: bool,
+        max_memory: Option<String>,
     ) -> PyResult<Self> {
+        let limit = memory_limit(max_memory.as_deref())?;
         if !(bin_ms.is_finite() && bin_ms > 0.0) {
             return Err(ConfigError::new_err(format!(
                 "bin_ms: {bin_ms} must be > 0"
@@ -72,8 +74,9 @@ impl ArraySimulation {
             keep_records,
         };
         let dev = DeviceConfig::load(device, &overrides).map_err(to_py)?;
-        let mut sim =
-            py.detach(|| guarded(|| ArraySim::new(cfg, dev, &workload).map_err(to_py)))?;
+        let mut sim = py.detach(|| {
+            guarded(|| ArraySim::new_with(cfg, dev, &workload, check, limit).map_err(to_py))
+        })?;
         if check {
             sim.enable_check();
         }

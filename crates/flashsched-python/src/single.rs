@@ -12,7 +12,7 @@ use pyo3::types::PyDict;
 
 use crate::column::{Column, ColumnData};
 use crate::driven;
-use crate::errors::{guarded, poisoned, to_py, ConfigError, SimulationError};
+use crate::errors::{guarded, memory_limit, poisoned, to_py, ConfigError, SimulationError};
 
 /// A configured simulation of one SSD.
 #[pyclass(module = "flashsched._core")]
@@ -24,7 +24,7 @@ pub(crate) struct Simulation {
 impl Simulation {
     /// Build a simulation. Give exactly one of `trace` or `synthetic`.
     #[new]
-    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false, skip_bad=false, time_order="clamp"))]
+    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false, skip_bad=false, time_order="clamp", max_memory=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -40,7 +40,9 @@ impl Simulation {
         check: bool,
         skip_bad: bool,
         time_order: &str,
+        max_memory: Option<String>,
     ) -> PyResult<Self> {
+        let mem_limit = memory_limit(max_memory.as_deref())?;
         check_intensity(intensity).map_err(to_py)?;
         let workload = match (trace, synthetic) {
             (Some(path), None) => WorkloadSpec::Trace {
@@ -67,10 +69,8 @@ impl Simulation {
             seed,
             keep_records,
         };
-        let mut sim = py.detach(|| guarded(|| run::build(&spec).map_err(to_py)))?;
-        if check {
-            sim.enable_check();
-        }
+        let sim =
+            py.detach(|| guarded(|| run::build_with(&spec, check, mem_limit).map_err(to_py)))?;
         Ok(Simulation {
             inner: Mutex::new(sim),
         })

@@ -348,6 +348,13 @@ impl Model for ArraySim {
                 self.clock.q.push(t, Ev::HostTimer);
             }
         }
+        if let Some((done, need)) = self.metrics.over_budget() {
+            return Err(SimError::MemoryLimit(format!(
+                "after {done} array requests, per-request records would need {}, more than the \
+                 memory limit leaves beside the SSDs; keep no per-request records",
+                crate::memory::fmt_bytes(need)
+            )));
+        }
         Ok(())
     }
 

@@ -16,6 +16,7 @@ mod command;
 pub mod config;
 mod decide;
 mod exec;
+pub mod footprint;
 mod front;
 pub mod gc_gate;
 mod gc_job;

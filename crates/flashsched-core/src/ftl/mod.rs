@@ -10,6 +10,7 @@ pub mod allocation;
 mod audit;
 pub mod config;
 mod erase;
+pub mod footprint;
 pub mod gc;
 pub mod map;
 pub mod precondition;

@@ -98,6 +98,13 @@ pub struct Metrics {
     pub bytes_written: u64,
     pub trims: u64,
     pub last_completion: Ns,
+    /// Bytes records and series may take (`u64::MAX`: no limit).
+    budget: u64,
+    /// Completions at which the budget is checked next (powers of two:
+    /// where the record columns are about to double).
+    next_check: u64,
+    /// (completions, bytes projected) when the budget was exceeded.
+    over_budget: Option<(u64, u64)>,
 }
 
 impl Metrics {
@@ -113,6 +120,39 @@ impl Metrics {
             bytes_written: 0,
             trims: 0,
             last_completion: 0,
+            budget: u64::MAX,
+            next_check: 1024,
+            over_budget: None,
+        }
+    }
+
+    /// Hold per-request records and time series to `bytes`: once they would
+    /// need more, records stop and [`over_budget`](Self::over_budget)
+    /// reports it (the simulation then stops with an error).
+    pub fn set_budget(&mut self, bytes: u64) {
+        self.budget = bytes;
+    }
+
+    /// (completions, bytes needed) if records and series outgrew the budget.
+    pub fn over_budget(&self) -> Option<(u64, u64)> {
+        self.over_budget
+    }
+
+    /// Bytes records and series would hold after their next growth.
+    fn projected_bytes(&self) -> u64 {
+        let r = &self.records;
+        let rows = r.arrival.capacity() as u64 * 8 * 4 + r.op.capacity() as u64;
+        let rows = rows + (r.size.capacity() + r.stream.capacity()) as u64 * 4;
+        2 * (rows + self.seconds.heap_bytes() as u64)
+    }
+
+    #[cold]
+    fn check_budget(&mut self) {
+        self.next_check = self.next_check.saturating_mul(2);
+        let need = self.projected_bytes();
+        if need > self.budget && self.over_budget.is_none() {
+            self.over_budget = Some((self.completed(), need));
+            self.keep_records = false;
         }
     }
 
@@ -139,6 +179,9 @@ impl Metrics {
         }
         if c.op != Op::Trim {
             self.all.record(lat);
+        }
+        if self.completed() >= self.next_check {
+            self.check_budget();
         }
         if self.keep_records {
             let r = &mut self.records;
