@@ -254,7 +254,7 @@ impl Estimate {
                 fmt_bytes(self.peak),
                 self.breakdown(),
                 fmt_bytes(bytes),
-                if self.records > 0 {
+                if self.records * 10 > self.peak {
                     ", keep no per-request records (--no-records / keep_records=False)"
                 } else {
                     ""

@@ -230,7 +230,11 @@ fn every_scheduler_every_controller_mode_passes_the_oracle() {
         let dev = devs[i / modes.len() % devs.len()];
         let mode = modes[i % modes.len()];
         let mut rng = Rng::new(0x50a6 + index);
-        let ov = device(&mut rng, host, dev, mode);
+        let mut ov = device(&mut rng, host, dev, mode);
+        // FLASHSCHED_MODE_SOAK_EXTRA=k=v,k=v: overrides on top (to bisect).
+        if let Ok(extra) = std::env::var("FLASHSCHED_MODE_SOAK_EXTRA") {
+            ov.extend(extra.split(',').filter(|s| !s.is_empty()).map(String::from));
+        }
         let cfg = DeviceConfig::load("default", &ov)
             .unwrap_or_else(|e| panic!("combination {index} {ov:?}: {e}"));
         let cap = cfg.logical_bytes();
