@@ -192,15 +192,8 @@ struct Totals {
     audits: u64,
 }
 
-#[test]
-fn every_scheduler_every_controller_mode_passes_the_oracle() {
-    let reqs = env("FLASHSCHED_MODE_SOAK_REQS", 300);
-    let stride = env("FLASHSCHED_MODE_SOAK_STRIDE", 53).max(1);
-    let only = std::env::var("FLASHSCHED_MODE_SOAK_ONLY")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok());
-    let hosts = flashsched_core::host::sched::names();
-    let devs = flashsched_core::device::sched::names();
+/// Every combination of the five controller modes.
+fn modes() -> Vec<[&'static str; 5]> {
     let mut modes = Vec::new();
     for gc in GC_MODES {
         for busy in BUSY_UNITS {
@@ -213,7 +206,74 @@ fn every_scheduler_every_controller_mode_passes_the_oracle() {
             }
         }
     }
-    let combos = (hosts.len() * devs.len() * modes.len()) as u64;
+    modes
+}
+
+/// Run combination `index` (host-major, then device scheduler, then mode)
+/// with `reqs` requests and the oracle on; panics naming it on any error.
+fn run_combination(index: u64, reqs: u64, total: &mut Totals) -> [&'static str; 5] {
+    let hosts = flashsched_core::host::sched::names();
+    let devs = flashsched_core::device::sched::names();
+    let modes = modes();
+    let i = index as usize;
+    let host = hosts[i / (devs.len() * modes.len())];
+    let dev = devs[i / modes.len() % devs.len()];
+    let mode = modes[i % modes.len()];
+    let mut rng = Rng::new(0x50a6 + index);
+    let mut ov = device(&mut rng, host, dev, mode);
+    // FLASHSCHED_MODE_SOAK_EXTRA=k=v,k=v: overrides on top (to bisect).
+    if let Ok(extra) = std::env::var("FLASHSCHED_MODE_SOAK_EXTRA") {
+        ov.extend(extra.split(',').filter(|s| !s.is_empty()).map(String::from));
+    }
+    let cfg = DeviceConfig::load("default", &ov)
+        .unwrap_or_else(|e| panic!("combination {index} {ov:?}: {e}"));
+    let cap = cfg.logical_bytes();
+    let recs = requests(&mut rng, cap, reqs);
+    let wl = Replay::new(
+        Box::new(recs.into_iter().map(Ok)),
+        1.0,
+        cap,
+        None,
+        "soak".into(),
+    );
+    let opts = RunOptions {
+        check: true,
+        keep_records: false,
+        seed: index,
+        ..RunOptions::default()
+    };
+    let mut sim = Simulation::new(cfg, Box::new(wl), opts)
+        .unwrap_or_else(|e| panic!("combination {index} {ov:?}: {e}"));
+    sim.run()
+        .unwrap_or_else(|e| panic!("combination {index}: {host} × {dev} {mode:?}, {ov:?}: {e}"));
+    assert_eq!(sim.metrics.completed(), reqs, "combination {index}");
+    let s = sim.summary();
+    let st = &sim.ssd.stats;
+    let flash_ops = s.gc.erases + st.flash_reads + st.flash_programs;
+    let (c, _) = sim.ssd.checker().expect("check mode");
+    assert!(c.audits >= 1);
+    total.runs += 1;
+    total.requests += s.requests;
+    total.reads_checked += c.oracle.reads_checked;
+    total.flash_ops += flash_ops;
+    total.gc += s.gc.invocations;
+    total.audits += c.audits;
+    mode
+}
+
+#[test]
+fn every_scheduler_every_controller_mode_passes_the_oracle() {
+    let reqs = env("FLASHSCHED_MODE_SOAK_REQS", 300);
+    let stride = env("FLASHSCHED_MODE_SOAK_STRIDE", 53).max(1);
+    let only = std::env::var("FLASHSCHED_MODE_SOAK_ONLY")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok());
+    let (hosts, devs) = (
+        flashsched_core::host::sched::names().len(),
+        flashsched_core::device::sched::names().len(),
+    );
+    let n_modes = modes().len();
+    let combos = (hosts * devs * n_modes) as u64;
     let mut total = Totals::default();
     let mut per_mode = std::collections::BTreeMap::<String, u64>::new();
     let t0 = std::time::Instant::now();
@@ -225,51 +285,7 @@ fn every_scheduler_every_controller_mode_passes_the_oracle() {
         if !wanted {
             continue;
         }
-        let i = index as usize;
-        let host = hosts[i / (devs.len() * modes.len())];
-        let dev = devs[i / modes.len() % devs.len()];
-        let mode = modes[i % modes.len()];
-        let mut rng = Rng::new(0x50a6 + index);
-        let mut ov = device(&mut rng, host, dev, mode);
-        // FLASHSCHED_MODE_SOAK_EXTRA=k=v,k=v: overrides on top (to bisect).
-        if let Ok(extra) = std::env::var("FLASHSCHED_MODE_SOAK_EXTRA") {
-            ov.extend(extra.split(',').filter(|s| !s.is_empty()).map(String::from));
-        }
-        let cfg = DeviceConfig::load("default", &ov)
-            .unwrap_or_else(|e| panic!("combination {index} {ov:?}: {e}"));
-        let cap = cfg.logical_bytes();
-        let recs = requests(&mut rng, cap, reqs);
-        let wl = Replay::new(
-            Box::new(recs.into_iter().map(Ok)),
-            1.0,
-            cap,
-            None,
-            "soak".into(),
-        );
-        let opts = RunOptions {
-            check: true,
-            keep_records: false,
-            seed: index,
-            ..RunOptions::default()
-        };
-        let mut sim = Simulation::new(cfg, Box::new(wl), opts)
-            .unwrap_or_else(|e| panic!("combination {index} {ov:?}: {e}"));
-        sim.run().unwrap_or_else(|e| {
-            panic!("combination {index}: {host} × {dev} {mode:?}, {ov:?}: {e}")
-        });
-        assert_eq!(sim.metrics.completed(), reqs, "combination {index}");
-        let s = sim.summary();
-        let st = &sim.ssd.stats;
-        let flash_ops = s.gc.erases + st.flash_reads + st.flash_programs;
-        let (c, _) = sim.ssd.checker().expect("check mode");
-        assert!(c.audits >= 1);
-        total.runs += 1;
-        total.requests += s.requests;
-        total.reads_checked += c.oracle.reads_checked;
-        total.flash_ops += flash_ops;
-        total.gc += s.gc.invocations;
-        total.audits += c.audits;
-        for m in mode {
+        for m in run_combination(index, reqs, &mut total) {
             *per_mode.entry(m.to_string()).or_default() += 1;
         }
         if total.runs % 500 == 0 {
@@ -282,13 +298,11 @@ fn every_scheduler_every_controller_mode_passes_the_oracle() {
         }
     }
     eprintln!(
-        "soak: {} of {combos} combinations ({} host × {} device schedulers × {} modes), \
-         {} requests, {} page reads checked, {} flash operations (reads, programs, erases), \
-         {} GC invocations, {} audits, no violation, {:.0} s; runs per mode value: {per_mode:?}",
+        "soak: {} of {combos} combinations ({hosts} host × {devs} device schedulers × {n_modes} \
+         modes), {} requests, {} page reads checked, {} flash operations (reads, programs, \
+         erases), {} GC invocations, {} audits, no violation, {:.0} s; runs per mode value: \
+         {per_mode:?}",
         total.runs,
-        hosts.len(),
-        devs.len(),
-        modes.len(),
         total.requests,
         total.reads_checked,
         total.flash_ops,
@@ -297,4 +311,18 @@ fn every_scheduler_every_controller_mode_passes_the_oracle() {
         t0.elapsed().as_secs_f64()
     );
     assert!(total.runs > 0);
+}
+
+/// Found by the full soak: cfq × fifo, blocking GC held per chip, chip busy
+/// unit, ONFI multi-plane, a write-back cache and dynamic allocation. A
+/// plane fell below its GC threshold with every full block fully valid (no
+/// victim); pages there became invalid later, but GC was never tried again
+/// and the cache's flushes to that plane waited forever ("deadlock ... 22
+/// flash transactions queued"). GC is now retried (`device/gc_retry.rs`).
+#[test]
+fn regression_starved_plane_deadlock() {
+    let mut total = Totals::default();
+    run_combination(1572, 2000, &mut total);
+    assert_eq!(total.requests, 2000);
+    assert!(total.gc > 0);
 }

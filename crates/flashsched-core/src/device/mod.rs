@@ -20,6 +20,7 @@ pub mod footprint;
 mod front;
 pub mod gc_gate;
 mod gc_job;
+mod gc_retry;
 pub mod parallel;
 pub mod sched;
 mod submit;
@@ -201,6 +202,8 @@ pub struct Ssd {
     gc_window: u32,
     /// Requests that finished inside a call (DRAM hits, TRIM, buffered writes).
     done: Vec<u32>,
+    /// User programs queued, not started, per plane (`gc_retry.rs`).
+    queued_programs: Vec<u32>,
     par: Parallelism,
     /// Per-block program speeds (process variation), if enabled.
     variation: Option<Variation>,
@@ -296,6 +299,7 @@ impl Ssd {
             copyback: cfg.ftl.copyback,
             gc_window: cfg.ftl.gc_move_window,
             done: Vec::new(),
+            queued_programs: vec![0; geo.planes() as usize],
             stats: DeviceStats::default(),
             precondition,
             ftl,
@@ -355,6 +359,7 @@ impl Ssd {
             || !self.dirty.is_empty()
             || self.coordinates
             || self.front.has_planned()
+            || self.ftl.starved_retry_due()
     }
 
     /// Requests completed since the last call (host ids).
