@@ -129,6 +129,30 @@ def bad_msr_trace(tmp_path: Path) -> Path:
     return p
 
 
+@pytest.fixture(autouse=True)
+def figures_fit_for_a_paper(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every figure a test makes in this process is checked as it is saved
+    (flashsched.plotstyle.problems: words for axis labels, readable ticks,
+    legends off the data, titles that agree with the axes); tests marked
+    ``unchecked_figures`` make bad figures on purpose."""
+    if request.node.get_closest_marker("unchecked_figures"):
+        return
+    from matplotlib.figure import Figure
+
+    original = Figure.savefig
+
+    def checked(self: Figure, *args: Any, **kwargs: Any) -> Any:
+        from flashsched import plotstyle
+
+        found = plotstyle.problems(self)
+        assert not found, f"figure {args[0] if args else ''}: {found}"
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", checked)
+
+
 @pytest.fixture
 def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run ``python -m flashsched ARGS`` in a temp dir; returns the completed process."""

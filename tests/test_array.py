@@ -40,9 +40,9 @@ def test_run_array_serial_no_front_gc() -> None:
     assert s["front_gc_violations"] == 0
     assert s["max_valid_pages_after_trim"] == 0
     bw = res.bandwidth
-    assert {"time_s", "array_mb_s", "ssd0_write_mb_s", "ssd3_read_mb_s"} <= set(bw.columns)
+    assert {"time_s", "array_mib_s", "ssd0_write_mib_s", "ssd3_read_mib_s"} <= set(bw.columns)
     # Completed bytes in the series add up to what the summary reports.
-    total = (bw["array_mb_s"] * 1e6 * res.bin_s).sum()
+    total = (bw["array_mib_s"] * 2**20 * res.bin_s).sum()
     assert total == pytest.approx(s["bytes_written"], rel=1e-9)
     gc = res.gc
     assert set(gc["ssd"]) == {0, 1, 2, 3}
@@ -54,8 +54,9 @@ def test_run_array_raid0_link_cap() -> None:
         layout="raid0", overrides=SMALL_SSD, link="1,overhead=5us", bin_ms=20, phases=PHASES[1:]
     )
     bw = res.bandwidth
-    assert (bw["wire_in_mb_s"] <= 125.0 + 1e-6).all()
-    assert res.summary["bandwidth_mb_s"] <= 125.0
+    line = 125e6 / 2**20  # 1 Gbit/s in MiB/s
+    assert (bw["wire_in_mib_s"] <= line + 1e-6).all()
+    assert res.summary["bandwidth_mib_s"] <= line
     assert res.summary["gc_invocations"] == res.gc.groupby("ssd")["gc_cumulative"].max().sum()
 
 
@@ -87,10 +88,12 @@ def test_array_compare_cli(tmp_path: Path) -> None:
     lines = {ln.split()[0]: ln.split() for ln in proc.stdout.splitlines() if ln.strip()}
     for name in ("raid0", "serial"):
         mean, p1, p99 = (float(x) for x in lines[name][1:4])
-        assert 0 <= p1 <= mean <= p99 <= 1250 * 1.001
+        assert 0 <= p1 <= mean <= p99 <= 1250e6 / 2**20 * 1.001  # 10 GbE in MiB/s
     assert (tmp_path / "array_compare.png").stat().st_size > 0
     assert (tmp_path / "array_compare.svg").stat().st_size > 0
     assert (tmp_path / "serial" / "bandwidth.csv").exists()
+    page = flashsched.report(tmp_path).read_text()
+    assert "SSD arrays" in page and "serial array" in page and "<img" in page
 
 
 def test_raid5_counts_rmw_and_full_stripes() -> None:

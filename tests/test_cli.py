@@ -58,7 +58,7 @@ def test_run_json_file(run_cli, tmp_path, helpers):
     assert s["device"] == DEVICE
     # the human-readable summary still goes to stdout
     assert "requests 2,000" in proc.stdout
-    assert "latency (us)" in proc.stdout
+    assert "latency (µs)" in proc.stdout
 
 
 def test_run_json_stdout_matches_api(run_cli, helpers):
@@ -154,8 +154,8 @@ def test_main_run_in_process(capsys, tmp_path):
     assert rc == 0
     s = json.loads(out.read_text())
     assert s["requests"] == 500
-    assert s["host_scheduler"] == "noop"
-    assert s["device_scheduler"] == "fifo"
+    assert s["host_sched"] == "noop"
+    assert s["device_sched"] == "fifo"
     assert "requests 500" in capsys.readouterr().out
 
 

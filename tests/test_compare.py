@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import flashsched
+import pandas as pd
 import pytest
 from flashsched.cli import main
 
@@ -22,7 +24,8 @@ def test_compare_cross_product_and_normalisation() -> None:
     assert list(df["host_sched"]) == ["noop", "amphibian", "amphibian:size_ordering=false"]
     assert (df["requests"] == 3000).all()
     assert df["norm_mean"].iloc[0] == 1.0
-    assert df["norm_mean"].iloc[1] == pytest.approx(df["mean_us"].iloc[1] / df["mean_us"].iloc[0])
+    mean = df["mean_latency_us"]
+    assert df["norm_mean"].iloc[1] == pytest.approx(mean.iloc[1] / mean.iloc[0])
 
 
 def test_compare_rejects_unknown_scheduler() -> None:
@@ -46,24 +49,72 @@ def test_profile_workload_is_labelled_synthetic() -> None:
 def test_cli_compare_table_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     png = tmp_path / "cdf.png"
     csv = tmp_path / "t.csv"
-    rc = main(
-        [
-            "compare",
-            "--synthetic",
-            SMALL,
-            "--device",
-            DEV,
-            "--host-sched",
-            "noop,deadline",
-            "--device-sched",
-            "fifo",
-            "--plot",
-            str(png),
-            "--csv",
-            str(csv),
-        ]
-    )
-    assert rc == 0
-    out = capsys.readouterr().out
-    assert "deadline" in out and "norm_mean" in out
+    out = tmp_path / "cmp"
+    argv = [
+        "compare",
+        "--synthetic",
+        SMALL,
+        "--device",
+        DEV,
+        "--host-sched",
+        "noop,deadline",
+        "--device-sched",
+        "fifo",
+        "--plot",
+        str(png),
+        "--csv",
+        str(csv),
+        "--out",
+        str(out),
+        "--workers",
+        "2",
+        "--no-progress",
+    ]
+    assert main(argv) == 0
+    cap = capsys.readouterr()
+    assert "deadline" in cap.out and "norm_mean" in cap.out
     assert png.stat().st_size > 0 and csv.stat().st_size > 0
+    for name in ("compare.csv", "compare.parquet", "compare.json", "results.parquet"):
+        assert (out / name).is_file(), name
+    for name in ("latency_cdf", "normalised"):
+        assert (out / "figures" / f"{name}.png").stat().st_size > 0
+    table = pd.read_parquet(out / "compare.parquet")
+    assert list(table["host_sched"]) == ["noop", "deadline"]
+    assert json.loads((out / "compare.json").read_text())[1]["host_sched"] == "deadline"
+    # the runs are cached: a second identical comparison simulates nothing
+    df = flashsched.compare(
+        synthetic=SMALL, device=DEV, host_sched="noop,deadline", device_sched="fifo", out=out
+    )
+    assert (out / "results.parquet").is_file()
+    assert len(list((out / "runs").glob("*.json"))) == 2
+    pd.testing.assert_frame_equal(
+        df.drop(columns=["key"]).reset_index(drop=True),
+        table.drop(columns=["key"]).reset_index(drop=True),
+        check_dtype=False,
+    )
+    # and the directory makes a report
+    page = flashsched.report(out).read_text()
+    assert "Scheduler comparison" in page and page.count("<img") >= 2
+
+
+def test_compare_runs_in_parallel_with_check(tmp_path: Path) -> None:
+    df = flashsched.compare(
+        synthetic=SMALL,
+        device=DEV,
+        host_sched=["noop", "deadline", "cfq"],
+        check=True,
+        workers=2,
+        out=tmp_path,
+    )
+    assert len(df) == 3 and (df["requests"] == 3000).all()
+    runs = [json.loads(p.read_text()) for p in (tmp_path / "runs").glob("*.json")]
+    assert all(r["summary"]["check"]["enabled"] for r in runs)
+
+
+def test_compare_rejects_bad_arguments() -> None:
+    with pytest.raises(flashsched.ArgumentTypeError, match="host_sched"):
+        flashsched.compare(synthetic=SMALL, host_sched=3)
+    with pytest.raises(flashsched.ArgumentValueError, match="workload"):
+        flashsched.compare(host_sched="noop")
+    with pytest.raises(flashsched.ArgumentValueError, match="key=value"):
+        flashsched.compare(synthetic=SMALL, host_sched="amphibian:oops", device=DEV)

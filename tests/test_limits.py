@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import flashsched
+import numpy as np
 import pytest
 from flashsched import _core
 
@@ -66,7 +67,7 @@ def test_stray_zero_timestamp_gives_two_rows(tmp_path: Path) -> None:
     )
     assert r.returncode == 0, r.stderr
     rows = (out / "timeseries.csv").read_text().splitlines()
-    assert rows[0].startswith("second,")
+    assert rows[0].startswith("time_s,")
     assert [row.split(",")[0] for row in rows[1:]] == ["0", "12816638529"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["requests"] == 2
@@ -74,8 +75,9 @@ def test_stray_zero_timestamp_gives_two_rows(tmp_path: Path) -> None:
 
 
 def test_timeseries_lists_only_seconds_with_completions(tmp_path: Path) -> None:
-    """Gaps of years between bursts: one row per busy second, in time order,
-    with IOPS and bytes summing to the run's totals."""
+    """Gaps of years between bursts (over 10 million seconds): one row per
+    busy second, in time order, with IOPS and bytes summing to the run's
+    totals."""
     year_s = 365 * 86400
     lines = []
     for burst, t0 in enumerate([0, 3 * year_s, 3 * year_s + 2, 11 * year_s]):
@@ -84,10 +86,53 @@ def test_timeseries_lists_only_seconds_with_completions(tmp_path: Path) -> None:
     (tmp_path / "gaps.trace").write_text("\n".join(lines) + "\n")
     res = flashsched.run(trace=tmp_path / "gaps.trace", device="ssdsim-default", check=True)
     ts = res.timeseries
-    assert list(ts["second"]) == [0, 3 * year_s, 3 * year_s + 2, 11 * year_s]
+    assert list(ts["time_s"]) == [0, 3 * year_s, 3 * year_s + 2, 11 * year_s]
     assert ts["ios"].sum() == res.summary["requests"] == 20
     assert ts["bytes"].sum() == 20 * 4096
     assert ts["p99_latency_us"].notna().all()
+
+
+def test_short_idle_gaps_are_zero_rows(tmp_path: Path) -> None:
+    """Under 10 million bins, idle seconds are rows of zero counts and NaN
+    latencies (the core stores only the busy ones), and the core's series is
+    the records-based one at 1000 ms, gaps included."""
+    (tmp_path / "gap.trace").write_text("0.0 0 0 8 1\n3000.0 0 64 8 1\n")
+    res = flashsched.run(trace=tmp_path / "gap.trace", device="ssdsim-default", format="ascii-ms")
+    ts = res.timeseries
+    assert list(ts["time_s"]) == [0, 1, 2, 3]
+    assert list(ts["ios"]) == [1, 0, 0, 1]
+    assert list(ts["bytes"]) == [4096, 0, 0, 4096]
+    assert ts["mean_latency_us"].isna().tolist() == [False, True, True, False]
+    assert ts["p99_latency_us"].isna().tolist() == [False, True, True, False]
+    ours = res.series(1000)
+    for col in ("time_s", "ios", "reads", "writes", "bytes", "iops", "mib_s"):
+        assert list(ours[col]) == list(ts[col]), col
+    np.testing.assert_allclose(ours["mean_latency_us"], ts["mean_latency_us"])
+
+
+def test_array_short_idle_gaps_are_rows() -> None:
+    """An array at one request every 2 s in 1 s bins: every bin is a row,
+    idle ones with zero rates and the GC count and front-end carried."""
+    res = flashsched.run_array(
+        layout="serial",
+        ssds=2,
+        device="default",
+        overrides=SMALL,
+        queue_depth=4,
+        bin_ms=1000.0,
+        phases=["read=0,bs=64k,iops=0.5,arrival=uniform,n=3"],
+    )
+    bw = res.bandwidth
+    assert list(bw["time_s"]) == [float(i) for i in range(len(bw))]
+    assert len(bw) >= 5
+    busy = bw["array_mib_s"] > 0
+    assert busy.sum() == 3 and (bw.loc[~busy, "array_mib_s"] == 0).all()
+    assert bw["array_mib_s"].sum() * 2**20 == pytest.approx(3 * 65536)
+    assert (bw["front"] >= 0).all()
+    gc = res.gc
+    assert len(gc) == 2 * len(bw)
+    for _, g in gc.groupby("ssd"):
+        assert g["gc_cumulative"].is_monotonic_increasing
 
 
 def test_array_series_skip_idle_bins() -> None:
@@ -107,7 +152,7 @@ def test_array_series_skip_idle_bins() -> None:
     assert 1 <= len(bw) <= 12
     assert bw["time_s"].is_monotonic_increasing
     assert bw["time_s"].iloc[-1] > 365 * 86400
-    assert bw["array_mb_s"].sum() * 1e6 * res.bin_s == pytest.approx(3 * 65536)
+    assert bw["array_mib_s"].sum() * 2**20 * res.bin_s == pytest.approx(3 * 65536)
     gc = res.gc
     assert len(gc) == 2 * len(bw)
 
@@ -128,7 +173,10 @@ def test_intensity_extremes(tmp_path: Path) -> None:
     lat = res.requests["latency_us"]
     assert (lat > 0).all() and len(lat) == 2
     assert list(res.requests["arrival_ns"]) == [0, 10**15]
-    assert len(res.timeseries) == 2
+    # 10^6 s: under 10 million bins, so idle seconds are zero rows
+    ts = res.timeseries
+    assert len(ts) == 10**6 + 1
+    assert list(ts.loc[ts["ios"] > 0, "time_s"]) == [0, 10**6]
     fast = flashsched.run(trace=path, device="ssdsim-default", intensity=1e12, check=True)
     assert list(fast.requests["arrival_ns"]) == [0, 0]
 

@@ -39,10 +39,10 @@ def quick(tmp_path_factory):
 
 
 def test_registry_has_one_module_per_paper():
-    assert set(rp.REGISTRY) == {"foundation", "amphibian", "aos", "vios", "serial_array"}
+    assert set(rp.REGISTRY) == {"foundation", "amphibian", "aos", "vios", "serial-array"}
 
 
-@pytest.mark.parametrize("paper", ["amphibian", "aos", "vios", "serial_array"])
+@pytest.mark.parametrize("paper", ["amphibian", "aos", "vios", "serial-array"])
 def test_published_tables_are_complete(paper):
     rep = rp.get(paper)
     df = rp.claims_frame(rep.claims)
@@ -173,8 +173,8 @@ def test_cli_reports_missing_features_with_exit_code_3(tmp_path, monkeypatch, ca
     from flashsched.cli import main
 
     absent = rp.Feature("SSD arrays (test stand-in)", lambda: False)
-    _lacking(monkeypatch, "serial_array", features=(absent,))
-    code = main(["reproduce", "serial_array", "--quick", "--out", str(tmp_path)])
+    _lacking(monkeypatch, "serial-array", features=(absent,))
+    code = main(["reproduce", "serial-array", "--quick", "--out", str(tmp_path)])
     assert code == 3
     assert "SSD arrays (test stand-in)" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
@@ -192,8 +192,8 @@ def test_cli_list_and_published():
         text=True,
     )
     assert p.returncode == 0 and "Fig. 3(a)" in p.stdout and "51" in p.stdout
-    if not rp.get("serial_array").missing():
-        line = next(x for x in p_list.splitlines() if x.startswith("serial_array"))
+    if not rp.get("serial-array").missing():
+        line = next(x for x in p_list.splitlines() if x.startswith("serial-array"))
         assert line.rstrip().endswith("ready"), line
 
 
@@ -275,9 +275,7 @@ def test_paper_experiments_are_valid_specs(paper, quick, tmp_path):
         # not after the schedulers land); schedulers and new sections are skipped
         for r in runs:
             known = [(k, v) for k, v in r.overrides if not k.startswith("variation.")]
-            p = dataclasses.replace(
-                r, overrides=tuple(known), host_scheduler=None, device_scheduler=None
-            )
+            p = dataclasses.replace(r, overrides=tuple(known), host_sched=None, device_sched=None)
             flashsched.load_config(p.device, p.override_strings())
     ids = {c.id for c in rep.claims}
     compares = getattr(importlib.import_module(f"flashsched.reproduce.{paper}"), "COMPARES", {})
@@ -321,7 +319,7 @@ PAPERS = {
     "amphibian": "amphibian.md",
     "aos": "aos.md",
     "vios": "vios.md",
-    "serial_array": "serial-ssd-array.md",
+    "serial-array": "serial-ssd-array.md",
 }
 
 
@@ -388,7 +386,7 @@ def test_aos_quick_measures_every_claim_but_ex(quick_aos):
     assert ours["read_pes"] < 0  # our P/E suspension beats AOS on reads
     assert 0.8 < ours["slp_fifo"] < 1.25 and 0.8 < ours["flp"] < 1.25
     lat = pd.read_parquet(out / "latency" / "results.parquet")
-    assert set(lat["device_scheduler"]) == {"fifo", "piq", "pe-suspend", "aos"}
+    assert set(lat["device_sched"]) == {"fifo", "piq", "pe-suspend", "aos"}
     assert len(lat["workload"].unique()) == 10  # 8 samples + 2 synthetic mixes
     assert (lat["requests"] > 0).all()
     _figures_written(out, ["read_latency", "write_latency", "interference", "summary"])

@@ -98,7 +98,7 @@ def test_override_axis_reaches_the_resolved_config():
         (lambda d: d["workloads"]["r"].update(skip_bad=True), "apply to traces only"),
         (
             lambda d: d["workloads"].update(t={"trace": "a", "time_order": "shuffle"}),
-            "workloads.t.time_order: expected one of clamp, reject, sort",
+            "workloads.t.time_order: expected one of auto, clamp, reject, sort",
         ),
         (lambda d: d.update(output={"check": "yes"}), "output.check"),
     ],
@@ -300,7 +300,7 @@ def test_trace_policies_and_check_mode_reach_the_runs(tmp_path):
         "name": "pol",
         "base": {"device": DEVICE},
         "workloads": {
-            "clamp": {"trace": blk, "limit": 400},
+            "clamp": {"trace": blk, "limit": 400, "time_order": "clamp"},
             "sort": {"trace": blk, "limit": 400, "time_order": "sort", "skip_bad": True},
         },
         "output": {"check": True, "cdf": False, "timeseries": False},
@@ -313,6 +313,9 @@ def test_trace_policies_and_check_mode_reach_the_runs(tmp_path):
     # blkparse lists per-CPU batches one after another: clamped unless sorted.
     assert df.loc["clamp", "input.clamped"] > 0
     assert df.loc["sort", "input.clamped"] == 0
+    # The default for blkparse is the sort window.
+    auto = sw.as_spec({**spec, "workloads": {"auto": {"trace": blk, "limit": 400}}}, traces=d)
+    assert sw.sweep(auto, out=tmp_path / "auto", workers=1)["input.clamped"].tolist() == [0]
 
 
 def test_ray_backend_matches_local(tmp_path):

@@ -4,30 +4,42 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
 
 from flashsched import _core
-from flashsched.exceptions import ConfigError
-from flashsched.results import RunResult
+from flashsched import arguments as A
+
+if TYPE_CHECKING:
+    from flashsched.results import RunResult
 
 STEPS_PER_CHUNK = 20_000
+TIME_ORDERS = ("auto", "clamp", "reject", "sort")
+
+#: Config overrides: ``"section.key=value"`` strings or ``{"section.key": value}``.
+Overrides = Union[Sequence[str], Mapping[str, Any], None]
 
 
 def _overrides(
-    overrides: Sequence[str] | None,
+    overrides: Overrides,
     host_sched: str | None,
     device_sched: str | None,
     queue_depth: int | None,
 ) -> list[str]:
-    out = list(overrides or [])
+    out = A.overrides(overrides)
     if host_sched is not None:
-        out.append(f"host.scheduler={host_sched}")
+        out.append(f"host.scheduler={A.text('host_sched', host_sched)}")
     if device_sched is not None:
-        out.append(f"controller.scheduler={device_sched}")
+        out.append(f"controller.scheduler={A.text('device_sched', device_sched)}")
     if queue_depth is not None:
-        out.append(f"host.queue_depth={queue_depth}")
+        out.append(f"host.queue_depth={A.integer('queue_depth', queue_depth, 1)}")
     return out
+
+
+def device_arg(device: Any) -> str:
+    """A preset name or a device file (str or path)."""
+    return A.path("device", device)
 
 
 def simulation(
@@ -35,7 +47,7 @@ def simulation(
     trace: str | os.PathLike[str] | None = None,
     synthetic: str | None = None,
     device: str = "default",
-    overrides: Sequence[str] | None = None,
+    overrides: Overrides = None,
     host_sched: str | None = None,
     device_sched: str | None = None,
     queue_depth: int | None = None,
@@ -46,38 +58,49 @@ def simulation(
     keep_records: bool = True,
     check: bool = False,
     skip_bad: bool = False,
-    time_order: str = "clamp",
+    time_order: str = "auto",
     max_memory: int | str | None = None,
 ) -> _core.Simulation:
     """Build (but do not run) a native simulation; see :func:`run`."""
+    if (trace is None) == (synthetic is None):
+        raise A.ArgumentValueError("give exactly one of `trace` or `synthetic`")
+    dev, spec, imported = _imported(device_arg(device), A.optional_text("synthetic", synthetic))
     return _core.Simulation(
-        device=str(device),
-        overrides=_overrides(overrides, host_sched, device_sched, queue_depth),
-        trace=None if trace is None else str(Path(trace)),
-        format=format,
-        intensity=intensity,
-        limit=limit,
-        synthetic=synthetic,
-        seed=seed,
-        keep_records=keep_records,
-        check=check,
-        skip_bad=skip_bad,
-        time_order=time_order,
-        max_memory=memory_limit(max_memory),
+        device=dev,
+        overrides=imported + _overrides(overrides, host_sched, device_sched, queue_depth),
+        trace=A.optional_path("trace", trace),
+        format=A.text("format", format),
+        intensity=A.number("intensity", intensity, positive=True),
+        limit=A.optional_integer("limit", limit, 1),
+        synthetic=spec,
+        seed=A.integer("seed", seed),
+        keep_records=A.flag("keep_records", keep_records),
+        check=A.flag("check", check),
+        skip_bad=A.flag("skip_bad", skip_bad),
+        time_order=A.one_of("time_order", time_order, TIME_ORDERS),
+        max_memory=A.memory_size("max_memory", max_memory),
     )
 
 
-def memory_limit(max_memory: int | str | None) -> str | None:
-    """``max_memory`` as the core takes it: a size string (``"8GiB"``), a
-    number of bytes, ``"off"``, or None (``FLASHSCHED_MAX_MEMORY``, else the
-    memory available now)."""
-    if max_memory is None or isinstance(max_memory, str):
-        return max_memory
-    if isinstance(max_memory, bool) or not isinstance(max_memory, int):
-        raise ConfigError(
-            f"max_memory: expected a size such as '8GiB', bytes or 'off', got {max_memory!r}"
-        )
-    return str(max_memory)
+def _imported(device: str, synthetic: str | None) -> tuple[str, str | None, list[str]]:
+    """An MQSim/SSDsim device file or a fio job file, converted
+    (docs/importers.md): the device and spec to run, the overrides they
+    imply; what did not carry over exactly is printed to stderr."""
+    names_file = synthetic is not None and Path(synthetic.rsplit(":", 1)[0]).is_file()
+    if not Path(device).is_file() and not names_file:
+        return device, synthetic, []
+    from flashsched import importers
+
+    source = device
+    device, over, warnings = importers.resolve_device(device)
+    if over:
+        warnings = [f"{source}: converted onto the `default` preset", *warnings]
+    if synthetic is not None:
+        synthetic, more, notes = importers.resolve_synthetic(synthetic)
+        over, warnings = over + more, warnings + notes
+    for w in warnings:
+        print(f"flashsched: import: {w}", file=sys.stderr)
+    return device, synthetic, over
 
 
 def drive(
@@ -87,7 +110,7 @@ def drive(
 ) -> None:
     """Run a single-device or array simulation to the end in chunks, with a
     tqdm bar when ``progress`` (``None`` = only when stderr is a terminal)."""
-    show = sys.stderr.isatty() if progress is None else progress
+    show = sys.stderr.isatty() if A.optional_flag("progress", progress) is None else progress
     if not show:
         sim.run()
         return
@@ -108,7 +131,7 @@ def run(
     trace: str | os.PathLike[str] | None = None,
     synthetic: str | None = None,
     device: str = "default",
-    overrides: Sequence[str] | None = None,
+    overrides: Overrides = None,
     host_sched: str | None = None,
     device_sched: str | None = None,
     queue_depth: int | None = None,
@@ -120,16 +143,23 @@ def run(
     progress: bool | None = False,
     check: bool = False,
     skip_bad: bool = False,
-    time_order: str = "clamp",
+    time_order: str = "auto",
+    bin_ms: float | None = None,
     max_memory: int | str | None = None,
 ) -> RunResult:
     """Simulate one workload on one device and return its results.
 
-    Give exactly one of ``trace`` (a file; ``format`` auto-detected unless
-    named; ``intensity`` multiplies the arrival rate; ``limit`` caps requests)
+    Give exactly one of ``trace`` (a file, ``"-"`` for standard input,
+    possibly gzip/zstd/xz/bzip2-compressed; ``format`` auto-detected unless
+    named, or a column mapping such as ``"csv:time=0:ms,op=3:R/W,offset=4:B,size=5:B"``
+    or a ``.toml`` file holding one; ``intensity`` multiplies the arrival
+    rate; ``limit`` caps requests)
     or ``synthetic`` (a spec such as ``"read=0.7,bs=4k-16k,iops=20000,n=100000"``).
-    ``device`` is a preset name or a TOML file; ``overrides`` are
-    ``"section.key=value"`` strings applied on top. ``check`` turns on the
+    ``device`` is a preset name or a TOML file (or an MQSim ``ssdconfig.xml``
+    / SSDsim ``page.parameters``, converted; ``synthetic`` may be a fio job
+    file, ``job.fio`` or ``job.fio:NAME``; docs/importers.md); ``overrides``
+    are ``"section.key=value"`` strings, or a mapping such as
+    ``{"timing.read_us": 50}``, applied on top. ``check`` turns on the
     version oracle and invariant checks (docs/reliability.md): a violation
     raises :class:`flashsched.SimulationError` naming the request, page and
     versions.
@@ -137,21 +167,30 @@ def run(
 
     Trace input (docs/reliability.md): a malformed line raises ``TraceError``
     naming ``file:line``; ``skip_bad=True`` skips such lines instead and
-    counts them in ``summary["input"]``. ``time_order`` is ``"clamp"``
-    (a record earlier than its predecessor is issued at the predecessor's
+    counts them in ``summary["input"]``. ``time_order`` is ``"auto"`` (the
+    default: ``"sort"`` for blkparse, ``"clamp"`` for every other format),
+    ``"clamp"`` (a record earlier than its predecessor is issued at the predecessor's
     time, counted), ``"reject"`` (such a record is a bad line) or ``"sort"``
     (records are reordered by time within a 4096-record window; for
     blkparse output, which lists per-CPU batches one after the other).
 
+    ``bin_ms`` sets the width of the result's time-series bins (default the
+    core's 1 s bins); it keeps per-request records, which the bins are
+    computed from. The series list only the bins in which something
+    completed (idle simulated time costs no memory).
+
     Memory (docs/reliability.md): before anything is built, the run's memory
     is estimated from the geometry and features (mapping tables, per-block
-    state, cache, check mode, per-request records when their number is
+    state, caches, check mode, per-request records when their number is
     known) and held to ``max_memory`` (``"8GiB"``, bytes, ``"off"``; default:
     ``FLASHSCHED_MAX_MEMORY``, else the memory available now). Above it,
     :class:`flashsched.MemoryLimitError` names the geometry, the estimate and
     the limit; per-request records that outgrow it during the run raise it
     too.
     """
+    if bin_ms is not None:
+        A.number("bin_ms", bin_ms, positive=True)
+        keep_records = True
     sim = simulation(
         trace=trace,
         synthetic=synthetic,
@@ -171,4 +210,56 @@ def run(
         max_memory=max_memory,
     )
     drive(sim, progress)
-    return RunResult.from_sim(sim)
+    from flashsched.results import RunResult
+
+    return RunResult.from_sim(sim, 1000.0 if bin_ms is None else float(bin_ms))
+
+
+def load_config(device: str | os.PathLike[str] = "default", overrides: Overrides = None) -> str:
+    """The resolved, validated device config (TOML text) of a preset or
+    device file with ``overrides`` applied."""
+    return _core.load_config(device_arg(device), A.overrides(overrides))
+
+
+def memory_estimate(
+    device: str | os.PathLike[str] = "default",
+    overrides: Overrides = None,
+    check: bool = False,
+    requests: int | None = None,
+    ssds: int = 1,
+) -> dict[str, Any]:
+    """The memory a run of ``ssds`` copies of ``device`` would allocate,
+    estimated before building (docs/reliability.md): ``{"peak": bytes,
+    "what": the geometry, "parts": [(name, bytes)], "breakdown": text}``;
+    ``check`` adds check mode's tables, ``requests`` that many per-request
+    rows."""
+    return _core.memory_estimate(
+        device_arg(device),
+        A.overrides(overrides),
+        check=A.flag("check", check),
+        requests=A.optional_integer("requests", requests),
+        ssds=A.integer("ssds", ssds, 1, 2**32 - 1),
+    )
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """The trace format auto-detection picks for ``path`` (``"-"``: standard
+    input, which is consumed)."""
+    return _core.detect_format(A.path("path", path))
+
+
+def scan_trace(
+    path: str | os.PathLike[str],
+    format: str = "auto",
+    skip_bad: bool = False,
+    time_order: str = "auto",
+) -> dict[str, Any]:
+    """Read a whole trace without simulating it: its input accounting
+    (lines, records, bad lines, ..., the time order in force and what was
+    done to decode it) as the summary's ``input`` section."""
+    return _core.scan_trace(
+        A.path("path", path),
+        format=A.text("format", format),
+        skip_bad=A.flag("skip_bad", skip_bad),
+        time_order=A.one_of("time_order", time_order, TIME_ORDERS),
+    )

@@ -7,15 +7,23 @@ network link are simulated in the Rust core; see docs/arrays.md.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from flashsched import _core
-from flashsched.api import drive, memory_limit
+from flashsched import arguments as A
+from flashsched import summary as summaries
+from flashsched.api import Overrides, device_arg, drive
+from flashsched.results import MAX_DENSE_BINS
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+KIB = 1024
+MIB = float(1 << 20)
 
 SCALED_SSD = [
     "geometry.channels=4",
@@ -34,7 +42,29 @@ SCALED_SSD = [
 of the serial-array paper assumes), the default preset's OP and GC ratios."""
 
 
-@dataclass
+def aged_fio_phases(ssd_logical: int, ssds: int, footprint: float, aging_x: float) -> list[str]:
+    """Aging (random 256 KiB writes over the footprint, ``aging_x`` times its
+    size) then measurement (random 64 KiB writes, QD 32, on 1/6 of it,
+    1.4 × the raw capacity): the serial-array paper's 1200 GB / 200 GB /
+    15 + 30 min, scaled to the simulated SSDs."""
+    span = int(footprint * ssds * ssd_logical) // (256 * KIB) * (256 * KIB)
+    hot = span // 6 // (64 * KIB) * (64 * KIB)
+    aging = f"read=0,bs=256k,qd=32,align=256k,span={span},n={int(aging_x * span) // (256 * KIB)}"
+    measure = (
+        f"read=0,bs=64k,qd=32,align=64k,span={hot},n={int(1.4 * ssds * ssd_logical) // (64 * KIB)}"
+    )
+    return [aging, measure]
+
+
+def ftp_writers(ssd_logical: int, ssds: int, footprint: float) -> tuple[int, int, int, int]:
+    """The serial-array paper's 10 threads × 10 GB FTP upload (§3.2),
+    scaled: 10 clients, each writing its own file of footprint / 10
+    sequentially in 1 MiB requests, 4 outstanding per client."""
+    file = int(footprint * ssds * ssd_logical) // 10 // (1 << 20) * (1 << 20)
+    return (10, file, 1 << 20, 4)
+
+
+@dataclass(repr=False)
 class ArrayResult:
     """Summary dict plus per-bin DataFrames of one array run."""
 
@@ -43,43 +73,103 @@ class ArrayResult:
 
     @classmethod
     def from_sim(cls, sim: _core.ArraySimulation) -> ArrayResult:
-        return cls(summary=json.loads(sim.summary_json()), _series=sim.series())
+        return cls(summary=summaries.from_sim(sim), _series=sim.series())
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"<ArrayResult {s['layout']} x{s['ssds']}: {s['requests']:,} requests, "
+            f"{s['bandwidth_mib_s']:.1f} MiB/s, {s['gc_invocations']} internal GC>"
+        )
+
+    def _repr_html_(self) -> str:
+        from flashsched.results import _html_table
+
+        s = self.summary
+        rows = [
+            ("layout", f"{s['layout']} × {s['ssds']} SSDs ({s['device']})"),
+            ("workload", str(s["workload"])),
+            ("requests", f"{s['requests']:,}"),
+            ("simulated", f"{s['simulated_s']:.3f} s"),
+            ("bandwidth", f"{s['bandwidth_mib_s']:,.1f} MiB/s"),
+            (
+                "latency mean / p99",
+                f"{s['latency_us']['mean']:,.1f} / {s['latency_us']['p99']:,.1f} µs",
+            ),
+            ("internal GC invocations", f"{s['gc_invocations']:,}"),
+            ("check", "on" if s.get("check", {}).get("enabled") else "off"),
+        ]
+        return _html_table("ArrayResult", rows)
 
     @property
     def bin_s(self) -> float:
         return float(self._series["bin_s"])
 
+    def _spread(self) -> tuple[np.ndarray, Callable[[Any], np.ndarray], Callable[..., np.ndarray]]:
+        """The bins the DataFrames list and how to put the core's columns on
+        them. The core lists only bins in which anything happened (bytes
+        moved, an xGC copy, a GC invocation, a front-end change); here idle
+        bins are rows too (no bytes; GC count and front-end those of the bin
+        before), as in :attr:`flashsched.RunResult.timeseries`, unless the
+        run spans more than 10 million bins: then only the listed bins."""
+        import numpy as np
+
+        listed = np.asarray(self._series["bin"], dtype=np.int64)
+        if len(listed) == 0 or listed[-1] >= MAX_DENSE_BINS or listed[-1] + 1 == len(listed):
+            return (
+                listed,
+                lambda v: np.asarray(v, dtype=np.float64),
+                lambda v, first: np.asarray(v, dtype=np.int64),
+            )
+        bins = np.arange(listed[-1] + 1)
+        prev = np.searchsorted(listed, bins, side="right") - 1
+
+        def counts(v: Any) -> np.ndarray:
+            out = np.zeros(len(bins))
+            out[listed] = v
+            return out
+
+        def carried(v: Any, first: int) -> np.ndarray:
+            vals = np.asarray(v, dtype=np.int64)
+            return np.where(prev >= 0, vals[np.maximum(prev, 0)], first)
+
+        return bins, counts, carried
+
     @property
     def bandwidth(self) -> pd.DataFrame:
-        """Per bin: time_s, array_mb_s (completed client bytes), wire_in_mb_s,
-        wire_out_mb_s, xgc_units, front, and ssd<i>_write_mb_s / ssd<i>_read_mb_s.
+        """Per bin (MiB/s): time_s, array_mib_s (completed client bytes),
+        wire_in_mib_s, wire_out_mib_s, xgc_units, front, and
+        ssd<i>_write_mib_s / ssd<i>_read_mib_s. Idle bins are rows of zero
+        rates unless the run spans more than 10 million bins; then only the
+        bins in which anything happened are listed (a bin without a row was
+        idle: rates 0, GC count and front-end those of the row before)."""
+        import pandas as pd
 
-        Rows are the bins in which anything happened (bytes moved, an xGC
-        copy, a GC invocation, a front-end change), in time order; a bin
-        without a row was idle (all rates 0, GC count and front-end those of
-        the row before). Idle simulated time therefore costs no rows."""
         s = self._series
-        scale = 1e6 * self.bin_s
-        df = pd.DataFrame({"time_s": [b * self.bin_s for b in s["bin"]]})
-        df["array_mb_s"] = pd.Series(s["array_bytes"], dtype="float64") / scale
-        df["wire_in_mb_s"] = pd.Series(s["wire_in"], dtype="float64") / scale
-        df["wire_out_mb_s"] = pd.Series(s["wire_out"], dtype="float64") / scale
-        df["xgc_units"] = pd.Series(s["xgc_units"], dtype="int64")
-        df["front"] = pd.Series(s["front"], dtype="int64")
+        bins, counts, carried = self._spread()
+        scale = MIB * self.bin_s
+        cols: dict[str, Any] = {"time_s": bins * self.bin_s}
+        cols["array_mib_s"] = counts(s["array_bytes"]) / scale
+        cols["wire_in_mib_s"] = counts(s["wire_in"]) / scale
+        cols["wire_out_mib_s"] = counts(s["wire_out"]) / scale
+        cols["xgc_units"] = counts(s["xgc_units"]).astype("int64")
+        cols["front"] = carried(s["front"], -1)
         for i, (w, r) in enumerate(zip(s["ssd_written"], s["ssd_read"])):
-            df[f"ssd{i}_write_mb_s"] = pd.Series(w, dtype="float64") / scale
-            df[f"ssd{i}_read_mb_s"] = pd.Series(r, dtype="float64") / scale
-        return df
+            cols[f"ssd{i}_write_mib_s"] = counts(w) / scale
+            cols[f"ssd{i}_read_mib_s"] = counts(r) / scale
+        return pd.DataFrame(cols)
 
     @property
     def gc(self) -> pd.DataFrame:
-        """Per listed bin (see :attr:`bandwidth`) and SSD: cumulative internal
-        GC invocations and those in the bin (GC happens only in listed bins)."""
+        """Per bin of :attr:`bandwidth` and SSD: cumulative internal GC
+        invocations and those in the bin (GC happens only in listed bins)."""
+        import pandas as pd
+
+        bins, _, carried = self._spread()
         rows = []
-        bins = self._series["bin"]
         for i, cum in enumerate(self._series["gc_cumulative"]):
             prev = 0
-            for b, c in zip(bins, cum):
+            for b, c in zip(bins.tolist(), carried(cum, 0).tolist()):
                 rows.append((b * self.bin_s, i, c, c - prev))
                 prev = c
         return pd.DataFrame(rows, columns=["time_s", "ssd", "gc_cumulative", "gc_in_bin"])
@@ -87,6 +177,8 @@ class ArrayResult:
     @property
     def per_ssd(self) -> pd.DataFrame:
         """One row per SSD: role, GC invocations, pages moved, erases, bytes."""
+        import pandas as pd
+
         return pd.DataFrame(self.summary["per_ssd"])
 
     def save(self, out: str | Path) -> Path:
@@ -103,7 +195,7 @@ def run_array(
     layout: str = "raid0",
     ssds: int = 4,
     device: str = "default",
-    overrides: Sequence[str] | None = None,
+    overrides: Overrides = None,
     link: str | None = None,
     queue_depth: int = 256,
     bin_ms: float = 1000.0,
@@ -124,19 +216,35 @@ def run_array(
     ``max_memory`` bounds the memory of all SSDs together as in
     :func:`flashsched.run`.
     """
+    if (phases is None) == (writers is None):
+        raise A.ArgumentValueError("give exactly one of `phases` or `writers`")
+    if phases is not None:
+        phases = A.strings("phases", phases)
+    if writers is not None:
+        if not isinstance(writers, (tuple, list)) or len(writers) != 4:
+            raise A.ArgumentTypeError(
+                f"writers: expected (clients, file bytes, block size, qd), got {writers!r}"
+            )
+        # types here; the core checks the values (naming array.writers)
+        writers = (
+            A.integer("writers[0] (clients)", writers[0], 0, 2**32 - 1),
+            A.integer("writers[1] (file bytes)", writers[1]),
+            A.integer("writers[2] (block size)", writers[2], 0, 2**32 - 1),
+            A.integer("writers[3] (qd)", writers[3], 0, 2**32 - 1),
+        )
     sim = _core.ArraySimulation(
-        layout=layout,
-        ssds=ssds,
-        device=str(device),
-        overrides=list(overrides or []),
-        link=link,
-        queue_depth=queue_depth,
-        bin_ms=bin_ms,
-        phases=None if phases is None else list(phases),
+        layout=A.text("layout", layout),
+        ssds=A.integer("ssds", ssds, 1, 2**32 - 1),
+        device=device_arg(device),
+        overrides=A.overrides(overrides),
+        link=A.optional_text("link", link),
+        queue_depth=A.integer("queue_depth", queue_depth, 1, 2**32 - 1),
+        bin_ms=A.number("bin_ms", bin_ms, positive=True),
+        phases=phases,
         writers=writers,
-        seed=seed,
-        check=check,
-        max_memory=memory_limit(max_memory),
+        seed=A.integer("seed", seed),
+        check=A.flag("check", check),
+        max_memory=A.memory_size("max_memory", max_memory),
     )
     drive(sim, progress, f"{layout.split(',')[0]} array")
     return ArrayResult.from_sim(sim)

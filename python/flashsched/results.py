@@ -1,23 +1,31 @@
 """Results of one run: the summary dict plus pandas DataFrames, and exports
-(Parquet for per-request rows, JSON/CSV for the rest)."""
+(Parquet for per-request rows, JSON/CSV for the rest).
+
+numpy and pandas are imported on first use of a DataFrame, so ``flashsched
+run`` printing a summary never loads them (BENCHMARKS.md, "Start-up").
+"""
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from flashsched import _core
+from flashsched import summary as summaries
 
-OPS = np.array(["read", "write", "trim"])
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+OPS = ("read", "write", "trim")
+MIB = float(1 << 20)
 
 
-@dataclass
+@dataclass(repr=False)
 class RunResult:
     """Everything a run produced. ``summary`` holds the JSON summary keys."""
 
@@ -25,18 +33,33 @@ class RunResult:
     config_toml: str
     _records: dict[str, _core.Column] = field(repr=False)
     _timeseries: dict[str, list[float]] = field(repr=False)
-    #: erase count of every block (global block order)
-    erase_counts: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, np.uint32))
+    _erase_counts: _core.Column | None = field(repr=False, default=None)
+    #: width of the time-series bins (ms); 1000 = the core's per-second series
+    bin_ms: float = 1000.0
 
     @classmethod
-    def from_sim(cls, sim: _core.Simulation) -> RunResult:
+    def from_sim(cls, sim: _core.Simulation, bin_ms: float = 1000.0) -> RunResult:
         return cls(
-            summary=json.loads(sim.summary_json()),
+            summary=summaries.from_sim(sim),
             config_toml=sim.config_toml(),
             _records=sim.records(),
             _timeseries=sim.timeseries(),
-            erase_counts=np.asarray(sim.erase_counts()),
+            _erase_counts=sim.erase_counts(),
+            bin_ms=bin_ms,
         )
+
+    @property
+    def erase_counts(self) -> np.ndarray:
+        """Erase count of every block (global block order)."""
+        import numpy as np
+
+        if self._erase_counts is None:
+            return np.zeros(0, np.uint32)
+        return np.asarray(self._erase_counts)
+
+    @property
+    def has_records(self) -> bool:
+        return bool(self._records) and len(next(iter(self._records.values()))) > 0
 
     @cached_property
     def requests(self) -> pd.DataFrame:
@@ -45,6 +68,9 @@ class RunResult:
         Built once, on first access, as read-only views of the columns the
         core filled (no copy); later accesses return the same DataFrame.
         """
+        import numpy as np
+        import pandas as pd
+
         cols = {name: np.asarray(col) for name, col in self._records.items()}
         # Op codes index OPS directly (no per-row strings to factorise).
         op = pd.Categorical.from_codes(cols.pop("op"), categories=list(OPS))
@@ -59,20 +85,36 @@ class RunResult:
         data["latency_us"] = np.asarray(_core.us_since(rec["complete_ns"], rec["arrival_ns"]))
         data["wait_us"] = np.asarray(_core.us_since(rec["dispatch_ns"], rec["arrival_ns"]))
         # All columns at once: adding them one by one copies each.
-        df = pd.DataFrame(data, copy=False)
-        return df
+        return pd.DataFrame(data, copy=False)
 
     @property
     def timeseries(self) -> pd.DataFrame:
-        """Per-second IOPS, MB/s and latency (by completion second).
+        """IOPS, bandwidth (MiB/s) and latency per bin of ``bin_ms`` (by
+        completion time): time_s (bin start), ios, reads, writes, bytes,
+        iops, mib_s, mean_latency_us, p99_latency_us.
 
-        Rows are the seconds in which some request completed, in time order
-        (column ``second``); a second without a row had no completion (IOPS
-        0). Idle simulated time therefore costs no rows."""
-        df = pd.DataFrame(self._timeseries)
-        df["iops"] = df["ios"]
-        df["mb_s"] = df["bytes"] / 1e6
-        return df
+        The core stores only the seconds in which something completed, so
+        idle simulated time costs it nothing; here, as in :meth:`series`,
+        idle bins are rows of zero counts and NaN latencies, unless the run
+        spans more than 10 million bins: then only the bins with completions
+        are listed (a bin without a row was idle)."""
+        if self.bin_ms != 1000.0:
+            return self.series(self.bin_ms)
+        import pandas as pd
+
+        df = pd.DataFrame(self._timeseries).rename(columns={"second": "bin"})
+        df = _fill_idle_bins(df)
+        df.insert(0, "time_s", df.pop("bin"))
+        return _rates(df, 1.0)
+
+    def series(self, bin_ms: float) -> pd.DataFrame:
+        """The time series at any bin width, from the per-request records
+        (run with ``keep_records=True``). Bins with no completion have zero
+        counts and NaN latencies; a series spanning more than 10 million bins
+        lists only the bins with completions."""
+        if not self.has_records:
+            raise _value_error("series(bin_ms) needs per-request records (keep_records=True)")
+        return binned(self._records, bin_ms)
 
     def latency(self, kind: str = "all") -> dict[str, float]:
         """Latency statistics in microseconds: kind is all, read or write."""
@@ -86,6 +128,128 @@ class RunResult:
         (d / "summary.json").write_text(json.dumps(self.summary, indent=2))
         (d / "config.toml").write_text(self.config_toml)
         self.timeseries.to_csv(d / "timeseries.csv", index=False)
-        if self._records and len(next(iter(self._records.values()))) > 0:
+        if self.has_records:
             self.requests.to_parquet(d / "requests.parquet", index=False)
         return d
+
+    # -- display ------------------------------------------------------------
+
+    def _headline(self) -> list[tuple[str, str]]:
+        s = self.summary
+        lat = s["latency_us"]
+        return [
+            ("device", str(s["device"])),
+            ("host_sched / device_sched", f"{s['host_sched']} / {s['device_sched']}"),
+            ("workload", str(s["workload"])),
+            ("requests", f"{s['requests']:,}"),
+            ("simulated", f"{s['simulated_s']:.3f} s"),
+            ("IOPS", f"{s['iops']:,.0f}"),
+            ("bandwidth", f"{s['bandwidth_mib_s']:,.1f} MiB/s"),
+            ("latency mean / p99", f"{lat['mean']:,.1f} / {lat['p99']:,.1f} µs"),
+            ("WAF", f"{s['waf']:.3f}"),
+            ("check", "on" if s.get("check", {}).get("enabled") else "off"),
+        ]
+
+    def __repr__(self) -> str:
+        s = self.summary
+        lat = s["latency_us"]
+        return (
+            f"<RunResult {s['device']} {s['host_sched']}/{s['device_sched']}: "
+            f"{s['requests']:,} requests, mean {lat['mean']:.1f} µs, p99 {lat['p99']:.1f} µs, "
+            f"{s['bandwidth_mib_s']:.1f} MiB/s>"
+        )
+
+    def _repr_html_(self) -> str:
+        return _html_table("RunResult", self._headline())
+
+
+def _value_error(msg: str) -> Exception:
+    from flashsched.exceptions import ArgumentValueError
+
+    return ArgumentValueError(msg)
+
+
+def _html_table(title: str, rows: list[tuple[str, str]]) -> str:
+    cells = "".join(
+        f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+        f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+        for k, v in rows
+    )
+    return f"<table><caption><b>{html.escape(title)}</b></caption>{cells}</table>"
+
+
+def _rates(df: pd.DataFrame, bin_s: float) -> pd.DataFrame:
+    df["iops"] = df["ios"] / bin_s
+    df["mib_s"] = df["bytes"] / MIB / bin_s
+    cols = ["time_s", "ios", "reads", "writes", "bytes", "iops", "mib_s"]
+    return df[cols + [c for c in df.columns if c not in cols]]
+
+
+MAX_DENSE_BINS = 10_000_000
+
+
+def _fill_idle_bins(df: pd.DataFrame) -> pd.DataFrame:
+    """Bins listed only where something completed (column ``bin``) as every
+    bin from 0 to the last, idle ones with zero counts and NaN latencies,
+    when there are fewer than :data:`MAX_DENSE_BINS`; else as listed."""
+    import numpy as np
+
+    n = len(df)
+    if n and df["bin"].iloc[-1] < MAX_DENSE_BINS and df["bin"].iloc[-1] + 1 != n:
+        df = df.set_index("bin").reindex(np.arange(df["bin"].iloc[-1] + 1))
+        counts = ["ios", "reads", "writes", "bytes"]
+        df[counts] = df[counts].fillna(0).astype(np.int64)
+        df = df.rename_axis("bin").reset_index()
+    df.loc[df["ios"] == 0, "mean_latency_us"] = np.nan
+    return df
+
+
+def binned(records: dict[str, Any], bin_ms: float) -> pd.DataFrame:
+    """Per-bin counts, bandwidth and latency (mean; p99 by nearest rank over
+    reads and writes, as the core's per-second series) from per-request
+    columns."""
+    import numpy as np
+    import pandas as pd
+
+    from flashsched import arguments
+
+    bin_ns = int(round(arguments.number("bin_ms", bin_ms, positive=True) * 1e6))
+    if bin_ns < 1:
+        raise _value_error(f"bin_ms: {bin_ms} is below one nanosecond")
+    complete = np.asarray(records["complete_ns"]).astype(np.int64)
+    arrival = np.asarray(records["arrival_ns"]).astype(np.int64)
+    op = np.asarray(records["op"])
+    size = np.asarray(records["size"]).astype(np.float64)
+    lat = (complete - arrival) / 1e3
+    bins, inv = np.unique(complete // bin_ns, return_inverse=True)
+    n = len(bins)
+    ios = np.bincount(inv, minlength=n)
+    df = pd.DataFrame(
+        {
+            "bin": bins,
+            "ios": ios,
+            "reads": np.bincount(inv, weights=op == 0, minlength=n).astype(np.int64),
+            "writes": np.bincount(inv, weights=op == 1, minlength=n).astype(np.int64),
+            "bytes": np.bincount(inv, weights=size, minlength=n).astype(np.int64),
+            "mean_latency_us": np.bincount(inv, weights=lat, minlength=n) / np.maximum(ios, 1),
+            "p99_latency_us": _p99_per_bin(inv[op != 2], lat[op != 2], n),
+        }
+    )
+    df = _fill_idle_bins(df)
+    df.insert(0, "time_s", df.pop("bin") * (bin_ns / 1e9))
+    return _rates(df, bin_ns / 1e9)
+
+
+def _p99_per_bin(inv: np.ndarray, lat: np.ndarray, n: int) -> np.ndarray:
+    import numpy as np
+
+    out = np.full(n, np.nan)
+    if len(lat) == 0:
+        return out
+    order = np.lexsort((lat, inv))
+    g, lat_sorted = inv[order], lat[order]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    counts = np.diff(np.r_[starts, len(g)])
+    rank = np.clip(np.ceil(0.99 * counts).astype(np.int64), 1, counts) - 1
+    out[g[starts]] = lat_sorted[starts + rank]
+    return out

@@ -28,9 +28,25 @@ def _input_row(inp: dict[str, Any]) -> str:
         f"{inp['dropped']:,} dropped, {inp['clamped']:,} clamped in time, "
         f"{inp['bad_lines']:,} bad lines skipped"
     )
+    if inp.get("time_order"):
+        row += f", time order {inp['time_order']}"
+    if inp.get("decoding"):
+        row += f" ({', '.join(inp['decoding'])})"
     if inp.get("first_bad"):
         row += f"\n    first bad line: {inp['first_bad']}"
     return row
+
+
+def _check_row(c: dict[str, Any] | None) -> str:
+    """Whether check mode ran, and what it verified (docs/reliability.md)."""
+    if not c or not c.get("enabled"):
+        return "  check: off (--check verifies every read and audits the FTL)"
+    return (
+        f"  check: on, passed: {c['page_reads_verified']:,} page reads verified, "
+        f"{c['records']:,} data movements checked, {c['audits']:,} "
+        f"audit{'s' if c['audits'] != 1 else ''} "
+        f"({c['pages_audited']:,} pages audited)"
+    )
 
 
 def render(s: dict[str, Any]) -> str:
@@ -39,8 +55,8 @@ def render(s: dict[str, Any]) -> str:
     fl = s["flash"]
     pc = s["precondition"]
     lines = [
-        f"device {s['device']}  host-sched {s['host_scheduler']}  "
-        f"device-sched {s['device_scheduler']}  seed {s['seed']}",
+        f"device {s['device']}  host-sched {s['host_sched']}  "
+        f"device-sched {s['device_sched']}  seed {s['seed']}",
         f"workload {s['workload']}",
         "",
         f"  requests {s['requests']:,} (reads {s['reads']:,}, writes {s['writes']:,}, "
@@ -48,7 +64,7 @@ def render(s: dict[str, Any]) -> str:
         f"  simulated {s['simulated_s']:.3f} s   IOPS {s['iops']:,.0f}   "
         f"bandwidth {s['bandwidth_mib_s']:,.1f} MiB/s",
         "",
-        "  latency (us)   count       mean        p50        p90        p99      p99.9        max",
+        "  latency (µs)   count       mean        p50        p90        p99      p99.9        max",
         _lat_row("all", s["latency_us"]),
         _lat_row("read", s["read_latency_us"]),
         _lat_row("write", s["write_latency_us"]),
@@ -67,6 +83,8 @@ def render(s: dict[str, Any]) -> str:
         )
     if s.get("input"):
         lines.append(_input_row(s["input"]))
+    if "check" in s:
+        lines.append(_check_row(s["check"]))
     lines.append(
         f"  wall {s['wall_s']:.2f} s, {s['events']:,} events, "
         f"{s['requests_per_wall_s']:,.0f} simulated requests/s"

@@ -8,7 +8,9 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use flashsched_core::workload::trace::{TraceFormat, TraceReader};
+use flashsched_core::workload::trace::{
+    open_trace_from, TimeOrder, TraceFormat, TraceOptions, TraceReader,
+};
 
 const LINES: usize = 200_000;
 
@@ -72,13 +74,13 @@ const CASES: [(TraceFormat, &str, &str); 9] = [
 ];
 
 /// `LINES` lines of the sample's records (junk and summary lines left out).
-fn text(format: TraceFormat, file: &str, fallback: &str) -> Vec<u8> {
+fn text(format: &TraceFormat, file: &str, fallback: &str) -> Vec<u8> {
     let sample =
         std::fs::read(traces_dir().join(file)).unwrap_or_else(|_| fallback.as_bytes().to_vec());
     let lines: Vec<&[u8]> = sample
         .split(|&b| b == b'\n')
         .filter(|l| !l.contains(&0) && !l.trim_ascii().is_empty())
-        .filter(|l| format != TraceFormat::Fiu || l.first().is_some_and(u8::is_ascii_digit))
+        .filter(|l| *format != TraceFormat::Fiu || l.first().is_some_and(u8::is_ascii_digit))
         .filter(|l| {
             !matches!(format, TraceFormat::Blkparse | TraceFormat::BlkparseQ)
                 || l.trim_ascii().first().is_some_and(u8::is_ascii_digit)
@@ -96,15 +98,22 @@ fn parse(c: &mut Criterion) {
     let mut g = c.benchmark_group("parse");
     g.sample_size(20);
     g.throughput(Throughput::Elements(LINES as u64));
+    // File order for every format (blkparse defaults to the sort window,
+    // measured separately in BENCHMARKS.md).
+    let clamp = TraceOptions {
+        skip_bad: false,
+        time_order: TimeOrder::Clamp,
+    };
     for (format, file, fallback) in CASES {
-        let data: &'static [u8] = Box::leak(text(format, file, fallback).into_boxed_slice());
+        let data: &'static [u8] = Box::leak(text(&format, file, fallback).into_boxed_slice());
         g.bench_function(format.name(), |b| {
             b.iter(|| {
                 let r = TraceReader::from_reader(
                     Path::new("bench"),
-                    format,
+                    format.clone(),
                     Box::new(Cursor::new(data)),
-                );
+                )
+                .with_options(clamp);
                 let mut n = 0u64;
                 for rec in r.flatten() {
                     n = n.wrapping_add(rec.offset);
@@ -116,5 +125,43 @@ fn parse(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, parse);
+/// The same 200k Heimdall lines plain and compressed, read through the
+/// decoding layer (`open_trace_from`), as a file or pipe would be.
+fn compressed(c: &mut Criterion) {
+    use std::io::Write;
+    let (format, file, fallback) = &CASES[8];
+    let plain = text(format, file, fallback);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&plain).unwrap();
+    let inputs: [(&str, Vec<u8>); 3] = [
+        ("plain", plain.clone()),
+        ("gzip", gz.finish().unwrap()),
+        ("zstd", zstd::stream::encode_all(&plain[..], 3).unwrap()),
+    ];
+    let mut g = c.benchmark_group("decode");
+    g.sample_size(20);
+    g.throughput(Throughput::Bytes(plain.len() as u64));
+    for (name, bytes) in inputs {
+        let data: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let r = open_trace_from(
+                    Path::new("bench"),
+                    Box::new(Cursor::new(data)),
+                    Some(format.clone()),
+                    TraceOptions::default(),
+                )
+                .unwrap();
+                let mut n = 0u64;
+                for rec in r.flatten() {
+                    n = n.wrapping_add(rec.offset);
+                }
+                black_box(n)
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, parse, compressed);
 criterion_main!(benches);

@@ -56,7 +56,7 @@ fn row(exp: &str, variant: &str, device: &str, wl: &Wl, s: &Summary) {
     println!(
         "{exp},{variant},{device},{},{},{},{:.2},{:.2},{:.2},{:.2},{},{},{:.4},{:.4},{:.4},{},{:.2},{},{:.4}",
         wl.name(),
-        s.device_scheduler,
+        s.device_sched,
         s.requests,
         s.read_latency_us.mean,
         s.write_latency_us.mean,

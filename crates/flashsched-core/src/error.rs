@@ -19,6 +19,14 @@ pub enum SimError {
         msg: String,
     },
 
+    /// A device config file could not be parsed (a TOML syntax error).
+    #[error("{}:{line}: {msg}", file.display())]
+    ConfigFile {
+        file: PathBuf,
+        line: u64,
+        msg: String,
+    },
+
     /// A name (scheduler, preset, trace format, policy) is not registered.
     #[error("unknown {kind} `{name}` (known: {known})")]
     UnknownName {

@@ -184,6 +184,7 @@ impl Estimate {
             ("process variation", n * f.variation),
             ("controller", n * dev.controller),
             ("DRAM cache", n * dev.cache),
+            ("mapping cache", n * dev.mapping_cache),
             ("check mode", n * checker),
             ("per-request records", rows),
             ("base", BASE_BYTES),

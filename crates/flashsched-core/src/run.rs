@@ -65,8 +65,10 @@ pub fn build_workload(
             let reader = open_trace_with(path, fmt, *options)?;
             let desc = format!(
                 "trace {} ({}, intensity x{intensity})",
-                path.display(),
-                reader.format().name()
+                // `<stdin>` for `-`.
+                reader.path().display(),
+                // A column mapping shows its full text.
+                reader.format()
             );
             Ok(Box::new(Replay::from_trace(
                 reader, *intensity, capacity, *limit, desc,

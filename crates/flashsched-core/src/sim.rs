@@ -12,7 +12,7 @@ use crate::error::{SimError, SimResult};
 use crate::host::Host;
 use crate::io::Completion;
 use crate::memory::{fmt_bytes, Budget, Estimate, MemoryLimit};
-use crate::metrics::summary::{FlashSummary, PreconditionSummary};
+use crate::metrics::summary::{FlashSummary, MappingSummary, PreconditionSummary};
 use crate::metrics::{GcSummary, LatencySummary, Metrics, Summary};
 use crate::workload::{Feed, Workload};
 
@@ -209,8 +209,8 @@ impl Simulation {
             } else {
                 self.cfg.preset.clone()
             },
-            host_scheduler: self.host.sched_name().into(),
-            device_scheduler: self.cfg.controller.scheduler.clone(),
+            host_sched: self.host.sched_name().into(),
+            device_sched: self.cfg.controller.scheduler.clone(),
             workload: self.workload.describe(),
             seed: self.opts.seed,
             requests,
@@ -251,6 +251,19 @@ impl Simulation {
                 chip_utilization,
                 mean_chip_utilization: mean_util,
                 ..devsched_summary(&self.ssd)
+            },
+            mapping: MappingSummary {
+                cmt_entries: self.ssd.cmt_capacity(),
+                queries: st.cmt_queries,
+                hits: st.cmt_hits,
+                hit_ratio: if st.cmt_queries > 0 {
+                    st.cmt_hits as f64 / st.cmt_queries as f64
+                } else {
+                    0.0
+                },
+                flash_reads: st.mapping_reads,
+                writebacks: st.cmt_writebacks,
+                flash_programs: ftl.stats.mapping_programs,
             },
             precondition: PreconditionSummary {
                 fill: pc.fill,

@@ -290,8 +290,8 @@ fn binary_junk_is_an_error() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("cannot detect the trace format"), "{e}");
-    for &f in TraceFormat::all() {
-        let e = read(&p, Some(f), TraceOptions::default())
+    for f in TraceFormat::all() {
+        let e = read(&p, Some(f.clone()), TraceOptions::default())
             .unwrap_err()
             .to_string();
         assert!(e.starts_with(&format!("{}:", p.display())), "{f}: {e}");
@@ -400,9 +400,12 @@ fn config_unknown_keys_are_named() {
         "syntax.toml",
         b"[timing]\nread_us = 50\nprogram_us = = 3\n",
     );
-    let e = DeviceConfig::load(p.to_str().unwrap(), &[])
-        .unwrap_err()
-        .to_string();
+    let err = DeviceConfig::load(p.to_str().unwrap(), &[]).unwrap_err();
+    assert!(
+        matches!(err, SimError::ConfigFile { line: 3, .. }),
+        "{err:?}"
+    );
+    let e = err.to_string();
     assert!(
         e.starts_with(&format!("{}:3: invalid TOML", p.display())),
         "{e}"
@@ -490,13 +493,15 @@ fn sort_restores_the_order_of_blkparse_captures() {
     };
     for name in ["ycsb-ext4", "ycsb-btrfs", "ycsb-f2fs"] {
         let p = dir.join(format!("blkparse/{name}.blkparse.txt"));
-        let mut clamp = open_trace(&p, None).unwrap();
-        let mut a: Vec<IoRecord> = clamp.by_ref().map(Result::unwrap).collect();
-        let sort = TraceOptions {
-            time_order: TimeOrder::Sort,
+        let clamp_opts = TraceOptions {
+            time_order: TimeOrder::Clamp,
             ..TraceOptions::default()
         };
-        let mut sorted = open_trace_with(&p, None, sort).unwrap();
+        let mut clamp = open_trace_with(&p, None, clamp_opts).unwrap();
+        let mut a: Vec<IoRecord> = clamp.by_ref().map(Result::unwrap).collect();
+        // Sorting is the default for blkparse (`auto`).
+        let mut sorted = open_trace(&p, None).unwrap();
+        assert_eq!(sorted.time_order(), TimeOrder::Sort);
         let mut b: Vec<IoRecord> = sorted.by_ref().map(Result::unwrap).collect();
         // blkparse lists per-CPU batches: clamping moves many requests...
         assert!(

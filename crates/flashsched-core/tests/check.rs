@@ -374,6 +374,11 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         format!("cache.dram_mb_s={}", pick(rng, &["0", "1600"])),
         format!("interface.kind={}", pick(rng, &["none", "nvme", "sata"])),
         format!("interface.command_us={}", pick(rng, &["0", "2"])),
+        format!("mapping.cmt_kib={}", pick(rng, &["0", "0", "1", "16"])),
+        format!(
+            "mapping.translation_entry_bytes={}",
+            pick(rng, &["0", "256"])
+        ),
     ];
     match pick(rng, &["die", "chip", "chip-interleave"]).as_str() {
         "chip" => ov.push("controller.busy_unit=chip".into()),

@@ -40,7 +40,11 @@ fn iters(default: u64) -> u64 {
 /// else built-in lines.
 fn corpus() -> Vec<(TraceFormat, Vec<Vec<u8>>)> {
     use TraceFormat::*;
-    let builtin: [(TraceFormat, &[&str]); 9] = [
+    let csv_map =
+        TraceFormat::from_name("csv:time=0:ms,op=3:R/W,offset=4:B,size=5:sector,stream=2")
+            .unwrap()
+            .unwrap();
+    let builtin: [(TraceFormat, &[&str]); 15] = [
         (
             Msr,
             &[
@@ -85,6 +89,37 @@ fn corpus() -> Vec<(TraceFormat, Vec<Vec<u8>>)> {
                 "223.412 0 3159347200 36864 0",
                 "223.434\t3 3154132992 4096 1",
             ],
+        ),
+        (
+            Systor,
+            &[
+                "1456135200.013118000,0.000648000,W,4,8192,4096",
+                "1456135200.013200000,0.000100000,R,3,1024,512",
+                "1456135200.013300000,0.000100000,,3,0,512",
+            ],
+        ),
+        (
+            Alibaba,
+            &[
+                "0,R,126703644672,4096,1577808000000626",
+                "7,W,4096,8192,1577808000001626",
+            ],
+        ),
+        (
+            Tencent,
+            &["1538323200,4096,16,0,1063", "1538323201,8,8,1,7"],
+        ),
+        (
+            Vscsi,
+            &[
+                "2147483692,4096,1,write,24048792,2756778716647",
+                "2147483769,4608,2,read,6322464,2756783857269",
+            ],
+        ),
+        (CloudPhysics, &["1000,8,r,4096", "1500,16,w,512"]),
+        (
+            csv_map,
+            &["1.5,h,7,W,4096,8", "2.25,h,0,r,0,1", "3,h,1,R,512,16,extra"],
         ),
     ];
     let samples = [
@@ -147,11 +182,14 @@ fn document(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
     doc
 }
 
-fn check_document(format: TraceFormat, doc: &[u8], options: TraceOptions) {
+fn check_document(format: &TraceFormat, doc: &[u8], options: TraceOptions) {
     let lines = doc.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-    let mut r =
-        TraceReader::from_reader(Path::new(PATH), format, Box::new(Cursor::new(doc.to_vec())))
-            .with_options(options);
+    let mut r = TraceReader::from_reader(
+        Path::new(PATH),
+        format.clone(),
+        Box::new(Cursor::new(doc.to_vec())),
+    )
+    .with_options(options);
     let (mut last_t, mut recs, mut items) = (0u64, 0u64, 0u64);
     for item in r.by_ref() {
         items += 1;
@@ -209,7 +247,7 @@ fn trace_readers_survive_mutated_documents() {
                     time_order: TimeOrder::Sort,
                 },
             ] {
-                check_document(format, &doc, options);
+                check_document(&format, &doc, options);
                 executions += 1;
             }
         }
@@ -342,7 +380,7 @@ fn config_loader_survives_random_overrides_and_documents() {
             match DeviceConfig::load(file.to_str().unwrap(), &[]) {
                 Ok(cfg) => cfg.validate().unwrap(),
                 Err(SimError::Config { .. } | SimError::UnknownName { .. }) => {}
-                Err(SimError::Trace { file: f, .. }) => assert_eq!(f, file),
+                Err(SimError::ConfigFile { file: f, .. }) => assert_eq!(f, file),
                 Err(SimError::Io { .. }) => {} // not valid UTF-8
                 Err(e) => panic!("unexpected error kind {e:?}"),
             }

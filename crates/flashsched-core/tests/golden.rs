@@ -26,6 +26,9 @@ const LEGACY: &[&str] = &[
     "controller.multiplane=off",
     "controller.scheduler=fifo",
     "ftl.gc_mode=interleaved",
+    "mapping.cmt_kib=0",
+    "ftl.gc_policy=greedy",
+    "ftl.gc_move_window=1",
 ];
 
 const CASES: &[(&str, &str, &str, &[&str])] = &[

@@ -135,6 +135,15 @@ fn estimate_is_within_2x_of_the_peak_and_the_limit_holds() {
             true,
         ),
         (
+            "4M pages, 80 % full, 2 MiB cached mapping table, check",
+            geometry(
+                [4, 4, 2, 2, 256, 256],
+                &["ftl.precondition_fill=0.8", "mapping.cmt_kib=2048"],
+            ),
+            true,
+            false,
+        ),
+        (
             "8M pages (mqsim-like), 80 % full, check",
             geometry([8, 4, 2, 2, 512, 256], &["ftl.precondition_fill=0.8"]),
             true,

@@ -151,7 +151,7 @@ fn every_sample_is_detected_and_parsed() {
         );
 
         let mut reader = open_trace(&path, None).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(reader.format(), sample.format);
+        assert_eq!(*reader.format(), sample.format);
         assert_eq!(reader.path(), path.as_path());
         let mut records: Vec<IoRecord> = Vec::new();
         for item in reader.by_ref() {
@@ -269,7 +269,7 @@ fn malformed_line_names_file_and_line() {
           128166385295514878,hm,0,Write,11855351808,abc,2617\n",
     );
     let mut reader = open_trace(&path, None).unwrap();
-    assert_eq!(reader.format(), TraceFormat::Msr);
+    assert_eq!(*reader.format(), TraceFormat::Msr);
     assert!(reader.next().unwrap().is_ok());
     let err = reader.next().unwrap().unwrap_err().to_string();
     let location = format!("{}:3:", path.display());

@@ -106,6 +106,12 @@ impl ArraySimulation {
         driven::summary_json(&self.inner, stable)
     }
 
+    /// What check mode verified: {records, page_reads_verified, audits,
+    /// pages_audited} (summed over SSDs), or None when it was off.
+    fn check_counts<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        driven::check_counts(py, &self.inner)
+    }
+
     /// Per-bin series over the bins in which anything happened (idle bins
     /// are absent; `bin` says which bin each row is): bin_s, bin,
     /// array_bytes, wire_in, wire_out, xgc_units, front, and per-SSD lists

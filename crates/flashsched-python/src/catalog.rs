@@ -19,11 +19,16 @@ pub(crate) fn presets() -> Vec<(&'static str, String)> {
     DeviceConfig::presets()
 }
 
-/// Supported trace formats: [(name, description)].
+/// Supported trace formats: [(name, description)]; the last entry is the
+/// column mapping (`csv:...`, `ws:...` or a `.toml` file).
 #[pyfunction]
 pub(crate) fn formats() -> Vec<(&'static str, &'static str)> {
+    let mapping = TraceFormat::from_name("csv:time=0:s,op=1:R/W,offset=2:B,size=3:B")
+        .ok()
+        .flatten();
     TraceFormat::all()
         .iter()
+        .chain(mapping.as_ref())
         .map(|f| (f.name(), f.describe()))
         .collect()
 }
@@ -77,16 +82,17 @@ pub(crate) fn memory_estimate<'py>(
     Ok(d)
 }
 
-/// Detect a trace file's format name.
+/// Detect a trace file's format name (`-`: standard input, consumed).
 #[pyfunction]
 pub(crate) fn detect_format(path: PathBuf) -> PyResult<&'static str> {
     guarded(|| core_detect(&path).map(|f| f.name()).map_err(to_py))
 }
 
 /// Read a whole trace without simulating it: {format, lines, records,
-/// dropped, bad_lines, clamped, first_bad}. Raises like a run would.
+/// dropped, bad_lines, clamped, first_bad, time_order, decoding}. Raises
+/// like a run would.
 #[pyfunction]
-#[pyo3(signature = (path, format="auto", skip_bad=false, time_order="clamp"))]
+#[pyo3(signature = (path, format="auto", skip_bad=false, time_order="auto"))]
 pub(crate) fn scan_trace<'py>(
     py: Python<'py>,
     path: PathBuf,
@@ -105,7 +111,7 @@ pub(crate) fn scan_trace<'py>(
             for item in r.by_ref() {
                 item.map_err(to_py)?;
             }
-            Ok((r.format().name(), r.stats().clone()))
+            Ok((r.format().to_string(), r.stats().clone()))
         })
     })?;
     let d = PyDict::new(py);
@@ -116,5 +122,7 @@ pub(crate) fn scan_trace<'py>(
     d.set_item("bad_lines", st.bad_lines)?;
     d.set_item("clamped", st.clamped)?;
     d.set_item("first_bad", st.first_bad)?;
+    d.set_item("time_order", st.time_order)?;
+    d.set_item("decoding", st.decoding)?;
     Ok(d)
 }

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use flashsched_core::metrics::Metrics;
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -164,4 +165,48 @@ pub(crate) fn us_since(t: &Column, start: &Column) -> PyResult<Column> {
         .map(|(&a, &b)| (a as f64 - b as f64) * 1e-3)
         .collect();
     Ok(Column::new(ColumnData::F64(Arc::new(out))))
+}
+
+/// A run's per-request columns, shared without a copy: {name: Column}.
+pub(crate) fn records_dict<'py>(py: Python<'py>, m: &Metrics) -> PyResult<Bound<'py, PyDict>> {
+    let r = &m.records;
+    let d = PyDict::new(py);
+    let u64s = [
+        ("arrival_ns", &r.arrival),
+        ("dispatch_ns", &r.dispatch),
+        ("complete_ns", &r.complete),
+    ];
+    for (name, c) in u64s {
+        d.set_item(name, Column::new(ColumnData::U64(c.share())))?;
+    }
+    d.set_item("op", Column::new(ColumnData::U8(r.op.share())))?;
+    d.set_item("offset", Column::new(ColumnData::U64(r.offset.share())))?;
+    d.set_item("size", Column::new(ColumnData::U32(r.size.share())))?;
+    d.set_item("stream", Column::new(ColumnData::U32(r.stream.share())))?;
+    Ok(d)
+}
+
+/// A run's per-second series over the seconds in which something
+/// completed (idle seconds are absent; `second` says which second each row
+/// is): {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
+pub(crate) fn timeseries_dict<'py>(py: Python<'py>, m: &Metrics) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let secs = m.seconds.values();
+    d.set_item("second", m.seconds.bins().to_vec())?;
+    d.set_item("ios", secs.iter().map(|x| x.ios).collect::<Vec<_>>())?;
+    d.set_item("reads", secs.iter().map(|x| x.reads).collect::<Vec<_>>())?;
+    d.set_item("writes", secs.iter().map(|x| x.writes).collect::<Vec<_>>())?;
+    d.set_item("bytes", secs.iter().map(|x| x.bytes).collect::<Vec<_>>())?;
+    let mean = secs.iter().map(|x| {
+        if x.ios == 0 {
+            0.0
+        } else {
+            x.latency_sum_ns as f64 / x.ios as f64 / 1000.0
+        }
+    });
+    d.set_item("mean_latency_us", mean.collect::<Vec<_>>())?;
+    let mut p99: Vec<f64> = m.p99_per_second().into_iter().map(|v| v / 1000.0).collect();
+    p99.resize(secs.len(), f64::NAN);
+    d.set_item("p99_latency_us", p99)?;
+    Ok(d)
 }

@@ -4,9 +4,11 @@
 use std::sync::Mutex;
 
 use flashsched_core::array::ArraySim;
+use flashsched_core::device::Ssd;
 use flashsched_core::error::SimResult;
 use flashsched_core::sim::Simulation;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::errors::{locked, poisoned, to_py};
 
@@ -16,6 +18,32 @@ pub(crate) trait Driven: Send {
     fn progress(&self) -> (u64, Option<u64>);
     fn now(&self) -> u64;
     fn summary_json(&self, stable: bool) -> String;
+    /// The devices' checkers' counts, or None when check mode is off.
+    fn check_counts(&mut self) -> Option<CheckCounts>;
+}
+
+/// What check mode verified over a run (summed over an array's SSDs).
+#[derive(Default)]
+pub(crate) struct CheckCounts {
+    records: u64,
+    page_reads_verified: u64,
+    audits: u64,
+    pages_audited: u64,
+}
+
+impl CheckCounts {
+    /// Add one SSD's checker; false when that SSD runs without one.
+    fn add(&mut self, ssd: &mut Ssd) -> bool {
+        let Some((c, _)) = ssd.checker() else {
+            return false;
+        };
+        self.records += c.records;
+        self.page_reads_verified += c.oracle.reads_checked;
+        self.audits += c.audits;
+        // An audit walks every physical page of the checker's flash model.
+        self.pages_audited += c.audits * c.flash.geo.pages();
+        true
+    }
 }
 
 impl Driven for Simulation {
@@ -31,6 +59,10 @@ impl Driven for Simulation {
     fn summary_json(&self, stable: bool) -> String {
         self.summary().to_json(stable)
     }
+    fn check_counts(&mut self) -> Option<CheckCounts> {
+        let mut c = CheckCounts::default();
+        c.add(&mut self.ssd).then_some(c)
+    }
 }
 
 impl Driven for ArraySim {
@@ -45,6 +77,14 @@ impl Driven for ArraySim {
     }
     fn summary_json(&self, stable: bool) -> String {
         self.summary().to_json(stable)
+    }
+    fn check_counts(&mut self) -> Option<CheckCounts> {
+        let mut c = CheckCounts::default();
+        let mut on = false;
+        for ssd in &mut self.ssds {
+            on |= c.add(ssd);
+        }
+        on.then_some(c)
     }
 }
 
@@ -68,4 +108,21 @@ pub(crate) fn progress<S: Driven>(m: &Mutex<S>) -> PyResult<(u64, Option<u64>, u
 /// The summary as JSON text (`stable` zeroes wall-clock fields).
 pub(crate) fn summary_json<S: Driven>(m: &Mutex<S>, stable: bool) -> PyResult<String> {
     locked(m, |s| Ok(s.summary_json(stable)))
+}
+
+/// Check mode's counts as a dict (records, page_reads_verified, audits,
+/// pages_audited), or None when check mode is off.
+pub(crate) fn check_counts<'py, S: Driven>(
+    py: Python<'py>,
+    m: &Mutex<S>,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let Some(c) = m.lock().map_err(poisoned)?.check_counts() else {
+        return Ok(None);
+    };
+    let d = PyDict::new(py);
+    d.set_item("records", c.records)?;
+    d.set_item("page_reads_verified", c.page_reads_verified)?;
+    d.set_item("audits", c.audits)?;
+    d.set_item("pages_audited", c.pages_audited)?;
+    Ok(Some(d))
 }

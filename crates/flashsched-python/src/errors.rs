@@ -42,7 +42,9 @@ pyo3::create_exception!(
 pub(crate) fn to_py(e: SimError) -> PyErr {
     let msg = e.to_string();
     match e {
-        SimError::Config { .. } | SimError::UnknownName { .. } => ConfigError::new_err(msg),
+        SimError::Config { .. } | SimError::ConfigFile { .. } | SimError::UnknownName { .. } => {
+            ConfigError::new_err(msg)
+        }
         SimError::Trace { .. } => TraceError::new_err(msg),
         SimError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
             PyFileNotFoundError::new_err(msg)
@@ -53,9 +55,6 @@ pub(crate) fn to_py(e: SimError) -> PyErr {
     }
 }
 
-/// Run a binding body; a panic in the core (a bug) becomes a
-/// `SimulationError` instead of crossing into Python. A simulation whose
-/// lock was held by the panicking call is poisoned and refuses further use.
 /// `max_memory` as given (`None`: `FLASHSCHED_MAX_MEMORY`, else the memory
 /// available now).
 pub(crate) fn memory_limit(max_memory: Option<&str>) -> PyResult<MemoryLimit> {
@@ -66,6 +65,9 @@ pub(crate) fn memory_limit(max_memory: Option<&str>) -> PyResult<MemoryLimit> {
     .map_err(to_py)
 }
 
+/// Run a binding body; a panic in the core (a bug) becomes a
+/// `SimulationError` instead of crossing into Python. A simulation whose
+/// lock was held by the panicking call is poisoned and refuses further use.
 pub(crate) fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
         Err(SimulationError::new_err(

@@ -7,6 +7,7 @@ mod catalog;
 mod column;
 mod driven;
 mod errors;
+mod replay;
 mod single;
 
 use pyo3::prelude::*;
@@ -25,6 +26,10 @@ mod _core {
     #[pymodule_export]
     use super::errors::{
         ConfigError, FlashschedError, MemoryLimitError, SimulationError, TraceError,
+    };
+    #[pymodule_export]
+    use super::replay::{
+        probe, uring_unavailable, Replay, ReplayError, UnsafeTargetError, VerifyError,
     };
     #[pymodule_export]
     use super::single::Simulation;

@@ -10,7 +10,7 @@ use flashsched_core::workload::trace::{TimeOrder, TraceOptions};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::column::{Column, ColumnData};
+use crate::column::{records_dict, timeseries_dict, Column, ColumnData};
 use crate::driven;
 use crate::errors::{guarded, memory_limit, poisoned, to_py, ConfigError, SimulationError};
 
@@ -24,7 +24,7 @@ pub(crate) struct Simulation {
 impl Simulation {
     /// Build a simulation. Give exactly one of `trace` or `synthetic`.
     #[new]
-    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false, skip_bad=false, time_order="clamp", max_memory=None))]
+    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false, skip_bad=false, time_order="auto", max_memory=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -101,56 +101,23 @@ impl Simulation {
         driven::summary_json(&self.inner, stable)
     }
 
+    /// What check mode verified: {records, page_reads_verified, audits,
+    /// pages_audited} (summed over SSDs), or None when it was off.
+    fn check_counts<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        driven::check_counts(py, &self.inner)
+    }
+
     /// Per-request columns, shared with the core without a copy:
     /// {name: Column} (pass each to `numpy.asarray`).
     fn records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.lock().map_err(poisoned)?;
-        let r = &s.metrics.records;
-        let d = PyDict::new(py);
-        let u64s = [
-            ("arrival_ns", &r.arrival),
-            ("dispatch_ns", &r.dispatch),
-            ("complete_ns", &r.complete),
-        ];
-        for (name, c) in u64s {
-            d.set_item(name, Column::new(ColumnData::U64(c.share())))?;
-        }
-        d.set_item("op", Column::new(ColumnData::U8(r.op.share())))?;
-        d.set_item("offset", Column::new(ColumnData::U64(r.offset.share())))?;
-        d.set_item("size", Column::new(ColumnData::U32(r.size.share())))?;
-        d.set_item("stream", Column::new(ColumnData::U32(r.stream.share())))?;
-        Ok(d)
+        records_dict(py, &self.inner.lock().map_err(poisoned)?.metrics)
     }
 
     /// Per-second series over the seconds in which something completed
     /// (idle seconds are absent; `second` says which second each row is):
     /// {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
     fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.lock().map_err(poisoned)?;
-        let m = &s.metrics;
-        let d = PyDict::new(py);
-        let secs = m.seconds.values();
-        d.set_item("second", m.seconds.bins().to_vec())?;
-        d.set_item("ios", secs.iter().map(|x| x.ios).collect::<Vec<_>>())?;
-        d.set_item("reads", secs.iter().map(|x| x.reads).collect::<Vec<_>>())?;
-        d.set_item("writes", secs.iter().map(|x| x.writes).collect::<Vec<_>>())?;
-        d.set_item("bytes", secs.iter().map(|x| x.bytes).collect::<Vec<_>>())?;
-        d.set_item(
-            "mean_latency_us",
-            secs.iter()
-                .map(|x| {
-                    if x.ios == 0 {
-                        0.0
-                    } else {
-                        x.latency_sum_ns as f64 / x.ios as f64 / 1000.0
-                    }
-                })
-                .collect::<Vec<_>>(),
-        )?;
-        let mut p99: Vec<f64> = m.p99_per_second().into_iter().map(|v| v / 1000.0).collect();
-        p99.resize(secs.len(), f64::NAN);
-        d.set_item("p99_latency_us", p99)?;
-        Ok(d)
+        timeseries_dict(py, &self.inner.lock().map_err(poisoned)?.metrics)
     }
 
     /// Erase count of every block (global block order).

@@ -8,34 +8,23 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flashsched.array import SCALED_SSD, ArrayResult, run_array
+from flashsched.commands import args as A
 
-KIB = 1024
+if TYPE_CHECKING:
+    from flashsched.array import ArrayResult
 
-
-def workload(ssd_logical: int, ssds: int, footprint: float, aging_x: float) -> list[str]:
-    """Aging (random 256 KiB writes over the footprint, `aging_x` times its
-    size) then measurement (random 64 KiB writes, QD 32, on 1/6 of it,
-    1.4 × the raw capacity): the paper's 1200 GB / 200 GB / 15 + 30 min,
-    scaled to the simulated SSDs."""
-    span = int(footprint * ssds * ssd_logical) // (256 * KIB) * (256 * KIB)
-    hot = span // 6 // (64 * KIB) * (64 * KIB)
-    aging = f"read=0,bs=256k,qd=32,align=256k,span={span},n={int(aging_x * span) // (256 * KIB)}"
-    measure = (
-        f"read=0,bs=64k,qd=32,align=64k,span={hot},n={int(1.4 * ssds * ssd_logical) // (64 * KIB)}"
-    )
-    return [aging, measure]
+MIB = float(1 << 20)
 
 
 def stats(res: ArrayResult) -> dict[str, float]:
-    """Mean, p1, p99 of per-bin array bandwidth (MB/s) in the measurement phase."""
+    """Mean, p1, p99 of per-bin array bandwidth (MiB/s) in the measurement phase."""
     bw = res.bandwidth
     start = res.summary["phase_starts_s"][-1]
     end = res.summary["simulated_s"]  # last client completion; xGC may run on
     full = (bw["time_s"] >= start) & (bw["time_s"] + res.bin_s <= end)
-    m = bw.loc[full, "array_mb_s"]
+    m = bw.loc[full, "array_mib_s"]
     return {
         "mean": float(m.mean()),
         "p1": float(m.quantile(0.01)),
@@ -43,66 +32,54 @@ def stats(res: ArrayResult) -> dict[str, float]:
     }
 
 
-def ftp_writers(ssd_logical: int, ssds: int, footprint: float) -> tuple[int, int, int, int]:
-    """The paper's 10 threads × 10 GB FTP upload (§3.2), scaled: 10 clients,
-    each writing its own file of footprint / 10 sequentially in 1 MiB
-    requests, 4 outstanding per client."""
-    file = int(footprint * ssds * ssd_logical) // 10 // (1 << 20) * (1 << 20)
-    return (10, file, 1 << 20, 4)
-
-
-def _panel(ax: Any, name: str, res: ArrayResult, link_mb_s: float | None) -> None:
+def _panel(ax: Any, name: str, res: ArrayResult, link_mib_s: float | None) -> None:
     """Array and per-SSD write bandwidth; internal GC (RAID-0) or xGC copy
     rate (serial) on the right axis; phase boundaries as vertical lines."""
+    from flashsched import plotstyle as ps
+
     bw = res.bandwidth
     for i in range(res.summary["ssds"]):
-        ax.plot(bw["time_s"], bw[f"ssd{i}_write_mb_s"], lw=0.5, alpha=0.5, label=f"SSD {i} writes")
-    ax.plot(bw["time_s"], bw["array_mb_s"], lw=1.1, color="k", label=f"{name} array")
-    if link_mb_s:
-        ax.axhline(link_mb_s, color="grey", ls="--", lw=0.8, label="link rate")
+        ax.plot(bw["time_s"], bw[f"ssd{i}_write_mib_s"], lw=0.6, alpha=0.6, label=f"SSD {i} writes")
+    ax.plot(bw["time_s"], bw["array_mib_s"], lw=1.3, color="k", label="array (client writes)")
+    if link_mib_s:
+        ax.axhline(link_mib_s, color="grey", ls="--", lw=0.8, label="link rate", zorder=1)
     for t in res.summary["phase_starts_s"][1:]:
         ax.axvline(t, color="k", lw=0.8, ls=":")
     ax2 = ax.twinx()
+    ax2.grid(False)
+    ax2.spines["right"].set_visible(True)
+    purple = "#7B3294"
     if res.summary.get("serial"):
         unit = res.summary["serial"]["unit_bytes"]
         ax2.plot(
-            bw["time_s"],
-            bw["xgc_units"] * unit / 1e6 / res.bin_s,
-            color="tab:purple",
-            lw=0.7,
-            ls="--",
+            bw["time_s"], bw["xgc_units"] * unit / MIB / res.bin_s, color=purple, lw=0.7, ls="--"
         )
-        ax2.set_ylabel("xGC copies (MB/s)", color="tab:purple")
+        ax2.set_ylabel("xGC copy rate (MiB/s)", color=purple)
     else:
         gc = res.gc.groupby("time_s")["gc_in_bin"].sum()
-        ax2.plot(gc.index, gc.to_numpy(), color="tab:purple", lw=0.7, ls="--")
-        ax2.set_ylabel("internal GC / bin", color="tab:purple")
-    ax.set_ylabel("MB/s")
-    ax.set_title(f"{name}: {res.summary['gc_invocations']} internal GC invocations")
-    ax.legend(loc="lower left", fontsize=7, ncol=3)
+        ax2.plot(gc.index, gc.to_numpy(), color=purple, lw=0.7, ls="--")
+        ax2.set_ylabel("internal GC invocations per bin", color=purple)
+    ax2.set_ylim(bottom=0)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("bandwidth (MiB/s)")
+    ax.set_title(f"{ps.display(name)}: {res.summary['gc_invocations']} internal GC invocations")
+    ps.legend_outside(ax, gap=0.1)
 
 
-def plot(results: dict[str, ArrayResult], link_mb_s: float | None, out: Path) -> list[Path]:
-    import matplotlib
+def plot(results: dict[str, ArrayResult], link_mib_s: float | None, out: Path) -> list[Path]:
+    from flashsched import plotstyle as ps
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(len(results), 1, figsize=(9, 3.4 * len(results)), sharex=True)
+    fig, axes = ps.plt.subplots(len(results), 1, figsize=(9, 3.2 * len(results)), sharex=True)
     for ax, (name, res) in zip(axes, results.items()):
-        _panel(ax, name, res, link_mb_s)
+        _panel(ax, name, res, link_mib_s)
     axes[-1].set_xlabel("simulated time (s)")
-    fig.tight_layout()
-    paths = [out / "array_compare.png", out / "array_compare.svg"]
-    for p in paths:
-        fig.savefig(p, dpi=120)
-    plt.close(fig)
-    return paths
+    fig.align_ylabels(axes)
+    return ps.save(fig, out / "array_compare")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("array-compare", help="RAID-0 vs serial SSD array behind a link")
-    p.add_argument("--ssds", type=int, default=4)
+    p = A.add_command(sub, "array-compare", "RAID-0 vs serial SSD array behind a link", __doc__)
+    p.add_argument("--ssds", type=A.positive_int, default=4, help="SSDs in each array")
     p.add_argument("--link", default="10gbe", help="10gbe, 25gbe, 40gbe, Gbit/s, or none")
     p.add_argument(
         "--workload",
@@ -110,30 +87,33 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=["fio", "ftp"],
         help="fio: aging + 64 KiB random writes (Fig. 3/7); ftp: 10 sequential writers (Fig. 6)",
     )
-    p.add_argument("--front", type=int, default=1, help="serial front-end SSDs")
-    p.add_argument("--victim", default="greedy", choices=["fifo", "greedy"])
+    p.add_argument("--front", type=A.positive_int, default=1, help="serial front-end SSDs")
+    p.add_argument(
+        "--victim", default="greedy", choices=["fifo", "greedy"], help="serial xGC victim choice"
+    )
     p.add_argument(
         "--footprint",
-        type=float,
+        type=A.fraction,
         default=0.30,
         help="aging span / raw logical (0.30: xGC keeps up, as in the paper; 0.45 stresses it)",
     )
-    p.add_argument("--aging", type=float, default=2.0, help="aging writes / footprint")
-    p.add_argument("--bin-ms", type=float, default=100.0)
-    p.add_argument("--device", default="default")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--aging", type=A.positive_float, default=2.0, help="aging writes / footprint")
     p.add_argument(
-        "--check", action="store_true", help="version oracle and invariant checks on every SSD"
+        "--bin-ms", type=A.positive_float, default=100.0, help="bandwidth bin width (ms)"
     )
-    p.add_argument("--out", default="array-compare", help="output directory")
+    A.add_device(p)
+    A.add_seed(p)
+    A.add_check(p, "every SSD")
+    p.add_argument("--out", type=A.out_dir, default="array-compare", help="output directory")
+    A.add_progress(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    overrides = [*SCALED_SSD, "timing.program_us=580", *args.overrides]
     from flashsched import _core
+    from flashsched.array import SCALED_SSD, aged_fio_phases, ftp_writers, run_array
 
+    overrides = [*SCALED_SSD, "timing.program_us=580", *args.overrides]
     probe = _core.ArraySimulation(
         layout="raid0", ssds=args.ssds, device=args.device, overrides=overrides, phases=["n=1"]
     )
@@ -142,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     phases: list[str] | None = None
     writers: tuple[int, int, int, int] | None = None
     if args.workload == "fio":
-        phases = workload(ssd_logical, args.ssds, args.footprint, args.aging)
+        phases = aged_fio_phases(ssd_logical, args.ssds, args.footprint, args.aging)
     else:
         writers = ftp_writers(ssd_logical, args.ssds, args.footprint)
     layouts = {
@@ -164,17 +144,18 @@ def run(args: argparse.Namespace) -> int:
             writers=writers,
             seed=args.seed,
             check=args.check,
+            progress=args.progress,
         )
         results[name].save(out / name)
     link_info = results["raid0"].summary["link"]
-    link_mb_s = link_info["gbit_s"] * 1e3 / 8 if link_info else None
-    paths = plot(results, link_mb_s, out)
+    link_mib_s = link_info["gbit_s"] * 1e9 / 8 / (1 << 20) if link_info else None
+    paths = plot(results, link_mib_s, out)
     if phases:
         print(f"workload: {phases[0]}  then  {phases[1]}")
     else:
         print(f"workload: {results['raid0'].summary['workload']}")
-    rate = f" = {link_mb_s:.0f} MB/s" if link_mb_s else ""
-    print(f"link {args.link}{rate}; per-{args.bin_ms:g} ms bins, last phase")
+    rate = f" = {link_mib_s:.0f} MiB/s" if link_mib_s else ""
+    print(f"link {args.link}{rate}; per-{args.bin_ms:g} ms bins, last phase (MiB/s)")
     print(f"{'layout':<8} {'mean':>8} {'p1':>8} {'p99':>8}  internal GC per SSD")
     for name, res in results.items():
         st = stats(res)

@@ -1,258 +1,36 @@
 """``flashsched compare``: run one workload under several schedulers (host x
 device, optionally on several devices) and tabulate mean/p99 latency and
 throughput, normalised to the first scheduler combination of each
-(workload, device) group; optionally plot latency CDFs.
+(workload, device) group, with latency-CDF and normalised-latency figures.
 
 Workloads: ``--trace`` (repeatable), ``--synthetic SPEC``, ``--profile
 NAMES`` (Amphibian Table III synthetic profiles, comma list or ``all``) with
 ``--profile-args``, or ``--postmark SPEC`` (closed loop; throughput is also
-given in transactions per second).
+given in transactions per second). Runs go through the sweep machinery
+(flashsched/comparison.py): parallel, cached in ``--out``, ``--check``.
+
+``--real TARGET`` also replays every workload with every host scheduler on
+a real file or block device (``flashsched replay``; docs/replay.md), one run
+at a time after the simulations, and prints simulated and real side by side.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+import sys
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+from flashsched.commands import args as A
+from flashsched.commands.sweep import add_workers
 
-from flashsched import api
-
-PROFILES = ["fin1", "fin2", "web1", "web2", "web3", "proj_2", "prxy_1", "usr_1"]
-
-
-@dataclass(frozen=True)
-class Workload:
-    """One workload to compare on: a label plus the run() keyword arguments."""
-
-    label: str
-    trace: str | None = None
-    synthetic: str | None = None
-
-
-def _split(s: str | Sequence[str] | None) -> list[str]:
-    if s is None:
-        return []
-    items = [s] if isinstance(s, str) else list(s)
-    return [x.strip() for item in items for x in item.split(",") if x.strip()]
-
-
-def workloads(
-    trace: str | Sequence[str] | None = None,
-    synthetic: str | None = None,
-    profile: str | Sequence[str] | None = None,
-    profile_args: str = "",
-    postmark: str | None = None,
-) -> list[Workload]:
-    """Expand the workload options into a list of workloads."""
-    out = [
-        Workload(Path(t).name, trace=str(t))
-        for t in ([trace] if isinstance(trace, str) else trace or [])
-    ]
-    if synthetic:
-        out.append(Workload(synthetic, synthetic=synthetic))
-    names = _split(profile)
-    if names == ["all"]:
-        names = PROFILES
-    for n in names:
-        spec = f"profile:{n}" + (f",{profile_args}" if profile_args else "")
-        out.append(Workload(n, synthetic=spec))
-    if postmark is not None:
-        out.append(Workload("postmark", synthetic=f"postmark:{postmark}"))
-    if not out:
-        raise ValueError("give a workload: trace, synthetic, profile or postmark")
-    return out
-
-
-def _variant(hs: str) -> tuple[str, list[str]]:
-    """``amphibian:gc_aware=false:size_ordering=false`` -> the scheduler name
-    and overrides of its ``[host.<name>]`` section (ablation variants)."""
-    name, *kvs = hs.split(":")
-    return name, [f"host.{name}.{kv}" for kv in kvs if kv]
-
-
-def _transactions(summary: dict[str, Any]) -> float | None:
-    m = re.search(r"transactions=(\d+)", str(summary.get("workload", "")))
-    return float(m.group(1)) if m else None
-
-
-def _row(wl: Workload, device: str, hs: str, ds: str, s: dict[str, Any]) -> dict[str, Any]:
-    sim_s = s["simulated_s"]
-    tx = _transactions(s)
-    return {
-        "workload": wl.label,
-        "device": device,
-        "host_sched": hs,
-        "device_sched": ds,
-        "requests": s["requests"],
-        "mean_us": s["latency_us"]["mean"],
-        "p99_us": s["latency_us"]["p99"],
-        "read_mean_us": s["read_latency_us"]["mean"],
-        "write_mean_us": s["write_latency_us"]["mean"],
-        "iops": s["iops"],
-        "mb_s": s["bandwidth_mib_s"] * 1.048576,
-        "tx_s": tx / sim_s if tx and sim_s > 0 else np.nan,
-        "gc": s["gc"]["invocations"],
-    }
-
-
-def _normalise(df: pd.DataFrame) -> pd.DataFrame:
-    keys = ["workload", "device"]
-    for col, src in [("norm_mean", "mean_us"), ("norm_p99", "p99_us"), ("norm_tput", "mb_s")]:
-        df[col] = df[src] / df.groupby(keys, sort=False)[src].transform("first")
-    return df
-
-
-def run_compare(
-    wls: list[Workload],
-    host_scheds: Sequence[str],
-    device_scheds: Sequence[str | None],
-    devices: Sequence[str],
-    *,
-    keep_latencies: bool = False,
-    **run_kwargs: Any,
-) -> tuple[pd.DataFrame, dict[tuple[str, str, str, str], np.ndarray]]:
-    """Run the cross product; returns the table and (optionally) latencies."""
-    rows: list[dict[str, Any]] = []
-    lats: dict[tuple[str, str, str, str], np.ndarray] = {}
-    for wl in wls:
-        for dev in devices:
-            for ds in device_scheds:
-                for hs in host_scheds:
-                    name, extra = _variant(hs)
-                    kw = dict(run_kwargs)
-                    kw["overrides"] = list(kw.get("overrides") or []) + extra
-                    res = api.run(
-                        trace=wl.trace,
-                        synthetic=wl.synthetic,
-                        device=dev,
-                        host_sched=name,
-                        device_sched=ds,
-                        keep_records=keep_latencies,
-                        **kw,
-                    )
-                    dsn = ds or res.summary["device_scheduler"]
-                    rows.append(_row(wl, dev, hs, dsn, res.summary))
-                    if keep_latencies:
-                        req = res.requests
-                        lats[(wl.label, dev, hs, dsn)] = req.loc[
-                            req["op"] != "trim", "latency_us"
-                        ].to_numpy()
-    return _normalise(pd.DataFrame(rows)), lats
-
-
-def compare(
-    *,
-    trace: str | Sequence[str] | None = None,
-    synthetic: str | None = None,
-    profile: str | Sequence[str] | None = None,
-    profile_args: str = "",
-    postmark: str | None = None,
-    host_sched: str | Sequence[str] = "noop",
-    device_sched: str | Sequence[str] | None = None,
-    device: str | Sequence[str] = "default",
-    **run_kwargs: Any,
-) -> pd.DataFrame:
-    """Compare schedulers; one row per (workload, device, device_sched,
-    host_sched) with latency (us), throughput and values normalised to the
-    first combination of each (workload, device). ``run_kwargs`` go to
-    :func:`flashsched.run` (overrides, queue_depth, intensity, limit, seed, format)."""
-    wls = workloads(trace, synthetic, profile, profile_args, postmark)
-    ds: list[str | None] = list(_split(device_sched)) or [None]
-    df, _ = run_compare(wls, _split(host_sched), ds, _split(device), **run_kwargs)
-    return df
-
-
-def plot_cdf(lats: dict[tuple[str, str, str, str], np.ndarray], out: str | Path) -> Path:
-    """One CDF panel per (workload, device), one line per scheduler combination."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    groups = sorted(
-        {(k[0], k[1]) for k in lats},
-        key=lambda g: list(lats).index(next(k for k in lats if k[:2] == g)),
-    )
-    cols = min(4, len(groups))
-    rows = (len(groups) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
-    for ax, g in zip(axes.flat, groups):
-        for key, v in lats.items():
-            if key[:2] != g or len(v) == 0:
-                continue
-            x = np.sort(v)
-            ax.plot(x, np.arange(1, len(x) + 1) / len(x), label=f"{key[2]}/{key[3]}")
-        ax.set_xscale("log")
-        ax.set_title(f"{g[0]} on {g[1]}", fontsize=9)
-        ax.set_xlabel("response time (us)")
-        ax.set_ylabel("fraction of requests")
-        ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(groups) :]:
-        ax.set_visible(False)
-    fig.tight_layout()
-    path = Path(out)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
-def _fmt(df: pd.DataFrame) -> str:
-    cols = [
-        "workload",
-        "device",
-        "host_sched",
-        "device_sched",
-        "requests",
-        "mean_us",
-        "p99_us",
-        "iops",
-        "mb_s",
-        "tx_s",
-        "norm_mean",
-        "norm_p99",
-        "norm_tput",
-    ]
-    if df["tx_s"].isna().all():
-        cols.remove("tx_s")
-    return df[cols].to_string(
-        index=False, float_format=lambda v: f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
-    )
-
-
-def cmd_compare(args: argparse.Namespace) -> int:
-    wls = workloads(args.trace, args.synthetic, args.profile, args.profile_args, args.postmark)
-    ds: list[str | None] = list(_split(args.device_sched)) or [None]
-    df, lats = run_compare(
-        wls,
-        _split(args.host_sched),
-        ds,
-        _split(args.device),
-        keep_latencies=bool(args.plot),
-        overrides=args.overrides,
-        queue_depth=args.queue_depth,
-        format=args.format,
-        intensity=args.intensity,
-        limit=args.limit,
-        seed=args.seed,
-    )
-    print(_fmt(df))
-    if args.csv:
-        df.to_csv(args.csv, index=False)
-    if args.plot:
-        print(f"CDF plot written to {plot_cdf(lats, args.plot)}")
-    return 0
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``compare`` sub-command."""
-    p = sub.add_parser("compare", help="compare host/device schedulers on a workload")
-    p.add_argument("--trace", action="append", help="trace file (repeatable)")
+    p = A.add_command(sub, "compare", "compare host/device schedulers on a workload", __doc__)
+    p.add_argument("--trace", action="append", metavar="FILE", help="trace file (repeatable)")
     p.add_argument("--synthetic", metavar="SPEC", help="synthetic workload spec")
     p.add_argument(
         "--profile", metavar="NAMES", help="Table III profiles: comma list or 'all' (synthetic)"
@@ -263,22 +41,136 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--postmark", metavar="SPEC", help="Postmark-like closed loop, e.g. tx=2000,qd=16"
     )
-    p.add_argument("--format", default="auto", help="trace format")
+    p.add_argument("--format", default="auto", help=A.format_help())
     p.add_argument(
-        "--intensity", type=float, default=1.0, help="arrival-rate multiplier for traces"
+        "--intensity",
+        type=A.positive_float,
+        default=1.0,
+        help="arrival-rate multiplier for traces",
     )
-    p.add_argument("--limit", type=int, help="stop each run after N requests")
-    p.add_argument("--device", default="default", help="preset(s) or TOML file(s), comma list")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--limit", type=A.limit, metavar="N", help="stop each run after N requests")
+    A.add_device(p, many=True)
     p.add_argument(
         "--host-sched",
         default="noop",
+        metavar="NAMES",
         help="comma list, the first is the baseline; "
         "NAME:key=value:... sets [host.NAME] keys (ablations)",
     )
-    p.add_argument("--device-sched", help="comma list of flash transaction schedulers")
-    p.add_argument("--queue-depth", type=int, help="device queue depth")
-    p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--csv", metavar="OUT", help="also write the table as CSV")
-    p.add_argument("--plot", metavar="OUT.png", help="write latency CDFs (matplotlib)")
-    p.set_defaults(func=cmd_compare)
+    p.add_argument(
+        "--device-sched", metavar="NAMES", help="comma list of flash transaction schedulers"
+    )
+    p.add_argument("--host-scheduler", dest="host_sched", action=A.Deprecated, new="--host-sched")
+    p.add_argument(
+        "--device-scheduler", dest="device_sched", action=A.Deprecated, new="--device-sched"
+    )
+    p.add_argument("--queue-depth", type=A.positive_int, metavar="N", help="device queue depth")
+    A.add_seed(p)
+    A.add_check(p)
+    p.add_argument(
+        "--out",
+        type=A.out_dir,
+        default="results/compare",
+        help="results directory: runs (cached), compare.{csv,parquet,json}, figures/",
+    )
+    p.add_argument("--csv", metavar="OUT", type=A.out_file, help="also write the table as CSV")
+    p.add_argument("--json", metavar="OUT", type=A.out_file, help="also write the table as JSON")
+    p.add_argument(
+        "--plot", metavar="OUT.png", type=A.out_file, help="also write the latency CDFs here"
+    )
+    add_workers(p)
+    r = p.add_argument_group("real device (flashsched replay; docs/replay.md)")
+    r.add_argument(
+        "--real", action="append", metavar="TARGET", help="also replay on this file/block device"
+    )
+    r.add_argument("--real-offset", default="0", help="first byte of the window on TARGET")
+    r.add_argument("--real-size", default="0", help="window size (needed to create a file)")
+    r.add_argument("--allow-write", action="store_true", help="permit writes on TARGET")
+    r.add_argument("--verify", action="store_true", help="check every real read (needs writes)")
+    r.add_argument("--real-backend", choices=["auto", "uring", "threads"], default="auto")
+    p.set_defaults(func=run)
+
+
+def _fmt(df: pd.DataFrame) -> str:
+    cols = [
+        "workload",
+        "device",
+        "host_sched",
+        "device_sched",
+        "requests",
+        "mean_latency_us",
+        "p99_latency_us",
+        "iops",
+        "mib_s",
+        "tx_s",
+        "norm_mean",
+        "norm_p99",
+        "norm_mib_s",
+    ]
+    if df["tx_s"].isna().all():
+        cols.remove("tx_s")
+    if (df["kind"] == "real").any():
+        cols.insert(0, "kind")
+    return _table(df[cols])
+
+
+def _table(df: pd.DataFrame) -> str:
+    return df.to_string(
+        index=False, float_format=lambda v: f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import shutil
+    from pathlib import Path
+
+    from flashsched import comparison
+
+    df = comparison.compare(
+        trace=args.trace,
+        synthetic=args.synthetic,
+        profile=args.profile,
+        profile_args=args.profile_args,
+        postmark=args.postmark,
+        host_sched=args.host_sched,
+        device_sched=args.device_sched,
+        device=args.device,
+        overrides=args.overrides,
+        queue_depth=args.queue_depth,
+        format=args.format,
+        intensity=args.intensity,
+        limit=args.limit,
+        seed=args.seed,
+        check=args.check,
+        out=args.out,
+        workers=args.workers,
+        progress=args.progress,
+        real=args.real,
+        real_options={
+            "offset": args.real_offset,
+            "size": args.real_size,
+            "allow_write": args.allow_write,
+            "verify": args.verify,
+            "backend": args.real_backend,
+        },
+    )
+    print(_fmt(df))
+    if args.real:
+        from flashsched.realcompare import sim_vs_real
+
+        print("\nsimulated vs real (same workload and host scheduler):")
+        print(_table(sim_vs_real(df)))
+    out = Path(args.out)
+    comparison.write(df, out)
+    figs = out / "figures"
+    cdf = comparison.plot_cdf(df, out, figs / "latency_cdf")
+    comparison.plot_normalised(df, figs / "normalised")
+    if args.csv:
+        df.to_csv(args.csv, index=False)
+    if args.json:
+        Path(args.json).write_text(df.to_json(orient="records", indent=1))
+    if args.plot:
+        shutil.copyfile(cdf[0], args.plot)
+        print(f"CDF plot written to {args.plot}", file=sys.stderr)
+    print(f"results, table and figures in {out}/ (flashsched report {out})", file=sys.stderr)
+    return 0

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import argparse
 
+from flashsched.commands import args as A
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="write an HTML report for a sweep/reproduction directory")
-    p.add_argument("results", help="a sweep or reproduction results directory")
-    p.add_argument("--out", help="HTML file (default: RESULTS/report.html)")
+    p = A.add_command(
+        sub,
+        "report",
+        "write an HTML report for any results directory",
+        "Write a self-contained HTML report (figures embedded) for the output "
+        "directory of `run --out`, `compare`, `array-compare`, `sweep` or "
+        "`reproduce`.",
+    )
+    p.add_argument("results", help="a results directory")
+    p.add_argument("--out", type=A.out_file, help="HTML file (default: RESULTS/report.html)")
     p.set_defaults(func=run)
 
 

@@ -6,20 +6,23 @@ import argparse
 import importlib
 import sys
 
+from flashsched.commands import args as A
 from flashsched.commands.sweep import add_backend_args
 
 EXIT_MISSING = 3  # the build lacks what the paper needs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("reproduce", help="reproduce a paper's results (see --list)")
-    p.add_argument("paper", nargs="?", help="reproduction name (see --list)")
+    p = A.add_command(sub, "reproduce", "reproduce a paper's results (see --list)")
+    p.add_argument("paper", nargs="?", help="reproduction name, e.g. serial-array (see --list)")
     p.add_argument("--list", action="store_true", help="list reproductions and their status")
     p.add_argument("--quick", action="store_true", help="small version (< 3 min on 2 cores)")
     p.add_argument(
         "--traces", help="sample traces directory (default: $FLASHSCHED_TRACES or ../shared/traces)"
     )
-    p.add_argument("--out", help="results directory (default: results/reproduce/PAPER)")
+    p.add_argument(
+        "--out", type=A.out_dir, help="results directory (default: results/reproduce/PAPER)"
+    )
     p.add_argument(
         "--published", action="store_true", help="print the paper's published numbers and exit"
     )
@@ -63,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
     except rp.MissingFeatures as e:
         print(f"flashsched: {e}", file=sys.stderr)
         return EXIT_MISSING
-    except (ImportError, KeyError) as e:  # ray not installed, unknown paper
-        print(f"flashsched: error: {e.args[0] if e.args else e}", file=sys.stderr)
+    except ImportError as e:  # --backend ray without Ray installed
+        print(f"flashsched: error: {e}", file=sys.stderr)
         return 2
     cols = ["claim", "paper workload", "published", "ours", "ratio", "unit"]
     print(table[cols].to_string(index=False, max_colwidth=48))

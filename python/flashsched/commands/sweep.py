@@ -6,21 +6,33 @@ import argparse
 import importlib
 import sys
 
+from flashsched.commands import args as A
+
+
+def add_workers(p: argparse.ArgumentParser) -> None:
+    """--workers and progress flags (local pool)."""
+    p.add_argument(
+        "--workers",
+        type=A.positive_int,
+        metavar="N",
+        help="local worker processes (default: one per core)",
+    )
+    A.add_progress(p)
+
 
 def add_backend_args(p: argparse.ArgumentParser) -> None:
     """--workers / --backend / --address / progress flags (shared with reproduce)."""
-    p.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
-    p.add_argument("--backend", choices=("local", "ray"), default="local")
+    add_workers(p)
+    p.add_argument(
+        "--backend", choices=("local", "ray"), default="local", help="where the runs execute"
+    )
     p.add_argument("--address", help="Ray cluster address (default: start a local Ray)")
-    bar = p.add_mutually_exclusive_group()
-    bar.add_argument("--progress", dest="progress", action="store_true", default=None)
-    bar.add_argument("--no-progress", dest="progress", action="store_false")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sweep", help="run a parameter sweep from a TOML spec")
+    p = A.add_command(sub, "sweep", "run a parameter sweep from a TOML spec (docs/sweeps.md)")
     p.add_argument("spec", help="sweep spec (TOML; see docs/sweeps.md)")
-    p.add_argument("--out", help="results directory (default: results/<name>)")
+    p.add_argument("--out", type=A.out_dir, help="results directory (default: results/NAME)")
     p.add_argument("--traces", help="directory relative trace paths are resolved against")
     p.add_argument("--dry-run", action="store_true", help="list the runs and exit")
     add_backend_args(p)

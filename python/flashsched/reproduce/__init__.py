@@ -26,6 +26,8 @@ from typing import Any
 
 import pandas as pd
 
+from flashsched import arguments as A
+from flashsched.exceptions import ArgumentValueError
 from flashsched.reproduce import amphibian, aos, foundation, serial_array, vios
 from flashsched.reproduce.base import (
     Claim,
@@ -53,11 +55,15 @@ REGISTRY: dict[str, Reproduction] = {
 
 
 def get(paper: str) -> Reproduction:
-    """The registered reproduction called ``paper`` (``-`` and ``_`` are the same)."""
-    paper = paper.replace("-", "_")
-    if paper not in REGISTRY:
-        raise KeyError(f"unknown reproduction '{paper}' (known: {', '.join(REGISTRY)})")
-    return REGISTRY[paper]
+    """The registered reproduction called ``paper`` (names use ``-``; the old
+    ``_`` spelling, e.g. ``serial_array``, is accepted). An unknown name
+    raises :class:`~flashsched.exceptions.ArgumentValueError` listing them."""
+    name = A.text("paper", paper).replace("_", "-")
+    if name not in REGISTRY:
+        raise ArgumentValueError(
+            f"unknown reproduction {paper!r} (choose from {', '.join(REGISTRY)})"
+        )
+    return REGISTRY[name]
 
 
 def default_traces() -> Path | None:
@@ -136,6 +142,10 @@ def reproduce(
     sw = importlib.import_module("flashsched.sweep")
 
     rep = get(paper)
+    A.flag("quick", quick)
+    A.flag("report", report)
+    traces = A.optional_path("traces", traces)
+    out = A.optional_path("out", out)
     missing = rep.missing()
     if missing:
         raise MissingFeatures(rep.name, missing)

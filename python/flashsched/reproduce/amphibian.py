@@ -200,7 +200,7 @@ def _points(variants: list[str]) -> list[dict[str, Any]]:
     for v in variants:
         sched, kv = VARIANTS[v]
         out.append(
-            {"host_scheduler": sched, "label": v, **{f"host.{sched}.{k}": x for k, x in kv.items()}}
+            {"host_sched": sched, "label": v, **{f"host.{sched}.{k}": x for k, x in kv.items()}}
         )
     return out
 
@@ -217,7 +217,7 @@ def _fig5(ctx: Context) -> dict[str, Any]:
         "name": "fig5",
         "base": {"device": "ssdsim-default", "set": FIG5_DEVICE, "queue_depth": 1},
         "workloads": {"fig5": {"trace": str(path), "format": "ascii-ns"}},
-        "grid": {"host_scheduler": ["noop", "amphibian"]},
+        "grid": {"host_sched": ["noop", "amphibian"]},
     }
 
 
@@ -394,7 +394,7 @@ def _latency_bars(df: pd.DataFrame, exp: str, variants: list[str], tag: str) -> 
                 metric="latency_us.mean",
                 series="label",
                 baseline="noop",
-                ylabel="mean response time / noop",
+                ylabel="mean response time, normalised to NOOP",
             )
         )
     return figs
@@ -408,10 +408,10 @@ def _postmark_bars(df: pd.DataFrame) -> Figure:
         norm[[c for c in VARIANTS if c in norm]],
         name="postmark",
         title="Postmark throughput, queue length 16 (cf. Fig. 8)",
-        ylabel="transactions/s / noop",
-        caption="noop's transactions/s: "
+        ylabel="transactions per second, normalised to NOOP",
+        caption="NOOP's transactions per second: "
         + ", ".join(f"{SSD_NAMES.get(k, k)} {v:.1f}" for k, v in wide["noop"].items()),
-        hlines=[("noop", 1.0)],
+        hlines=[("NOOP = 1", 1.0)],
     )
 
 
@@ -450,7 +450,7 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
                     y="tx_s",
                     series="label",
                     xlabel="queue length",
-                    ylabel="transactions/s",
+                    ylabel="transactions per second",
                 )
             )
     return figs

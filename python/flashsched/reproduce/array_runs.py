@@ -104,9 +104,18 @@ def load(out: Path, run: ArrayRun, cached: bool = True) -> RunOutput:
     """A stored run (raises FileNotFoundError when it has not finished)."""
     d = out / CACHE_DIR / run.key
     doc = json.loads((d / "run.json").read_text())
-    bw = pd.read_csv(io.StringIO((d / "bandwidth.csv").read_text()))
+    bw = _mib(pd.read_csv(io.StringIO((d / "bandwidth.csv").read_text())))
     gc = pd.read_csv(io.StringIO((d / "gc.csv").read_text()))
     return RunOutput(run.key, run, doc["summary"], bw, gc, cached)
+
+
+def _mib(bw: pd.DataFrame) -> pd.DataFrame:
+    """Series cached by older versions were in decimal MB/s (``*_mb_s``):
+    today's are MiB/s (``*_mib_s``)."""
+    old = [c for c in bw.columns if c.endswith("_mb_s")]
+    for c in old:
+        bw[c] = bw[c] * (1e6 / (1 << 20))
+    return bw.rename(columns={c: c[: -len("_mb_s")] + "_mib_s" for c in old})
 
 
 def is_done(out: Path, run: ArrayRun) -> bool:

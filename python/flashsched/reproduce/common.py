@@ -62,7 +62,7 @@ class Compare:
     metric: str
     ours: str
     baseline: str
-    series: str = "host_scheduler"
+    series: str = "host_sched"
     workload: str | None = None
     kind: str = "reduction"
     where: Mapping[str, Any] = field(default_factory=dict)

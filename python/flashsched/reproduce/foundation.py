@@ -388,7 +388,7 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
                 metric="latency_us.mean",
                 series="ftl.gc_policy",
                 baseline="greedy",
-                ylabel="mean response time / greedy",
+                ylabel="mean response time, normalised to greedy",
                 caption="Sample MSR traces at 10× intensity on ssdsim-default, 90 % full.",
             )
         )

@@ -1,4 +1,4 @@
-"""``serial_array``: B. Kim, J. Kim, S. H. Noh, "Managing Array of SSDs When
+"""``serial-array``: B. Kim, J. Kim, S. H. Noh, "Managing Array of SSDs When
 the Storage Device is No Longer the Performance Bottleneck", HotStorage 2017
 (/work/shared/papers/serial-ssd-array.md), re-made from ``flashsched.run_array``
 runs (docs/arrays.md has the model and the capacity scaling).
@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from flashsched import plotstyle as ps
 from flashsched.reproduce import array_runs as AR
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import (
@@ -151,6 +152,9 @@ LAYOUTS = {"RAID-0": "raid0,chunk=64k", "serial": "serial,front=1,victim=fifo"}
 FIO_LINKS: tuple[str | None, ...] = (None, "10gbe")
 NET_LINKS: tuple[str | None, ...] = ("10gbe", "25gbe", "40gbe", None)
 LINK_MB_S = {"10gbe": 1250.0, "25gbe": 3125.0, "40gbe": 5000.0}
+MIB = float(1 << 20)
+MB_PER_MIB = MIB / 1e6  # the paper's numbers are in decimal MB/s and GB/s
+LINE_10GBE_MIB_S = LINK_MB_S["10gbe"] / MB_PER_MIB  # 1192 MiB/s
 FOOTPRINT = 0.30  # aging span / raw logical space (docs/arrays.md: xGC keeps up)
 AGING_X = 2.0  # aging writes / aging span
 FULL_SEEDS = (42, 43, 44, 45, 46)
@@ -163,7 +167,7 @@ SMOOTH = 10  # bins averaged in figures' right-axis activity series
 def _arrays_available() -> bool:
     import flashsched
 
-    return hasattr(flashsched, "run_array")
+    return callable(getattr(flashsched, "run_array", None))
 
 
 def _blocks(ctx: Context) -> int:
@@ -200,11 +204,11 @@ def _link_name(link: str | None) -> str:
 
 def runs(ctx: Context) -> dict[str, list[AR.ArrayRun]]:
     """Every array run of every experiment."""
-    from flashsched.commands.array_compare import ftp_writers, workload
+    from flashsched.array import aged_fio_phases, ftp_writers
 
     ov = tuple(device(ctx))
     logical = _probe(list(ov))["ssd_logical_bytes"]
-    phases = tuple(workload(logical, 4, FOOTPRINT, AGING_X))
+    phases = tuple(aged_fio_phases(logical, 4, FOOTPRINT, AGING_X))
     writers = ftp_writers(logical, 4, FOOTPRINT)
     seeds = QUICK_SEEDS if ctx.quick else FULL_SEEDS
     b = bin_ms(ctx)
@@ -261,15 +265,15 @@ def run_row(exp: str, o: AR.RunOutput) -> dict[str, Any]:
     """One row of an experiment's runs table."""
     bw, s = o.bandwidth, o.summary
     ph = full_bins(o)
-    last = bw.loc[ph == ph.max(), "array_mb_s"] if (ph >= 0).any() else bw["array_mb_s"][:0]
-    ssd_w = bw[[c for c in bw if c.endswith("_write_mb_s")]].sum(axis=1)
+    last = bw.loc[ph == ph.max(), "array_mib_s"] if (ph >= 0).any() else bw["array_mib_s"][:0]
+    ssd_w = bw[[c for c in bw if c.endswith("_write_mib_s")]].sum(axis=1)
     row: dict[str, Any] = dict(o.run.labels) | {
         "key": o.key,
         "cached": o.cached,
-        "mean_mb_s": float(last.mean()),
-        "p1_mb_s": _q(last, 0.01),
-        "p99_mb_s": _q(last, 0.99),
-        "storage_mean_mb_s": float(ssd_w[last.index].mean()),
+        "mean_mib_s": float(last.mean()),
+        "p1_mib_s": _q(last, 0.01),
+        "p99_mib_s": _q(last, 0.99),
+        "storage_mean_mib_s": float(ssd_w[last.index].mean()),
         "internal_gc": int(s["gc_invocations"]),
         "gc_per_ssd": " ".join(str(x["gc_invocations"]) for x in s["per_ssd"]),
         "front_gc_violations": int(s.get("front_gc_violations") or 0),
@@ -278,15 +282,15 @@ def run_row(exp: str, o: AR.RunOutput) -> dict[str, Any]:
     g = first_gc_bin(o)
     row["first_gc_s"] = None if g is None else g * o.bin_s
     if exp == "fio":
-        aging = bw.loc[(ph == 0) & (bw.index < (g if g is not None else len(bw))), "array_mb_s"]
-        row["clean_mean_mb_s"] = float(aging.mean()) if len(aging) else float("nan")
-        after = bw.loc[(ph >= 0) & (bw.index > (g if g is not None else len(bw))), "array_mb_s"]
-        row["after_gc_p1_mb_s"] = _q(after, 0.01)
+        aging = bw.loc[(ph == 0) & (bw.index < (g if g is not None else len(bw))), "array_mib_s"]
+        row["clean_mean_mib_s"] = float(aging.mean()) if len(aging) else float("nan")
+        after = bw.loc[(ph >= 0) & (bw.index > (g if g is not None else len(bw))), "array_mib_s"]
+        row["after_gc_p1_mib_s"] = _q(after, 0.01)
     if ser := s.get("serial"):
         r = first_rotation_bin(o)
-        one = bw.loc[(ph == 0) & (bw.index < (r if r is not None else len(bw))), "array_mb_s"]
+        one = bw.loc[(ph == 0) & (bw.index < (r if r is not None else len(bw))), "array_mib_s"]
         row |= {
-            "one_ssd_mb_s": float(one.mean()) if len(one) else float("nan"),
+            "one_ssd_mib_s": float(one.mean()) if len(one) else float("nan"),
             "rotations": ser["rotations"],
             "xgc_units_copied": ser["xgc_units_copied"],
             "trims": ser["trims"],
@@ -334,11 +338,16 @@ def _fio_wl(ctx: Context, link: str) -> str:
     return f"fio aging + 64 KiB random writes, 4 × scaled SSD ({scale}), {link}"
 
 
+def _mb(df: pd.DataFrame, col: str) -> float:
+    """Mean over seeds of a MiB/s column, in the paper's decimal MB/s."""
+    return _mean(df, col) * MB_PER_MIB
+
+
 def measure(res: Results, ctx: Context) -> dict[str, Measured]:
     fio, net = res.table("fio"), res.table("network")
     out: dict[str, Measured] = {}
     r0 = _sel(fio, "RAID-0", "local")
-    v = _mean(r0, "clean_mean_mb_s") / 1000
+    v = _mb(r0, "clean_mean_mib_s") / 1000
     out["raid0_peak"] = Measured(
         v,
         _fio_wl(ctx, "local"),
@@ -347,29 +356,30 @@ def measure(res: Results, ctx: Context) -> dict[str, Measured]:
         else "RAID-0 ran internal GC from the first bin",
     )
     one = _sel(fio, "serial", "local")
-    v = 4 * _mean(one, "one_ssd_mb_s") / 1000
+    v = 4 * _mb(one, "one_ssd_mib_s") / 1000
     out["raid0_ideal"] = Measured(
         v,
         "4 × one scaled SSD writing sequentially (serial array before its first rotation)",
-        f"one SSD: {_mean(one, 'one_ssd_mb_s'):.0f} MB/s, {_seeds(one)}"
+        f"one SSD: {_mb(one, 'one_ssd_mib_s'):.0f} MB/s, {_seeds(one)}"
         if not np.isnan(v)
         else "the serial front-end rotated in the first bin",
     )
-    v = _mean(r0, "after_gc_p1_mb_s") / 1000
+    v = _mb(r0, "after_gc_p1_mib_s") / 1000
+    low = r0["after_gc_p1_mib_s"].min() * MB_PER_MIB / 1000
     out["raid0_floor"] = Measured(
         v,
         _fio_wl(ctx, "local"),
-        f"p1 of bins after internal GC started; min {r0['after_gc_p1_mb_s'].min() / 1000:.2f} "
-        f"GB/s; mean in measurement {_mean(r0, 'mean_mb_s') / 1000:.2f} GB/s"
+        f"p1 of bins after internal GC started; min {low:.2f} "
+        f"GB/s; mean in measurement {_mb(r0, 'mean_mib_s') / 1000:.2f} GB/s"
         if not np.isnan(v)
         else "RAID-0 ran no internal GC in this run",
     )
     for cid, lay in (("raid0_net", "RAID-0"), ("serial_net", "serial")):
         sel = _sel(net, lay, "10 GbE")
         out[cid] = Measured(
-            _mean(sel, "mean_mb_s"),
+            _mb(sel, "mean_mib_s"),
             "10 clients × sequential 1 MiB writes (QD 4 each) behind 10 GbE",
-            f"p1 {_mean(sel, 'p1_mb_s'):.0f}, p99 {_mean(sel, 'p99_mb_s'):.0f} MB/s per "
+            f"p1 {_mb(sel, 'p1_mib_s'):.0f}, p99 {_mb(sel, 'p99_mib_s'):.0f} MB/s per "
             f"{res_bin(ctx)} bin, {_seeds(sel)}",
         )
     ser = pd.concat([fio[fio["layout"] == "serial"], net[net["layout"] == "serial"]])
@@ -434,28 +444,29 @@ def _boundary(outs: Sequence[AR.RunOutput]) -> list[float]:
 
 def _fig_local(outs: dict[str, list[AR.RunOutput]], layout: str, ctx: Context) -> Figure:
     sel = _pick(outs, "fio", layout, "local")
-    x, y = _avg(sel, "array_mb_s")
+    x, y = _avg(sel, "array_mib_s")
     lines: list[tuple[str, Any, Any, dict[str, Any]]] = []
     if layout == "RAID-0":
-        right = ("internal GC / bin (all SSDs)", [("internal GC", *_gc_rate(sel))])
+        right = ("internal GC invocations per bin", [("internal GC", *_gc_rate(sel))])
         name, fig, what = "fig3_raid0_local", "Fig. 3", "internal GC invocations per bin, all SSDs"
     else:
         unit = sel[0].summary["serial"]["unit_bytes"]
         xs, u = _avg(sel, "xgc_units")
-        rate = _smooth(u * unit / 1e6 / sel[0].bin_s)
-        right = ("xGC copies (MB/s)", [("xGC copy rate", xs, rate)])
+        rate = _smooth(u * unit / MIB / sel[0].bin_s)
+        right = ("xGC copy rate (MiB/s)", [("xGC copy rate", xs, rate)])
         o = sel[0]
         for i in range(o.summary["ssds"]):
             lines.append(
                 (
                     f"SSD {i} writes (seed {o.run.seed})",
                     o.bandwidth["time_s"],
-                    o.bandwidth[f"ssd{i}_write_mb_s"],
+                    o.bandwidth[f"ssd{i}_write_mib_s"],
                     {"lw": 0.5, "alpha": 0.45},
                 )
             )
         name, fig, what = "fig7_serial_local", "Fig. 7", "xGC copy rate"
-    lines.append((f"{layout} array", x, y, {"color": "k" if layout == "RAID-0" else "tab:red"}))
+    color = ps.style("raid0" if layout == "RAID-0" else "serial")["color"]
+    lines.append((f"{layout} array", x, y, {"color": color, "lw": 1.4}))
     return F.timeline(
         lines,
         name=name,
@@ -463,7 +474,7 @@ def _fig_local(outs: dict[str, list[AR.RunOutput]], layout: str, ctx: Context) -
         caption=f"Per-{res_bin(ctx)} write bandwidth, mean of {_seeds_n(sel)}; the dotted line "
         f"separates aging (256 KiB) from measurement (64 KiB); the dashed grey line is 10 GbE. "
         f"Right axis: {what} (rolling mean over {SMOOTH} bins).",
-        hlines=[("10 GbE (1.25 GB/s)", 1250.0)],
+        hlines=[("10 GbE (1,192 MiB/s)", LINE_10GBE_MIB_S)],
         vlines=_boundary(sel),
         right=right,
     )
@@ -477,11 +488,11 @@ def _fig_fio_10gbe(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
     lines: list[tuple[str, Any, Any, dict[str, Any]]] = []
     vlines: list[float] = []
     for lay, style in (
-        ("RAID-0", {"color": "k", "ls": ":", "lw": 1.4}),
-        ("serial", {"color": "tab:red"}),
+        ("RAID-0", {"color": ps.style("raid0")["color"], "ls": ":", "lw": 1.6}),
+        ("serial", {"color": ps.style("serial")["color"], "lw": 1.4}),
     ):
         sel = _pick(outs, "fio", lay, "10 GbE")
-        x, y = _avg(sel, "array_mb_s")
+        x, y = _avg(sel, "array_mib_s")
         lines.append(
             (
                 f"{lay} ({sum(o.summary['gc_invocations'] for o in sel) // len(sel)} internal GC)",
@@ -497,7 +508,7 @@ def _fig_fio_10gbe(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
         title="RAID-0 vs serial behind 10 GbE, aged fio workload (Fig. 3 vs Fig. 7)",
         caption=f"Per-{res_bin(ctx)} client write bandwidth, mean over seeds. RAID-0 runs "
         "internal GC in every SSD; the serial array none (xGC + whole-SSD TRIM instead).",
-        hlines=[("10 GbE line rate", 1250.0)],
+        hlines=[("10 GbE line rate", LINE_10GBE_MIB_S)],
         vlines=vlines,
     )
 
@@ -505,10 +516,10 @@ def _fig_fio_10gbe(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
 def _fig_ftp(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
     lines: list[tuple[str, Any, Any, dict[str, Any]]] = []
     for lay, style in (
-        ("RAID-0", {"color": "k", "ls": ":", "lw": 1.4}),
-        ("serial", {"color": "tab:red"}),
+        ("RAID-0", {"color": ps.style("raid0")["color"], "ls": ":", "lw": 1.6}),
+        ("serial", {"color": ps.style("serial")["color"], "lw": 1.4}),
     ):
-        x, y = _avg(_pick(outs, "network", lay, "10 GbE"), "array_mb_s")
+        x, y = _avg(_pick(outs, "network", lay, "10 GbE"), "array_mib_s")
         lines.append((lay, x, y, style))
     return F.timeline(
         lines,
@@ -516,19 +527,19 @@ def _fig_ftp(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
         title="10-writer FTP-like upload behind 10 GbE (paper Fig. 6)",
         caption=f"Per-{res_bin(ctx)} write throughput at the array, mean over seeds. Paper: "
         "RAID-0 averages 900 MB/s using four SSDs, the serial array 890 MB/s using one.",
-        hlines=[("10 GbE line rate", 1250.0)],
+        hlines=[("10 GbE line rate", LINE_10GBE_MIB_S)],
     )
 
 
 def _fig_network(net: pd.DataFrame) -> Figure:
     order = [_link_name(x) for x in NET_LINKS]
-    wide = net.groupby(["link", "layout"])["mean_mb_s"].mean().unstack("layout").reindex(order)
-    wide["link line rate"] = [LINK_MB_S.get(x or "", np.nan) for x in NET_LINKS]
+    wide = net.groupby(["link", "layout"])["mean_mib_s"].mean().unstack("layout").reindex(order)
+    wide["link line rate"] = [LINK_MB_S.get(x or "", np.nan) / MB_PER_MIB for x in NET_LINKS]
     return F.grouped_bars(
         wide,
         name="network_bottleneck",
         title="Network as the bottleneck: mean write throughput vs link (§3.2)",
-        ylabel="mean throughput (MB/s)",
+        ylabel="mean throughput (MiB/s)",
         caption="FTP-like workload. Behind 10 GbE one serial front-end SSD nearly matches "
         "four RAID-0 SSDs; only faster links (or none) expose RAID-0's parallelism.",
         annotate=True,
@@ -572,7 +583,7 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
 
 
 REPRODUCTION = Reproduction(
-    name="serial_array",
+    name="serial-array",
     title="Serial SSD array with external GC (Kim, Kim, Noh, HotStorage 2017)",
     citation="B. Kim, J. Kim, S. H. Noh, 'Managing Array of SSDs When the Storage Device is "
     "No Longer the Performance Bottleneck', HotStorage 2017",

@@ -3,7 +3,7 @@ execute the rest (local process pool or Ray) and collect one tidy table.
 
 >>> import flashsched
 >>> df = flashsched.sweep("experiments/example-sweep.toml", out="results/example")  # doctest: +SKIP
->>> df.groupby("host_scheduler")["latency_us.mean"].mean()                          # doctest: +SKIP
+>>> df.groupby("host_sched")["latency_us.mean"].mean()                          # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from flashsched import arguments as A
 from flashsched.exceptions import SimulationError
 from flashsched.sweep.backends import BACKENDS, default_workers, run_local, run_ray
 from flashsched.sweep.runs import ResolvedRun, execute, resolve
@@ -32,7 +33,7 @@ def as_spec(spec: Any, traces: str | os.PathLike[str] | None = None) -> SweepSpe
     elif isinstance(spec, Mapping):
         s = parse_spec(spec)
     else:
-        s = load_spec(spec)
+        s = load_spec(A.path("spec", spec))
     return s.with_traces_dir(traces)
 
 
@@ -108,9 +109,12 @@ def sweep(
     (lists of keys) and ``out`` (the results directory). If some runs fail,
     the others are kept and a ``SimulationError`` lists the failures.
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend '{backend}' (known: {', '.join(BACKENDS)})")
-    s = as_spec(spec, traces)
+    A.one_of("backend", backend, BACKENDS)
+    A.optional_integer("workers", workers, 1)
+    A.optional_text("address", address)
+    A.optional_flag("progress", progress)
+    out = A.optional_path("out", out)
+    s = as_spec(spec, A.optional_path("traces", traces))
     runs = plan(s)
     store = ResultStore(out if out is not None else Path("results") / s.name)
     store.dir.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from flashsched.sweep.lifeline import tie_to_parent
 from flashsched.sweep.runs import execute
 
 Task = dict[str, Any]
@@ -65,7 +66,10 @@ def run_local(
     # main guard work); the pool is created before tqdm starts its thread.
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+    # Workers exit if this process dies (SIGKILL included): sweep/lifeline.py.
+    with ProcessPoolExecutor(
+        max_workers=n, mp_context=ctx, initializer=tie_to_parent, initargs=(os.getpid(),)
+    ) as pool:
         pending: dict[Future[dict[str, Any]], Task] = {pool.submit(execute, t): t for t in tasks}
         with _bar(len(tasks), progress, desc) as bar:
             try:

@@ -116,7 +116,7 @@ def _finite(values: Any) -> list[Any]:
     return [None if isinstance(v, float) and not math.isfinite(v) else v for v in values]
 
 
-def _latency_cdf(records: dict[str, Any]) -> dict[str, Any]:
+def latency_cdf(records: dict[str, Any]) -> dict[str, Any]:
     cols = {n: np.asarray(col) for n, col in records.items()}
     lat = (cols["complete_ns"].astype(np.int64) - cols["arrival_ns"].astype(np.int64)) / 1e3
     out: dict[str, Any] = {"p": CDF_PROBS}
@@ -130,6 +130,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     """Run one task (from :meth:`ResolvedRun.task`) and return its result
     record. Runs in a worker process (local pool or Ray)."""
     from flashsched import _core, api
+    from flashsched import summary as summaries
 
     w = task["workload"]
     start = time.time()
@@ -145,7 +146,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         keep_records=task["cdf"],
         check=task.get("check", False),
         skip_bad=w.get("skip_bad", False),
-        time_order=w.get("time_order", "clamp"),
+        time_order=w.get("time_order", "auto"),
     )
     if sim.config_toml() != task["device_toml"]:
         raise _core.SimulationError(
@@ -158,11 +159,11 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
         "workload": w,
         "device_toml": task["device_toml"],
         "code_version": _core.__version__,
-        "summary": json.loads(sim.summary_json()),
+        "summary": summaries.from_sim(sim),
         "run_wall_s": round(time.time() - start, 3),
     }
     if task["cdf"]:
-        result["latency_cdf"] = _latency_cdf(sim.records())
+        result["latency_cdf"] = latency_cdf(sim.records())
     if task["timeseries"]:
         result["timeseries"] = {k: _finite(v) for k, v in sim.timeseries().items()}
     return result

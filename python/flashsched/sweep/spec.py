@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,7 +26,9 @@ else:  # pragma: no cover - Python < 3.11
 
 # Axis names understood in [base], [grid] and [[points]] besides any dotted
 # device-config key ("section.key", applied as an override).
-AXES = ("device", "workload", "host_scheduler", "device_scheduler", "queue_depth", "seed", "label")
+AXES = ("device", "workload", "host_sched", "device_sched", "queue_depth", "seed", "label")
+# Old axis names, still read (with a DeprecationWarning): docs/vocabulary.md.
+OLD_AXES = {"host_scheduler": "host_sched", "device_scheduler": "device_sched"}
 TOP_KEYS = {"name", "description", "base", "workloads", "grid", "points", "output"}
 WORKLOAD_KEYS = {
     "trace",
@@ -38,7 +41,7 @@ WORKLOAD_KEYS = {
     "time_order",
 }
 TRACE_ONLY_KEYS = {"format", "intensity", "limit", "skip_bad", "time_order"}
-TIME_ORDERS = ("clamp", "reject", "sort")
+TIME_ORDERS = ("auto", "clamp", "reject", "sort")
 OUTPUT_KEYS = {"cdf", "timeseries", "check"}
 BASE_EXTRA = {"set"}
 
@@ -57,7 +60,7 @@ class Workload:
     #: trace input policies (docs/reliability.md); only non-defaults are
     #: part of a run's identity, so existing sweeps keep their keys
     skip_bad: bool = False
-    time_order: str = "clamp"
+    time_order: str = "auto"
 
     def as_dict(self) -> dict[str, Any]:
         if self.synthetic is not None:
@@ -71,7 +74,7 @@ class Workload:
         }
         if self.skip_bad:
             d["skip_bad"] = True
-        if self.time_order != "clamp":
+        if self.time_order != "auto":
             d["time_order"] = self.time_order
         return d
 
@@ -83,8 +86,8 @@ class RunPoint:
     workload: Workload
     device: str = "default"
     overrides: tuple[tuple[str, Any], ...] = ()
-    host_scheduler: str | None = None
-    device_scheduler: str | None = None
+    host_sched: str | None = None
+    device_sched: str | None = None
     queue_depth: int | None = None
     seed: int = 42
     label: str = ""
@@ -92,10 +95,10 @@ class RunPoint:
     def override_strings(self) -> list[str]:
         """The ``section.key=value`` strings the core understands, in axis order."""
         out = [f"{k}={_toml_value(v)}" for k, v in self.overrides]
-        if self.host_scheduler is not None:
-            out.append(f"host.scheduler={self.host_scheduler}")
-        if self.device_scheduler is not None:
-            out.append(f"controller.scheduler={self.device_scheduler}")
+        if self.host_sched is not None:
+            out.append(f"host.scheduler={self.host_sched}")
+        if self.device_sched is not None:
+            out.append(f"controller.scheduler={self.device_sched}")
         if self.queue_depth is not None:
             out.append(f"host.queue_depth={self.queue_depth}")
         return out
@@ -106,8 +109,8 @@ class RunPoint:
             "label": self.label,
             "workload": self.workload.name,
             "device": self.device,
-            "host_scheduler": self.host_scheduler,
-            "device_scheduler": self.device_scheduler,
+            "host_sched": self.host_sched,
+            "device_sched": self.device_sched,
             "queue_depth": self.queue_depth,
             "seed": self.seed,
         }
@@ -195,8 +198,8 @@ class SweepSpec:
             workload=wl,
             device=self.device_path(str(merged.get("device", "default"))),
             overrides=overrides,
-            host_scheduler=merged.get("host_scheduler"),
-            device_scheduler=merged.get("device_scheduler"),
+            host_sched=merged.get("host_sched"),
+            device_sched=merged.get("device_sched"),
             queue_depth=merged.get("queue_depth"),
             seed=int(merged.get("seed", 42)),
             label=str(merged.get("label", "")),
@@ -222,6 +225,26 @@ def _split_set(s: Any, where: str) -> tuple[str, Any]:
     return k.strip(), v.strip()
 
 
+def _renamed(table: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """``table`` with old axis names replaced by today's (warning once per key)."""
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{where}: expected a table, got {table!r}")
+    out = {}
+    for k, v in table.items():
+        new = OLD_AXES.get(k)
+        if new is not None:
+            warnings.warn(
+                f"{where}.{k} is an old name; use {new} (docs/vocabulary.md)",
+                DeprecationWarning,
+                stacklevel=4,
+            )
+            if new in table:
+                raise ConfigError(f"{where}: both '{k}' and '{new}' given (the same axis)")
+            k = new
+        out[k] = v
+    return out
+
+
 def _check_keys(table: Mapping[str, Any], allowed: Iterable[str], where: str) -> None:
     allowed = set(allowed)
     for k in table:
@@ -244,7 +267,7 @@ def _axis_value(k: str, v: Any, where: str) -> Any:
         raise ConfigError(f"{where}.{k}: expected a string, number or boolean, got {v!r}")
     if k in ("queue_depth", "seed") and (isinstance(v, bool) or not isinstance(v, int)):
         raise ConfigError(f"{where}.{k}: expected an integer, got {v!r}")
-    if k in ("device", "workload", "host_scheduler", "device_scheduler", "label") and not (
+    if k in ("device", "workload", "host_sched", "device_sched", "label") and not (
         isinstance(v, str)
     ):
         raise ConfigError(f"{where}.{k}: expected a string, got {v!r}")
@@ -264,7 +287,7 @@ def _parse_workload(name: str, t: Any) -> Workload:
     skip_bad = t.get("skip_bad", False)
     if not isinstance(skip_bad, bool):
         raise ConfigError(f"{where}.skip_bad: expected true or false, got {skip_bad!r}")
-    time_order = t.get("time_order", "clamp")
+    time_order = t.get("time_order", "auto")
     if time_order not in TIME_ORDERS:
         raise ConfigError(
             f"{where}.time_order: expected one of {', '.join(TIME_ORDERS)}, got {time_order!r}"
@@ -300,7 +323,7 @@ def parse_spec(
         raise ConfigError(f"{source}: at least one [workloads.NAME] table is required")
     workloads = {n: _parse_workload(n, t) for n, t in wl_table.items()}
 
-    base = dict(data.get("base", {}))
+    base = _renamed(data.get("base", {}), "base")
     _check_keys(base, (*AXES, *BASE_EXTRA), "base")
     base_set = base.pop("set", [])
     if not isinstance(base_set, list):
@@ -310,6 +333,7 @@ def parse_spec(
     grid = data.get("grid", {})
     if not isinstance(grid, dict):
         raise ConfigError("grid: expected a table of axis = [values]")
+    grid = _renamed(grid, "grid")
     _check_keys(grid, AXES, "grid")
     parsed_grid: dict[str, list[Any]] = {}
     for k, vals in grid.items():
@@ -324,6 +348,7 @@ def parse_spec(
     for i, p in enumerate(points):
         if not isinstance(p, dict):
             raise ConfigError(f"points[{i}]: expected a table")
+        p = _renamed(p, f"points[{i}]")
         _check_keys(p, AXES, f"points[{i}]")
         parsed_points.append({k: _axis_value(k, v, f"points[{i}]") for k, v in p.items()})
 

@@ -8,6 +8,7 @@ a run is finished exactly when its JSON exists, which is what resume relies on.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from flashsched.summary import upgrade
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,11 +32,30 @@ SPEC_COPY = "sweep.toml"
 MANIFEST = "sweep.json"
 
 
+@functools.cache
+def _umask() -> int:
+    """The process umask, read without changing it where Linux allows
+    (``os.umask`` sets it, racing other threads)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temp file and ``os.replace``."""
+    """Write ``data`` to ``path`` via a temp file and ``os.replace``. The
+    file gets the permissions ``open()`` would give (0644 under the usual
+    umask), not the temp file's private 0600."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        if hasattr(os, "fchmod"):  # POSIX
+            os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -101,7 +123,7 @@ class ResultStore:
             if not self.run_path(key).exists():
                 continue
             rows.append(run_row(self.load_run(key), params))
-        return _tidy(pd.DataFrame(rows))
+        return frame(rows)
 
     def write_table(self, df: pd.DataFrame) -> Path:
         path = self.dir / TABLE
@@ -116,9 +138,9 @@ def run_row(r: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> di
     """A run record as one table row. Parameters left at the device's default
     (schedulers, queue depth) are filled in from the resolved config; the
     summary's own copies of the parameters are not repeated."""
-    params = dict(r["params"] if params is None else params)
-    summary = flatten(r["summary"])
-    for k in ("host_scheduler", "device_scheduler"):
+    params = upgrade(dict(r["params"] if params is None else params))
+    summary = flatten(upgrade(dict(r["summary"])))
+    for k in ("host_sched", "device_sched"):
         if params.get(k) is None:
             params[k] = summary.get(k)
     if params.get("queue_depth") is None:
@@ -132,12 +154,41 @@ def run_row(r: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> di
     return row
 
 
-def _tidy(df: pd.DataFrame) -> pd.DataFrame:
-    """Columns that mix types (override axes given as strings and numbers) are
-    stored as strings so Parquet accepts them."""
-    for c in df.columns:
-        if df[c].dtype == object:
-            kinds = {type(v) for v in df[c] if v is not None}
-            if len(kinds) > 1:
-                df[c] = df[c].map(lambda v: None if v is None else str(v))
-    return df
+def column_dtype(values: Iterable[Any]) -> str | None:
+    """The dtype of a table column from the Python types of its values, so
+    it does not depend on which runs lack the column: integers (counts,
+    queue depths) stay integers (``int64``, or the nullable ``Int64`` when
+    some runs lack them, never float64), booleans stay booleans (``bool`` /
+    ``boolean``), numbers are ``float64``; a column mixing strings and
+    numbers (an axis given both ways) becomes strings (``"str"``); None =
+    leave as is."""
+    values = list(values)
+    present = [v for v in values if v is not None and not (isinstance(v, float) and v != v)]
+    kinds = {type(v) for v in present}
+    gaps = len(present) < len(values)
+    if not kinds:
+        return None
+    if kinds == {bool}:
+        return "boolean" if gaps else "bool"
+    if kinds == {int}:
+        return "Int64" if gaps else "int64"
+    if kinds <= {int, float}:
+        return "float64"
+    if len(kinds) > 1:
+        return "str"
+    return None
+
+
+def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Rows as a DataFrame, each column of its :func:`column_dtype` (decided
+    from the values before pandas fills gaps with NaN)."""
+    names = list(dict.fromkeys(k for r in rows for k in r))
+    data = {}
+    for c in names:
+        values = [r.get(c) for r in rows]
+        kind = column_dtype(values)
+        if kind == "str":
+            data[c] = pd.Series([None if v is None else str(v) for v in values], dtype=object)
+        else:
+            data[c] = pd.Series(values, dtype=kind)
+    return pd.DataFrame(data, index=range(len(rows)))

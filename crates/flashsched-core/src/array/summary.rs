@@ -76,8 +76,8 @@ pub struct ArraySummary {
     pub bytes_written: u64,
     pub simulated_s: f64,
     pub wall_s: f64,
-    /// Client bandwidth over the run, MB/s (10^6 bytes).
-    pub bandwidth_mb_s: f64,
+    /// Client bandwidth over the run, MiB/s (2^20 bytes).
+    pub bandwidth_mib_s: f64,
     pub bin_s: f64,
     pub phase_starts_s: Vec<f64>,
     pub latency_us: LatencySummary,
@@ -178,8 +178,8 @@ impl ArraySim {
             bytes_written: m.bytes_written,
             simulated_s: sim_s,
             wall_s: self.clock.wall().as_secs_f64(),
-            bandwidth_mb_s: if sim_s > 0.0 {
-                (m.bytes_read + m.bytes_written) as f64 / 1e6 / sim_s
+            bandwidth_mib_s: if sim_s > 0.0 {
+                (m.bytes_read + m.bytes_written) as f64 / (1u64 << 20) as f64 / sim_s
             } else {
                 0.0
             },

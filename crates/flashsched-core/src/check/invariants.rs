@@ -16,7 +16,12 @@ use crate::ftl::Ftl;
 /// to its newest version (once that is off DRAM), or to nothing after a
 /// TRIM. Catches mappings that lose or resurrect data even when no read
 /// happens to touch it.
-pub fn cross_check(ftl: &Ftl, flash: &FlashModel, oracle: &Oracle) -> Result<(), String> {
+pub fn cross_check(
+    ftl: &Ftl,
+    flash: &FlashModel,
+    oracle: &Oracle,
+    hidden: &rustc_hash::FxHashMap<u32, u32>,
+) -> Result<(), String> {
     for b in 0..ftl.geo.blocks() {
         if flash.is_erasing(b) {
             continue;
@@ -40,6 +45,17 @@ pub fn cross_check(ftl: &Ftl, flash: &FlashModel, oracle: &Oracle) -> Result<(),
                 "lpn {lpn} maps to page {ppn}, which holds lpn {}",
                 show_lpn(l)
             ));
+        }
+        if lpn >= ftl.logical_pages {
+            // A translation page: its newest version must be the mapped one.
+            let newest = hidden.get(&lpn).copied().unwrap_or(0);
+            if v != newest {
+                return Err(format!(
+                    "translation page (lpn {lpn}) maps to page {ppn} holding v{v}, \
+                     but v{newest} was programmed"
+                ));
+            }
+            continue;
         }
         let (key, in_dram) = oracle.state(lpn);
         if is_trim(key) {

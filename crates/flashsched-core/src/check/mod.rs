@@ -33,6 +33,9 @@ use record::OpRecord;
 pub struct Checker {
     pub flash: FlashModel,
     pub oracle: Oracle,
+    /// Newest version programmed per hidden (translation) page; absent:
+    /// only the copy stored before the run (version 0).
+    hidden: rustc_hash::FxHashMap<u32, u32>,
     /// Host requests inside the device, by host slot: (op, offset, size).
     at_device: Vec<Option<(Op, u64, u32)>>,
     violation: Option<String>,
@@ -74,6 +77,7 @@ impl Checker {
         Checker {
             flash,
             oracle,
+            hidden: Default::default(),
             at_device: Vec::new(),
             violation: None,
             records: 0,
@@ -168,6 +172,18 @@ impl Checker {
                 }
                 self.flash.program(ppn, lpn, seq as u32)
             }
+            OpRecord::HiddenProgram { ppn, lpn, seq } => {
+                if seq > oracle::MAX_SEQ {
+                    return Err(format!("version {seq} beyond what the oracle can order"));
+                }
+                if lpn < self.oracle.logical_pages() {
+                    return Err(format!("translation page written as host page {lpn}"));
+                }
+                // The FTL maps the program that started with the newest version.
+                let v = self.hidden.entry(lpn).or_default();
+                *v = (*v).max(seq as u32);
+                self.flash.program(ppn, lpn, seq as u32)
+            }
             OpRecord::ProgramDone { lpn, seq } => self.oracle.program_done(lpn, seq),
             OpRecord::GcCopy { from, to } => self.flash.copy(from, to),
             OpRecord::EraseStart { block } => self.flash.erase_start(block),
@@ -197,7 +213,7 @@ impl Checker {
         self.next_audit = self.records + self.audit_every;
         self.audits += 1;
         ftl.check_invariants()?;
-        invariants::cross_check(ftl, &self.flash, &self.oracle)
+        invariants::cross_check(ftl, &self.flash, &self.oracle, &self.hidden)
     }
 
     /// End of run: no violation, no read or request left inside the

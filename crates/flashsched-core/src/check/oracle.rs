@@ -106,6 +106,11 @@ impl Oracle {
         key == 0 && self.prewritten[(lpn >> 6) as usize] & (1 << (lpn & 63)) == 0
     }
 
+    /// Host logical pages the oracle tracks.
+    pub fn logical_pages(&self) -> u32 {
+        self.key.len() as u32
+    }
+
     fn lpn_ok(&self, lpn: u32) -> Result<(), String> {
         if (lpn as usize) < self.key.len() {
             Ok(())

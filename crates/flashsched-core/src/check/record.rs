@@ -37,6 +37,10 @@ pub enum OpRecord {
     Sense { id: u64, ppn: u32 },
     /// Physical page `ppn` was programmed with version `seq` of `lpn`.
     Program { ppn: u32, lpn: u32, seq: u64 },
+    /// Physical page `ppn` was programmed with version `seq` of hidden
+    /// logical page `lpn` (a translation page of the cached mapping table;
+    /// no host read sees it).
+    HiddenProgram { ppn: u32, lpn: u32, seq: u64 },
     /// The program of version `seq` of `lpn` finished (its DRAM copy may go).
     ProgramDone { lpn: u32, seq: u64 },
     /// GC copied page `from` into `to`.

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub use crate::device::config::{
-    CacheConfig, CachePolicy, ControllerConfig, InterfaceConfig, LinkKind, SsdSpec,
+    CacheConfig, CachePolicy, ControllerConfig, InterfaceConfig, LinkKind, MappingConfig, SsdSpec,
 };
 use crate::error::{SimError, SimResult};
 use crate::flash::Geometry;
@@ -48,6 +48,8 @@ pub struct DeviceConfig {
     pub interface: InterfaceConfig,
     #[serde(default)]
     pub cache: CacheConfig,
+    #[serde(default)]
+    pub mapping: MappingConfig,
 }
 
 impl DeviceConfig {
@@ -131,6 +133,7 @@ impl DeviceConfig {
             variation: &self.variation,
             interface: &self.interface,
             cache: &self.cache,
+            mapping: &self.mapping,
         }
     }
 

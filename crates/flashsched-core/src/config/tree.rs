@@ -42,7 +42,7 @@ pub(super) fn load_file_tree(path: &Path) -> SimResult<toml::Value> {
         path: path.to_path_buf(),
         source,
     })?;
-    let user: toml::Value = toml::from_str(&text).map_err(|e| SimError::Trace {
+    let user: toml::Value = toml::from_str(&text).map_err(|e| SimError::ConfigFile {
         file: path.to_path_buf(),
         // 1-based line of the error span (0 when the parser gives none).
         line: e.span().map_or(0, |r| {

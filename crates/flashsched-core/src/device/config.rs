@@ -1,7 +1,8 @@
 //! `[controller]`: the device controller below the FTL — the transaction
 //! scheduler, every transaction scheduler's tunables table, and the NAND
 //! suspend timing any suspending scheduler uses; `[interface]`, the host
-//! link; `[cache]`, the DRAM data cache.
+//! link; `[cache]`, the DRAM data cache; `[mapping]`, where the mapping
+//! table lives.
 
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +23,7 @@ pub struct SsdSpec<'a> {
     pub variation: &'a VariationConfig,
     pub interface: &'a InterfaceConfig,
     pub cache: &'a CacheConfig,
+    pub mapping: &'a MappingConfig,
 }
 
 impl SsdSpec<'_> {
@@ -33,6 +35,7 @@ impl SsdSpec<'_> {
         self.controller.validate()?;
         self.interface.validate()?;
         self.cache.validate()?;
+        self.mapping.validate()?;
         self.variation.validate()
     }
 }
@@ -232,5 +235,64 @@ impl CacheConfig {
         range("cache.mib", self.mib, 0.0, 1e6)?;
         range("cache.dram_mb_s", self.dram_mb_s, 0.0, 1e7)?;
         range("cache.dram_latency_ns", self.dram_latency_ns, 0.0, 1e6)
+    }
+}
+
+/// `[mapping]`: where the page-mapping table lives. By default all of it is
+/// in controller DRAM and translation costs nothing. `cmt_kib` > 0 caches
+/// only that much of it (MQSim's cached mapping table, as in DFTL): the
+/// table lives in translation pages on flash, a miss reads one before the
+/// request's page can go, and evicting a changed entry writes its
+/// translation page back (read, merge, program).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MappingConfig {
+    /// Capacity of the cached mapping table, KiB (0 = the whole table in
+    /// DRAM). MQSim's shipped config: 2048.
+    pub cmt_kib: f64,
+    /// Bytes per cached entry; 0 = MQSim's size: two physical addresses
+    /// and a sector bitmap, ⌈(2·log2(pages) + sectors per page) / 8⌉.
+    pub entry_bytes: u32,
+    /// Bytes per entry in a translation page; 0 = MQSim's size:
+    /// ⌈(log2(pages) + sectors per page) / 8⌉.
+    pub translation_entry_bytes: u32,
+    /// What a write-back does after its merge read.
+    pub writeback: Writeback,
+}
+
+/// `mapping.writeback`: the fate of a translation page written back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Writeback {
+    /// Programmed to flash (a new copy; the old one becomes garbage).
+    Program,
+    /// As MQSim (7ec40e3) does: its program is queued but the transaction
+    /// scheduler never serves that queue, and the page's content stays in
+    /// DRAM for good (later misses on it read no flash). For comparing
+    /// with MQSim only.
+    Unserved,
+}
+
+impl Default for MappingConfig {
+    fn default() -> Self {
+        MappingConfig {
+            cmt_kib: 0.0,
+            entry_bytes: 0,
+            translation_entry_bytes: 0,
+            writeback: Writeback::Program,
+        }
+    }
+}
+
+impl MappingConfig {
+    pub fn validate(&self) -> SimResult<()> {
+        range("mapping.cmt_kib", self.cmt_kib, 0.0, 1e8)?;
+        range("mapping.entry_bytes", self.entry_bytes as f64, 0.0, 65536.0)?;
+        range(
+            "mapping.translation_entry_bytes",
+            self.translation_entry_bytes as f64,
+            0.0,
+            65536.0,
+        )
     }
 }

@@ -142,17 +142,19 @@ impl Ssd {
             let Some(ppn) = self.resolve_read(id, &tx, now)? else {
                 continue;
             };
-            if tx.origin == Origin::User {
-                self.stats.user_reads += 1;
-                // Write-caused interference: a program/erase held the die
-                // after this read arrived.
-                if self.dies[die].pe_release > tx.enqueued {
-                    self.stats.interfered_reads += 1;
-                    self.stats.interference_wait_ns += now - tx.enqueued;
+            match tx.origin {
+                Origin::User => {
+                    self.stats.user_reads += 1;
+                    // Write-caused interference: a program/erase held the die
+                    // after this read arrived.
+                    if self.dies[die].pe_release > tx.enqueued {
+                        self.stats.interfered_reads += 1;
+                        self.stats.interference_wait_ns += now - tx.enqueued;
+                    }
+                    self.log(OpRecord::Sense { id: tx.seq, ppn });
                 }
-                self.log(OpRecord::Sense { id: tx.seq, ppn });
-            } else {
-                self.stats.gc_reads += 1;
+                Origin::Mapping => self.stats.mapping_reads += 1,
+                Origin::Gc | Origin::Reclaim => self.stats.gc_reads += 1,
             }
             self.stats.flash_reads += 1;
             busy += self.timing.read_ns(self.geo.page_in_block(ppn));
@@ -193,24 +195,30 @@ impl Ssd {
         let mut t_prog = 0;
         for &id in ids {
             let tx = *self.txs.get(id);
-            let ppn = if tx.origin == Origin::User {
+            let ppn = if tx.origin.foreground() {
                 self.note_program_started(tx.plane);
                 let pref = self.sched.alloc_pref(id, &tx);
                 let ppn = self.ftl.alloc_pref(tx.plane, pref).ok_or_else(|| {
                     SimError::Invalid("scheduler started a program with no free page".into())
                 })?;
                 let entry = self.inflight.entry(tx.lpn).or_default();
+                let user = tx.origin == Origin::User;
                 if entry.issued_seq > tx.seq {
                     self.ftl.program_stale(ppn, now);
                     self.stats.superseded_programs += 1;
                 } else {
                     entry.issued_seq = tx.seq;
-                    self.ftl.map_user_write(tx.lpn, ppn, now);
+                    if user {
+                        self.ftl.map_user_write(tx.lpn, ppn, now);
+                    } else {
+                        self.ftl.map_hidden_write(tx.lpn, ppn, now);
+                    }
                 }
-                self.log(OpRecord::Program {
-                    ppn,
-                    lpn: tx.lpn,
-                    seq: tx.seq,
+                let (lpn, seq) = (tx.lpn, tx.seq);
+                self.log(if user {
+                    OpRecord::Program { ppn, lpn, seq }
+                } else {
+                    OpRecord::HiddenProgram { ppn, lpn, seq }
                 });
                 ppn
             } else {
@@ -244,7 +252,7 @@ impl Ssd {
             // under its GC threshold.
             for &m in &kept {
                 let tx = *self.txs.get(m);
-                if tx.origin == Origin::User {
+                if tx.origin.foreground() {
                     self.maybe_start_gc(tx.plane, now);
                 }
             }
@@ -320,7 +328,8 @@ impl Ssd {
         }
         // The block was erased after translation: the data lives elsewhere now.
         self.stats.reads_relocated += 1;
-        if self.in_dram(tx.lpn) {
+        let user = tx.origin == Origin::User;
+        if user && self.in_dram(tx.lpn) {
             self.stats.dram_read_hits += 1;
             self.log(OpRecord::DramHit {
                 id: tx.seq,
@@ -331,7 +340,9 @@ impl Ssd {
         }
         match self.ftl.lookup(tx.lpn) {
             None => {
-                self.log(OpRecord::Unmapped { id: tx.seq });
+                if user {
+                    self.log(OpRecord::Unmapped { id: tx.seq });
+                }
                 self.complete(id, now)?;
                 Ok(None)
             }
@@ -411,6 +422,10 @@ impl Ssd {
                 });
                 self.req_page_done(tx.owner, now);
                 self.release_buffer(now);
+            }
+            (TxKind::Read, Origin::Mapping) => self.translation_read_done(tx.owner, now),
+            (TxKind::Program, Origin::Mapping) => {
+                self.translation_program_done(tx.owner, tx.lpn, tx.seq)
             }
             // GC moves (a reclaim is only ever an erase).
             (TxKind::Read, _) if tx.copyback => self.gc_move_done(tx.plane, now),

@@ -1,12 +1,13 @@
 //! Memory one SSD allocates, computed from its config before building it
 //! (the run's memory estimate, module `memory`): the FTL's tables and
-//! per-block state, the controller's per-die/plane/chip/channel state, and
-//! the DRAM cache's bookkeeping.
+//! per-block state, the controller's per-die/plane/chip/channel state, the
+//! DRAM cache's bookkeeping and the cached mapping table.
 
 use std::mem::size_of;
 
 use super::config::SsdSpec;
 use super::gc_job::GcJob;
+use super::mapping::MappingCache;
 use crate::flash::channel::Channel;
 use crate::flash::die::Die;
 use crate::flash::Geometry;
@@ -21,13 +22,21 @@ pub struct DeviceFootprint {
     pub controller: u64,
     /// DRAM cache bookkeeping (per cached page: map entry and LRU order).
     pub cache: u64,
+    /// Cached mapping table (`[mapping]`): its entries and the mapping of
+    /// the translation pages (built after preconditioning).
+    pub mapping_cache: u64,
 }
 
 impl DeviceFootprint {
     /// Peak bytes: preconditioning's buffer is freed before the run.
     pub fn peak(&self) -> u64 {
         let f = &self.ftl;
-        f.mapping + f.blocks + self.controller + self.cache + f.variation.max(f.precondition)
+        f.mapping
+            + f.blocks
+            + self.controller
+            + self.cache
+            + self.mapping_cache
+            + f.variation.max(f.precondition)
     }
 }
 
@@ -48,10 +57,12 @@ impl super::Ssd {
             + per_plane * geo.planes() as u64
             + per_channel * geo.channels as u64;
         let cache_pages = (spec.cache.mib * 1024.0 * 1024.0 / geo.page_size as f64) as u64;
+        let logical = Ftl::logical_pages_for(&geo, spec.ftl);
         DeviceFootprint {
             ftl: Ftl::footprint(&geo, spec.ftl, spec.variation.enabled),
             controller,
             cache: cache_pages * 64,
+            mapping_cache: MappingCache::footprint(spec.mapping, &geo, logical),
         }
     }
 }

@@ -32,6 +32,7 @@ impl Ssd {
             SimError::Invalid(format!("GC in plane {} ran out of free pages", tx.plane))
         })?;
         self.ftl.gc_move(tx.lpn, tx.ppn, dst, now);
+        self.mapping_changed(tx.lpn, now);
         self.log(OpRecord::GcCopy {
             from: tx.ppn,
             to: dst,

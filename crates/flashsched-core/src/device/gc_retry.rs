@@ -9,17 +9,18 @@
 //! only where user writes are stuck — so runs that never got stuck are
 //! unchanged.
 
-use super::tx::{Origin, Tx, TxKind};
+use super::tx::{Tx, TxKind};
 use super::Ssd;
 use crate::engine::Ns;
 use crate::ftl::Stream;
 
 impl Ssd {
-    /// A transaction was queued: count user programs per plane, and retry
+    /// A transaction was queued: count foreground programs (user pages and
+    /// mapping write-backs, both from the user stream) per plane, and retry
     /// GC if this one is stuck in a starved plane.
     #[inline]
     pub(super) fn note_queued(&mut self, tx: &Tx, now: Ns) {
-        if tx.kind == TxKind::Program && tx.origin == Origin::User {
+        if tx.kind == TxKind::Program && tx.origin.foreground() {
             self.queued_programs[tx.plane as usize] += 1;
             if self.ftl.is_starved(tx.plane) && !self.ftl.can_alloc(tx.plane, Stream::User) {
                 self.maybe_start_gc(tx.plane, now);
@@ -27,7 +28,7 @@ impl Ssd {
         }
     }
 
-    /// A user program of `plane` started.
+    /// A foreground program of `plane` started.
     #[inline]
     pub(super) fn note_program_started(&mut self, plane: u32) {
         self.queued_programs[plane as usize] -= 1;

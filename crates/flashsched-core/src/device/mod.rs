@@ -21,10 +21,12 @@ mod front;
 pub mod gc_gate;
 mod gc_job;
 mod gc_retry;
+mod mapping;
 pub mod parallel;
 pub mod sched;
 mod submit;
 mod suspend;
+mod translate;
 pub mod tx;
 
 use rustc_hash::FxHashMap;
@@ -131,6 +133,13 @@ pub struct DeviceStats {
     /// operations they carried: their ratio is pages per command.
     pub flash_commands: u64,
     pub command_ops: u64,
+    /// Cached mapping table (`[mapping]`): lookups by host page
+    /// transactions, those that found their entry in DRAM, flash reads of
+    /// translation pages, and write-backs evictions asked for.
+    pub cmt_queries: u64,
+    pub cmt_hits: u64,
+    pub mapping_reads: u64,
+    pub cmt_writebacks: u64,
 }
 
 /// Timing of P/E suspension (controller config).
@@ -194,6 +203,8 @@ pub struct Ssd {
     rr_die: u32,
     rr_plane: Vec<u32>,
     buffer: Option<WriteBuffer>,
+    /// The cached mapping table, if the table does not all fit in DRAM.
+    cmt: Option<mapping::MappingCache>,
     write_seq: u64,
     /// LPN of the last user page written (a prefetch hint only).
     last_write_lpn: u32,
@@ -235,6 +246,10 @@ impl Ssd {
         let geo = Geometry::new(cfg.geometry);
         let mut ftl = Ftl::new(geo, cfg.ftl, seed)?;
         let precondition = ftl.precondition(cfg.ftl.precondition_fill, seed);
+        let cmt = mapping::MappingCache::new(cfg.mapping, &geo, ftl.logical_pages);
+        if let Some(c) = &cmt {
+            ftl.add_hidden_pages(c.pages)?;
+        }
         let buffer_pages = (cfg.cache.mib * 1024.0 * 1024.0 / geo.page_size as f64) as u32;
         let timing = Timing::new(cfg.timing, geo.page_size);
         let xfer = timing.command + timing.xfer_page;
@@ -294,6 +309,7 @@ impl Ssd {
             rr_die: 0,
             rr_plane: vec![0; geo.dies() as usize],
             buffer: (buffer_pages > 0).then(|| WriteBuffer::new(buffer_pages, cfg.cache.policy)),
+            cmt,
             write_seq: 0,
             last_write_lpn: 0,
             copyback: cfg.ftl.copyback,
@@ -332,6 +348,11 @@ impl Ssd {
     /// Logical capacity in bytes.
     pub fn logical_bytes(&self) -> u64 {
         self.ftl.logical_pages as u64 * self.geo.page_size as u64
+    }
+
+    /// Entries of the cached mapping table (0: the whole table in DRAM).
+    pub fn cmt_capacity(&self) -> u64 {
+        self.cmt.as_ref().map_or(0, |c| c.capacity as u64)
     }
 
     /// Times a host scheduler read the per-chip GC flags.

@@ -241,7 +241,7 @@ impl Ssd {
             let tx = Tx::user_read(r, lpn, ppn, plane, die, epoch, read_id, now);
             conflict |= self.note_chip(tx.die);
             self.reqs[r as usize].remaining += 1;
-            self.enqueue(tx, now);
+            self.enqueue_mapped(tx, now);
         }
         if self.req_touched {
             self.stats.read_requests += 1;
@@ -272,7 +272,7 @@ impl Ssd {
             let tx = Tx::user_program(r, lpn, plane, die, seq, now);
             conflict |= self.note_chip(tx.die);
             self.reqs[r as usize].remaining += 1;
-            self.enqueue(tx, now);
+            self.enqueue_mapped(tx, now);
         }
         self.stats.write_requests += 1;
         self.stats.write_conflicts += conflict as u64;

@@ -21,6 +21,18 @@ pub enum Origin {
     /// The erase of a block TRIM emptied, outside any GC job (a serial
     /// array erases a whole old front-end this way).
     Reclaim,
+    /// A read or write-back of a translation page for the cached mapping
+    /// table (`[mapping]`); `owner` is the translation page.
+    Mapping,
+}
+
+impl Origin {
+    /// Work the host's requests wait on (their own pages and the mapping
+    /// entries they need), as opposed to GC and reclaim.
+    #[inline]
+    pub fn foreground(self) -> bool {
+        matches!(self, Origin::User | Origin::Mapping)
+    }
 }
 
 /// One page read/program or block erase on one die.
@@ -91,6 +103,24 @@ impl Tx {
             epoch: 0,
             seq,
             enqueued: now,
+        }
+    }
+
+    /// A read of translation page `tp`, stored as hidden `lpn` at `ppn`.
+    pub fn map_read(tp: u32, lpn: u32, ppn: u32, plane: u32, die: u32, epoch: u32, now: Ns) -> Tx {
+        Tx {
+            origin: Origin::Mapping,
+            owner: tp,
+            seq: 0,
+            ..Tx::user_read(tp, lpn, ppn, plane, die, epoch, 0, now)
+        }
+    }
+
+    /// Version `seq` of translation page `tp` (hidden `lpn`) written back.
+    pub fn map_program(tp: u32, lpn: u32, plane: u32, die: u32, seq: u64, now: Ns) -> Tx {
+        Tx {
+            origin: Origin::Mapping,
+            ..Tx::user_program(tp, lpn, plane, die, seq, now)
         }
     }
 

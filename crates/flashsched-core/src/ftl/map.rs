@@ -50,6 +50,13 @@ impl PageMap {
         self.raw.len()
     }
 
+    /// Add `n` unmapped entries at the end (room for exactly those: the
+    /// table is large, and a doubling would be counted nowhere).
+    pub fn grow(&mut self, n: usize) {
+        self.raw.reserve_exact(n);
+        self.raw.resize(self.raw.len() + n, 0);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.raw.is_empty()
     }

@@ -27,7 +27,7 @@ use speed::SpeedIndex;
 pub use speed::SpeedPref;
 
 use crate::engine::Ns;
-use crate::error::SimResult;
+use crate::error::{SimError, SimResult};
 use crate::flash::{Geometry, Ppn};
 use crate::rng::Rng;
 
@@ -79,6 +79,8 @@ pub struct FtlStats {
     /// Erases of blocks emptied by TRIM, outside GC (whole-device TRIM of a
     /// serial array's old front-end; also counted in `erases`).
     pub reclaim_erases: u64,
+    /// Programs of translation pages (cached mapping table write-backs).
+    pub mapping_programs: u64,
 }
 
 /// The page-mapped FTL of one device.
@@ -443,6 +445,39 @@ impl Ftl {
         self.stats.user_programs += 1;
     }
 
+    /// Make room in the mapping table for `n` hidden logical pages after the
+    /// host's (translation pages, `device/mapping.rs`) and store each on
+    /// flash, untimed, as the device would have before the trace began.
+    pub fn add_hidden_pages(&mut self, n: u32) -> SimResult<()> {
+        let base = self.l2p.len() as u32;
+        self.l2p.grow(n as usize);
+        for lpn in base..base + n {
+            let plane = self.static_plane(lpn);
+            let ppn = self.alloc(plane, Stream::User).ok_or_else(|| {
+                SimError::config(
+                    "mapping.cmt_kib",
+                    format!(
+                        "no room in plane {plane} for translation page {} after preconditioning \
+                         (lower ftl.precondition_fill or raise ftl.overprovisioning)",
+                        lpn - base
+                    ),
+                )
+            })?;
+            self.set_valid(lpn, ppn, 0);
+        }
+        Ok(())
+    }
+
+    /// A translation-page program of hidden `lpn` into freshly allocated
+    /// `ppn`: the old copy becomes invalid.
+    pub fn map_hidden_write(&mut self, lpn: u32, ppn: Ppn, now: Ns) {
+        if let Some(old) = self.lookup(lpn) {
+            self.invalidate(old, now);
+        }
+        self.set_valid(lpn, ppn, now);
+        self.stats.mapping_programs += 1;
+    }
+
     /// Record that a program landed in `ppn` but its data was already
     /// superseded (the page is written and immediately invalid).
     pub fn program_stale(&mut self, ppn: Ppn, now: Ns) {
@@ -514,9 +549,11 @@ impl Ftl {
         self.valid[block as usize] as u32
     }
 
-    /// Number of mapped logical pages.
+    /// Number of mapped host logical pages (translation pages, always
+    /// mapped, are not counted).
     pub fn mapped_pages(&self) -> u64 {
-        self.valid.iter().map(|&v| v as u64).sum()
+        let hidden = (self.l2p.len() - self.logical_pages as usize) as u64;
+        self.valid.iter().map(|&v| v as u64).sum::<u64>() - hidden
     }
 
     /// Write amplification: flash programs per user program.
@@ -524,7 +561,7 @@ impl Ftl {
         if self.stats.user_programs == 0 {
             1.0
         } else {
-            (self.stats.user_programs + self.stats.gc_programs) as f64
+            (self.stats.user_programs + self.stats.gc_programs + self.stats.mapping_programs) as f64
                 / self.stats.user_programs as f64
         }
     }

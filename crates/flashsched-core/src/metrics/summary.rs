@@ -39,6 +39,24 @@ pub struct GcSummary {
     pub erases: u64,
 }
 
+/// The cached mapping table (`[mapping]`; all zero when the whole table
+/// is in DRAM).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct MappingSummary {
+    /// Entries the cache holds.
+    pub cmt_entries: u64,
+    /// Lookups by host page transactions, and those found in DRAM.
+    pub queries: u64,
+    pub hits: u64,
+    pub hit_ratio: f64,
+    /// Flash reads of translation pages (misses and write-back merges).
+    pub flash_reads: u64,
+    /// Translation pages written back (evictions of changed entries), and
+    /// the programs of them that reached flash.
+    pub writebacks: u64,
+    pub flash_programs: u64,
+}
+
 /// How the device was preconditioned.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct PreconditionSummary {
@@ -92,8 +110,10 @@ pub struct FlashSummary {
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Summary {
     pub device: String,
-    pub host_scheduler: String,
-    pub device_scheduler: String,
+    /// Host I/O scheduler (`--host-sched`; config key `host.scheduler`).
+    pub host_sched: String,
+    /// Flash transaction scheduler (`--device-sched`; `controller.scheduler`).
+    pub device_sched: String,
     pub workload: String,
     pub seed: u64,
     pub requests: u64,
@@ -114,6 +134,7 @@ pub struct Summary {
     pub write_latency_us: LatencySummary,
     pub gc: GcSummary,
     pub flash: FlashSummary,
+    pub mapping: MappingSummary,
     pub precondition: PreconditionSummary,
     pub memory_bytes: u64,
     /// Trace input accounting (`None` for generated workloads).

@@ -4,6 +4,7 @@
 
 pub mod compose;
 mod feed;
+mod fio_words;
 pub mod postmark;
 pub mod profiles;
 pub mod replay;

@@ -8,8 +8,11 @@
 //! (`poisson` | `uniform`, open loop), `span` (footprint bytes, default the
 //! whole device), `offset` (start of the footprint), `n` (request count),
 //! `time` (duration, e.g. `10s`, `500ms`), `streams`, `align` (default 4k),
-//! `seed` (defaults to the run seed).
+//! `seed` (defaults to the run seed). `span` and `offset` may be a share of
+//! the device's logical capacity (`span=50%`). fio's words (`rw=randrw,
+//! rwmixread=70,iodepth=32,size=1g`) are accepted too (`fio_words`).
 
+use super::fio_words;
 use super::{IoRecord, Poll, Workload};
 use crate::engine::{Ns, MAX_ARRIVAL, NS_PER_MS, NS_PER_S, NS_PER_US};
 use crate::error::{SimError, SimResult};
@@ -50,6 +53,10 @@ pub struct SyntheticSpec {
     /// Footprint in bytes (0 = whole device).
     pub span: u64,
     pub offset: u64,
+    /// `span` and `offset` given as shares of the logical capacity (`50%`),
+    /// resolved when the workload is built for a device.
+    pub span_share: Option<f64>,
+    pub offset_share: Option<f64>,
     pub count: Option<u64>,
     pub duration: Option<Ns>,
     pub streams: u32,
@@ -118,6 +125,8 @@ impl SyntheticSpec {
             },
             span: 0,
             offset: 0,
+            span_share: None,
+            offset_share: None,
             count: None,
             duration: None,
             streams: 1,
@@ -129,11 +138,18 @@ impl SyntheticSpec {
         let mut qd = None;
         let mut poisson = true;
         let mut bs_text = None;
+        let mut pairs = Vec::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (k, v) = part
-                .split_once('=')
-                .ok_or_else(|| bad(part, "expected key=value".into()))?;
-            let (k, v) = (k.trim(), v.trim());
+            let (k, v) = match part.split_once('=') {
+                Some(kv) => kv,
+                // fio's flag, written bare as in a job file.
+                None if part == "time_based" => (part, ""),
+                None => return Err(bad(part, "expected key=value".into())),
+            };
+            pairs.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        for (k, v) in fio_words::to_native(pairs)? {
+            let (k, v) = (k.as_str(), v.as_str());
             match k {
                 "read" => {
                     let f: f64 = v.parse().map_err(|_| bad(k, format!("`{v}` is not a number")))?;
@@ -171,8 +187,15 @@ impl SyntheticSpec {
                         _ => return Err(bad(k, format!("`{v}` is not poisson or uniform"))),
                     }
                 }
-                "span" => spec.span = parse_bytes(k, v)?,
-                "offset" => spec.offset = parse_bytes(k, v)?,
+                "span" => match parse_share(k, v)? {
+                    Some(f) if f > 0.0 => spec.span_share = Some(f),
+                    Some(_) => return Err(bad(k, format!("`{v}` must be more than 0%"))),
+                    None => spec.span = parse_bytes(k, v)?,
+                },
+                "offset" => match parse_share(k, v)? {
+                    Some(f) => spec.offset_share = Some(f),
+                    None => spec.offset = parse_bytes(k, v)?,
+                },
                 "n" | "count" => {
                     spec.count = Some(v.parse().map_err(|_| bad(k, format!("`{v}` is not an integer")))?)
                 }
@@ -195,7 +218,9 @@ impl SyntheticSpec {
                 _ => {
                     return Err(bad(
                         k,
-                        "unknown key (known: read, bs, pattern, iops, qd, arrival, span, offset, n, time, streams, align, seed)"
+                        "unknown key (known: read, bs, pattern, iops, qd, arrival, span, offset, n, time, streams, align, seed; \
+                         fio's rw, rwmixread, rwmixwrite, iodepth, rate_iops, bsrange, blocksize, blockalign, size, io_size, \
+                         number_ios, runtime, time_based, numjobs)"
                             .into(),
                     ))
                 }
@@ -238,17 +263,26 @@ impl SyntheticSpec {
 
     /// Build the workload for a device of `capacity` bytes.
     pub fn build(&self, capacity: u64, run_seed: u64) -> SimResult<Box<dyn Workload>> {
-        let span = if self.span == 0 {
-            capacity.saturating_sub(self.offset)
+        let mut spec = self.clone();
+        // Shares of the capacity, rounded down to whole `align` units.
+        let share = |f: f64| (capacity as f64 * f) as u64 / self.align as u64 * self.align as u64;
+        if let Some(f) = self.offset_share {
+            spec.offset = share(f);
+        }
+        if let Some(f) = self.span_share {
+            spec.span = share(f).max(self.align as u64);
+        }
+        let span = if spec.span == 0 {
+            capacity.saturating_sub(spec.offset)
         } else {
-            self.span
+            spec.span
         };
-        if self.offset + span > capacity {
+        if spec.offset + span > capacity {
             return Err(bad(
                 "span",
                 format!(
                     "offset + span = {} exceeds the device's logical capacity {capacity}",
-                    self.offset + span
+                    spec.offset + span
                 ),
             ));
         }
@@ -259,7 +293,7 @@ impl SyntheticSpec {
             ));
         }
         Ok(Box::new(Synthetic {
-            spec: self.clone(),
+            spec,
             span,
             rng: Rng::derive(self.seed.unwrap_or(run_seed), 0x7379_6e74),
             next_t: 0,
@@ -276,6 +310,17 @@ impl SyntheticSpec {
                 .is_power_of_two()
                 .then(|| self.align.trailing_zeros()),
         }))
+    }
+}
+
+/// `50%` as 0.5 (a share of the device), `None` for anything else.
+fn parse_share(key: &str, v: &str) -> SimResult<Option<f64>> {
+    let Some(num) = v.strip_suffix('%') else {
+        return Ok(None);
+    };
+    match num.trim().parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(Some(p / 100.0)),
+        _ => Err(bad(key, format!("`{v}` is not a percentage in [0%, 100%]"))),
     }
 }
 
@@ -494,6 +539,58 @@ mod tests {
             let e = SyntheticSpec::parse(text).unwrap_err().to_string();
             assert!(e.contains(key), "{text}: {e}");
         }
+    }
+
+    /// `span` and `offset` as shares of the device, and fio's words, build
+    /// the same workload as the spec's own keys.
+    #[test]
+    fn shares_of_the_device_and_fio_words() {
+        let gib = 1u64 << 30;
+        let s = SyntheticSpec::parse("bs=4k,qd=1,n=2000,span=25%,offset=50%").unwrap();
+        let mut w = s.build(gib, 3).unwrap();
+        let mut out = Vec::new();
+        for t in 0..2000 {
+            w.poll(t, &mut out).unwrap();
+            let c = Completion {
+                arrival: t,
+                dispatch: t,
+                complete: t,
+                op: Op::Read,
+                offset: 0,
+                size: 4096,
+                stream: 0,
+            };
+            w.on_complete(&c, t);
+        }
+        assert_eq!(out.len(), 2000);
+        assert!(out
+            .iter()
+            .all(|r| r.offset >= gib / 2 && r.offset + 4096 <= gib / 2 + gib / 4));
+        // The footprint is used: some request lands in each quarter of it.
+        for q in 0..4 {
+            let lo = gib / 2 + q * gib / 16;
+            assert!(out
+                .iter()
+                .any(|r| r.offset >= lo && r.offset < lo + gib / 16));
+        }
+        for (text, key) in [
+            ("span=0%,n=1", "synthetic.span"),
+            ("offset=120%,n=1", "synthetic.offset"),
+        ] {
+            let e = SyntheticSpec::parse(text).unwrap_err().to_string();
+            assert!(e.contains(key), "{text}: {e}");
+        }
+        let fio = SyntheticSpec::parse("rw=randrw,rwmixread=70,iodepth=32,bs=4k,size=64m").unwrap();
+        let own =
+            SyntheticSpec::parse("read=0.7,pattern=random,qd=32,bs=4k,span=64m,n=16384").unwrap();
+        assert_eq!(
+            (fio.read_fraction, fio.random, fio.mode),
+            (own.read_fraction, own.random, own.mode)
+        );
+        assert_eq!(
+            (fio.span, fio.count, &fio.sizes),
+            (own.span, own.count, &own.sizes)
+        );
     }
 
     #[test]

@@ -22,7 +22,7 @@
 use std::collections::VecDeque;
 
 use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
-use crate::device::tx::{Origin, Tx, TxId, TxKind};
+use crate::device::tx::{Tx, TxId, TxKind};
 use crate::engine::Ns;
 use crate::flash::Geometry;
 use crate::ftl::SpeedPref;
@@ -254,7 +254,7 @@ impl BatchCore {
     pub fn push(&mut self, id: TxId, tx: &Tx) {
         self.pending += 1;
         // GC and reclaim work waits per die, outside the user batches.
-        if tx.origin != Origin::User {
+        if !tx.origin.foreground() {
             self.gc[tx.die as usize].push_back(id);
         } else {
             self.staged.push(id);
@@ -276,7 +276,7 @@ impl BatchCore {
             let mut j = i + 1;
             while j < staged.len() {
                 let t = ctx.txs.get(staged[j]);
-                if t.owner != first.owner || t.kind != first.kind {
+                if t.owner != first.owner || t.kind != first.kind || t.origin != first.origin {
                     break;
                 }
                 j += 1;

@@ -91,7 +91,9 @@ impl PickCtx<'_> {
     #[inline]
     fn has_space(&self, tx: &Tx) -> bool {
         match (tx.kind, tx.origin, tx.copyback) {
-            (TxKind::Program, Origin::User, _) => self.ftl.can_alloc(tx.plane, Stream::User),
+            (TxKind::Program, Origin::User | Origin::Mapping, _) => {
+                self.ftl.can_alloc(tx.plane, Stream::User)
+            }
             (TxKind::Program, Origin::Gc, _) | (TxKind::Read, Origin::Gc, true) => {
                 self.ftl.can_alloc(tx.plane, Stream::Gc)
             }
@@ -126,7 +128,7 @@ impl PickCtx<'_> {
 
     /// Page offset a program would get if it started now.
     fn next_offset(&self, t: &Tx) -> u32 {
-        let stream = if t.origin == Origin::User {
+        let stream = if t.origin.foreground() {
             Stream::User
         } else {
             Stream::Gc

@@ -36,22 +36,27 @@ use crate::registry::NoParams;
 /// The queues of one chip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Q {
-    UserRead = 0,
+    /// Translation-page reads (cached mapping table misses): served first.
+    MapRead = 0,
+    UserRead,
     GcRead,
     UserWrite,
     GcWrite,
     GcErase,
 }
 
-const QUEUES: usize = 5;
+const QUEUES: usize = 6;
 
 fn queue_of(t: &Tx) -> Q {
     match (t.kind, t.origin, t.copyback) {
         (TxKind::Read, Origin::User, _) => Q::UserRead,
+        (TxKind::Read, Origin::Mapping, _) => Q::MapRead,
         // A copyback move programs: it waits with the GC writes.
         (TxKind::Read, _, true) => Q::GcWrite,
         (TxKind::Read, _, false) => Q::GcRead,
-        (TxKind::Program, Origin::User, _) => Q::UserWrite,
+        // Translation write-backs wait with the user writes (MQSim queues
+        // them separately but its scheduler never serves that queue).
+        (TxKind::Program, Origin::User | Origin::Mapping, _) => Q::UserWrite,
         (TxKind::Program, _, _) => Q::GcWrite,
         (TxKind::Erase, _, _) => Q::GcErase,
     }
@@ -93,6 +98,15 @@ impl MqsimPriority {
         } else {
             (Q::UserWrite, Q::GcWrite)
         };
+        // Mapping data first, then urgent GC or user reads beside it.
+        if reads && has(Q::MapRead) {
+            let second = if urgent && has(gc) {
+                Some(gc)
+            } else {
+                has(user).then_some(user)
+            };
+            return Some((Q::MapRead, second));
+        }
         if urgent {
             if has(gc) {
                 return Some((gc, has(user).then_some(user)));

@@ -96,8 +96,10 @@ impl TxScheduler for SsdsimFcfs {
     fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
         let c = &mut self.chips[self.geo.chip_of_die(tx.die) as usize];
         match (tx.origin, tx.kind) {
-            (Origin::User, TxKind::Program) if self.reads_first => c.writes.push_back(id),
-            (Origin::User, _) => c.user.push_back(id),
+            (Origin::User | Origin::Mapping, TxKind::Program) if self.reads_first => {
+                c.writes.push_back(id)
+            }
+            (Origin::User | Origin::Mapping, _) => c.user.push_back(id),
             _ => c.gc.push_back(id),
         }
         self.pending += 1;

@@ -196,8 +196,31 @@ Skips: 0 forward (0 -   0.0%)
 ";
 
     #[test]
-    fn d_events() {
+    fn d_events_are_sorted_by_default() {
+        // The write on CPU 2 is 1064 ns earlier than the read listed before
+        // it: the default time order for blkparse (sort) puts it first.
         let mut r = reader(F, SAMPLE);
+        let recs: Vec<_> = r.by_ref().map(|x| x.unwrap()).collect();
+        let got: Vec<(u64, u32)> = recs.iter().map(|r| (r.time_ns, r.stream)).collect();
+        assert_eq!(
+            got,
+            [
+                (0, 4529),
+                (1064, 4528),
+                (19_000, 4529),
+                (1_266_874_889_708_658_509 - 31_000, 3646)
+            ]
+        );
+        assert_eq!((r.stats().clamped, r.skipped()), (0, 2));
+    }
+
+    #[test]
+    fn d_events() {
+        let clamp = super::super::TraceOptions {
+            skip_bad: false,
+            time_order: super::super::TimeOrder::Clamp,
+        };
+        let mut r = reader(F, SAMPLE).with_options(clamp);
         let recs: Vec<_> = r.by_ref().map(|x| x.unwrap()).collect();
         assert_eq!(
             recs,
@@ -209,7 +232,7 @@ Skips: 0 forward (0 -   0.0%)
                     op: Op::Read,
                     stream: 4528
                 },
-                // Slightly earlier (other CPU): saturates at 0.
+                // Slightly earlier (other CPU): clamped (saturates at 0).
                 IoRecord {
                     time_ns: 0,
                     offset: 100 * 512,

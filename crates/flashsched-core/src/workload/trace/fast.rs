@@ -250,8 +250,11 @@ pub(super) fn msr(line: &[u8]) -> Option<RawRecord> {
     let op = super::msr::op_of(c.csv_token()?)?;
     let offset = c.csv_u64()?;
     let size = c.csv_u64()?;
-    // The response time (or more fields) may follow: the full parser accepts
-    // any count >= 6 and ignores them.
+    // At most the response time may follow (ignored, as in the full parser,
+    // which rejects an eighth field).
+    if c.rest().contains(&b',') {
+        return None;
+    }
     Some(RawRecord {
         ts_ns: u128::from(ticks) * 100,
         offset,

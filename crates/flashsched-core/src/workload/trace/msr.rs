@@ -6,7 +6,8 @@
 //! - Offset and Size: bytes, kept exact (hm_0 has 512-byte requests).
 //! - Stream: the disk number. Host name and response time are not used.
 //!
-//! Some redistributions add a header row (`Timestamp,Hostname,...`): a line of
+//! A line has 6 or 7 fields (the response time is optional); more is an
+//! error. Some redistributions add a header row (`Timestamp,Hostname,...`): a line of
 //! at least 6 fields that all start with a letter is skipped.
 
 use super::{field_error, int_field, u32_field, Fields, Parsed, RawRecord};
@@ -16,7 +17,9 @@ const LAYOUT: &str = "filetime,host,disk,Read|Write,offset,size,response";
 
 pub(super) fn parse(line: &[u8]) -> Result<Parsed, String> {
     let f = Fields::commas(line);
-    if f.len() < 6 {
+    // More than 7 fields is not an MSR line (e.g. several records run
+    // together on one line, which CR-only line endings used to cause).
+    if !(6..=7).contains(&f.len()) {
         return Err(super::count_error(
             "6 or 7 comma-separated",
             LAYOUT,
@@ -117,7 +120,7 @@ mod tests {
     #[test]
     fn bad_fields() {
         let good = "1,h,0,Read,0,4096,1\n";
-        let cases: [(&str, &str); 7] = [
+        let cases: [(&str, &str); 8] = [
             (
                 "x1,h,0,Read,0,4096,1",
                 "field 1 (filetime): expected an integer (100 ns ticks), got \"x1\"",
@@ -136,6 +139,7 @@ mod tests {
                 "field 6 (size): expected a non-negative integer, got \"abc\"",
             ),
             ("1,h,0,Read", "expected 6 or 7 comma-separated fields"),
+            ("1,h,0,Read,0,4096,1,2", "expected 6 or 7 comma-separated fields (filetime,host,disk,Read|Write,offset,size,response), got 8"),
             ("1,h,0,Read,0,4096,1\0", "NUL"),
         ];
         for (bad, needle) in cases {

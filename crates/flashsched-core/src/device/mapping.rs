@@ -1,0 +1,514 @@
+//! The cached mapping table (MQSim's CMT; DFTL's demand-based page mapping):
+//! which logical pages' mapping entries controller DRAM holds, in LRU order,
+//! and what each translation page is waiting for. Bookkeeping only: the
+//! device turns its answers into flash reads and programs of translation
+//! pages (`translate.rs`).
+//!
+//! Translation page `t` holds the entries of logical pages
+//! `t·per_tp .. (t+1)·per_tp` and is stored on flash as the hidden logical
+//! page `base + t` (past the host's logical space), so the FTL places,
+//! maps and garbage-collects it like any other page.
+
+use std::mem::size_of;
+
+use rustc_hash::FxHashMap;
+
+use super::config::MappingConfig;
+use super::tx::Tx;
+use crate::flash::Geometry;
+use crate::ftl::footprint::grown_vec;
+
+const NIL: u32 = u32::MAX;
+/// `Slot::dirty_gen` of an entry that matches flash.
+const CLEAN: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    lpn: u32,
+    /// Neighbours in LRU order (towards `head`, the most recent; `tail`).
+    prev: u32,
+    next: u32,
+    /// The entry changed since its translation page was last written back
+    /// iff this equals that page's write-back generation.
+    dirty_gen: u32,
+    /// Reserved: the entry arrives with a read of its translation page.
+    waiting: bool,
+}
+
+/// What one translation page has in flight (absent when nothing).
+#[derive(Debug, Default)]
+struct TpState {
+    /// A read of it is in flight.
+    reading: bool,
+    /// Logical pages whose reserved entries arrive with that read.
+    waiting: Vec<u32>,
+    /// Page transactions that wait for that read.
+    parked: Vec<Tx>,
+    /// Write-backs whose program waits for that read (to merge).
+    writebacks: u32,
+    /// Write-backs being programmed: the page's content is in DRAM, so a
+    /// miss on it needs no flash read (as MQSim's departing entries).
+    departing: u32,
+}
+
+impl TpState {
+    fn idle(&self) -> bool {
+        !self.reading && self.departing == 0 && self.writebacks == 0
+    }
+}
+
+/// Outcome of looking up a logical page's mapping entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Query {
+    /// The entry is cached.
+    Hit,
+    /// Not cached, but its translation page is in DRAM (being written
+    /// back): the entry is cached now, no flash read.
+    Departing,
+    /// A read of its translation page is already in flight: wait for it.
+    Wait,
+    /// Its translation page must be read from flash (the caller issues it).
+    Fetch,
+}
+
+/// The cached mapping table of one device.
+#[derive(Debug)]
+pub struct MappingCache {
+    /// Entries per translation page.
+    pub per_tp: u32,
+    /// Hidden logical page of translation page 0.
+    pub base: u32,
+    /// Translation pages of the whole table.
+    pub pages: u32,
+    /// Entries the cache holds.
+    pub capacity: u32,
+    slots: Vec<Slot>,
+    index: FxHashMap<u32, u32>,
+    head: u32,
+    tail: u32,
+    free: Vec<u32>,
+    /// Write-back generation per translation page.
+    gen: Vec<u32>,
+    tps: FxHashMap<u32, TpState>,
+    /// Translation pages an eviction asked to write back (the device drains).
+    pub evicted: Vec<u32>,
+    /// Write-backs are programmed (else left unserved, as MQSim).
+    pub programs: bool,
+}
+
+/// ⌈log2(n)⌉ as MQSim computes its address widths (real log, then the
+/// byte count rounded up by the caller).
+fn log2(n: u64) -> f64 {
+    (n.max(2) as f64).log2()
+}
+
+impl MappingCache {
+    /// The cache `cfg` asks for over `geo` with `logical` host pages, or
+    /// `None` when the whole table stays in DRAM.
+    pub fn new(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> Option<MappingCache> {
+        let (per_tp, capacity, pages) = Self::sizes(cfg, geo, logical)?;
+        Some(MappingCache {
+            per_tp,
+            base: logical,
+            pages,
+            capacity,
+            slots: Vec::new(),
+            index: FxHashMap::default(),
+            head: NIL,
+            tail: NIL,
+            free: Vec::new(),
+            gen: vec![0; pages as usize],
+            tps: FxHashMap::default(),
+            evicted: Vec::new(),
+            programs: cfg.writeback == super::config::Writeback::Program,
+        })
+    }
+
+    /// (entries per translation page, entries cached, translation pages)
+    /// of the cache `cfg` asks for, or `None` when the whole table stays in
+    /// DRAM.
+    fn sizes(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> Option<(u32, u32, u32)> {
+        if cfg.cmt_kib <= 0.0 {
+            return None;
+        }
+        // MQSim's sizes: a cached entry holds two physical addresses and a
+        // sector bitmap; a translation-page entry one address and the bitmap.
+        let sectors = (geo.page_size / 512).max(1) as f64;
+        let bits = log2(geo.pages());
+        let entry = match cfg.entry_bytes {
+            0 => ((2.0 * bits + sectors) / 8.0).ceil() as u32,
+            n => n,
+        };
+        let tp_entry = match cfg.translation_entry_bytes {
+            0 => ((bits + sectors) / 8.0).ceil() as u32,
+            n => n,
+        };
+        let per_tp = (geo.page_size / tp_entry.max(1)).max(1);
+        let capacity = ((cfg.cmt_kib * 1024.0 / entry.max(1) as f64).floor() as u64)
+            .clamp(1, u32::MAX as u64 - 1) as u32;
+        Some((per_tp, capacity, logical.div_ceil(per_tp)))
+    }
+
+    /// Bytes the cache `cfg` asks for allocates once full, computed without
+    /// building it (the run's memory estimate, `footprint.rs`): a slot and
+    /// an index entry per entry it can hold (at most one per host page), a
+    /// write-back generation per translation page, and the FTL's mapping
+    /// entries of the hidden translation pages. 0 without a cache.
+    pub fn footprint(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> u64 {
+        let Some((_, capacity, pages)) = Self::sizes(cfg, geo, logical) else {
+            return 0;
+        };
+        let entries = capacity.min(logical) as u64;
+        // A hash table of (u32, u32) keeps a control byte per bucket and
+        // grows its buckets to a power of two at 7/8 load.
+        let buckets = (entries * 8 / 7 + 1).next_power_of_two();
+        grown_vec(entries, size_of::<Slot>() as u64) + buckets * 9 + 8 * pages as u64
+    }
+
+    /// Translation page holding `lpn`'s entry.
+    #[inline]
+    pub fn tp_of(&self, lpn: u32) -> u32 {
+        lpn / self.per_tp
+    }
+
+    /// Whether `lpn` is a translation page (hidden), not host data.
+    #[inline]
+    pub fn is_translation(&self, lpn: u32) -> bool {
+        lpn >= self.base
+    }
+
+    /// Entries cached or reserved.
+    #[cfg(test)]
+    #[allow(clippy::len_without_is_empty)]
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Look up `lpn`'s entry (a hit makes it the most recent).
+    pub fn query(&mut self, lpn: u32) -> Query {
+        if let Some(&s) = self.index.get(&lpn) {
+            if self.slots[s as usize].waiting {
+                return Query::Wait;
+            }
+            self.touch(s);
+            return Query::Hit;
+        }
+        let tp = self.tp_of(lpn);
+        let (reading, departing) = self
+            .tps
+            .get(&tp)
+            .map_or((false, false), |st| (st.reading, st.departing > 0));
+        if departing && !reading {
+            self.insert(lpn, false);
+            return Query::Departing;
+        }
+        self.insert(lpn, true);
+        let st = self.tps.entry(tp).or_default();
+        st.waiting.push(lpn);
+        if reading {
+            return Query::Wait;
+        }
+        st.reading = true;
+        Query::Fetch
+    }
+
+    /// `tx` waits for the read of translation page `tp` (in flight).
+    pub fn park(&mut self, tp: u32, tx: Tx) {
+        self.tps.entry(tp).or_default().parked.push(tx);
+    }
+
+    /// `lpn`'s mapping changed (a write or a GC move): its entry is cached
+    /// and dirty (one is made without a flash read if absent, as MQSim does
+    /// for GC: the new location is known).
+    pub fn update(&mut self, lpn: u32) {
+        let s = match self.index.get(&lpn) {
+            Some(&s) => {
+                self.touch(s);
+                s
+            }
+            None => self.insert(lpn, false),
+        };
+        let g = self.gen[self.tp_of(lpn) as usize];
+        self.slots[s as usize].dirty_gen = g;
+    }
+
+    /// Whether `lpn`'s entry is cached and changed since its last write-back.
+    #[cfg(test)]
+    pub fn is_dirty(&self, lpn: u32) -> bool {
+        self.index.get(&lpn).is_some_and(|&s| {
+            self.slots[s as usize].dirty_gen == self.gen[self.tp_of(lpn) as usize]
+        })
+    }
+
+    /// Start writing back translation page `tp` (an eviction asked):
+    /// `true` if the caller must issue its merge read, `false` if a read of
+    /// it is already in flight (the program waits for that one).
+    pub fn begin_writeback(&mut self, tp: u32) -> bool {
+        let st = self.tps.entry(tp).or_default();
+        st.writebacks += 1;
+        !std::mem::replace(&mut st.reading, true)
+    }
+
+    /// The read of translation page `tp` finished: its reserved entries are
+    /// cached now. Returns the transactions that waited for it and the
+    /// number of write-back programs to issue.
+    pub fn read_done(&mut self, tp: u32) -> (Vec<Tx>, u32) {
+        let Some(mut st) = self.tps.remove(&tp) else {
+            return (Vec::new(), 0);
+        };
+        for &lpn in &st.waiting {
+            if let Some(&s) = self.index.get(&lpn) {
+                self.slots[s as usize].waiting = false;
+            }
+        }
+        let parked = std::mem::take(&mut st.parked);
+        let mut programs = st.writebacks;
+        if !self.programs && programs > 0 {
+            // Never programmed: the content stays in DRAM for good.
+            st.departing = u32::MAX / 2;
+            programs = 0;
+        }
+        st.reading = false;
+        st.waiting.clear();
+        st.writebacks = 0;
+        st.departing = st.departing.saturating_add(programs);
+        if !st.idle() {
+            self.tps.insert(tp, st);
+        }
+        (parked, programs)
+    }
+
+    /// A write-back program of translation page `tp` finished.
+    pub fn program_done(&mut self, tp: u32) {
+        if let Some(st) = self.tps.get_mut(&tp) {
+            st.departing = st.departing.saturating_sub(1);
+            if st.idle() && st.parked.is_empty() {
+                self.tps.remove(&tp);
+            }
+        }
+    }
+
+    /// Cache `lpn`'s entry (reserved if `waiting`), evicting the least
+    /// recent settled entry when full. Returns its slot.
+    fn insert(&mut self, lpn: u32, waiting: bool) -> u32 {
+        while self.index.len() >= self.capacity as usize && self.evict_one() {}
+        let slot = Slot {
+            lpn,
+            prev: NIL,
+            next: NIL,
+            dirty_gen: CLEAN,
+            waiting,
+        };
+        let s = match self.free.pop() {
+            Some(s) => {
+                self.slots[s as usize] = slot;
+                s
+            }
+            None => {
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.index.insert(lpn, s);
+        self.push_front(s);
+        s
+    }
+
+    /// Drop the least recent entry that is not waiting for a read (if every
+    /// entry waits, the cache runs over capacity until one arrives). A
+    /// dirty one asks for its translation page to be written back, which
+    /// cleans every entry of that page.
+    fn evict_one(&mut self) -> bool {
+        let mut s = self.tail;
+        while s != NIL && self.slots[s as usize].waiting {
+            s = self.slots[s as usize].prev;
+        }
+        if s == NIL {
+            return false;
+        }
+        self.unlink(s);
+        let slot = self.slots[s as usize];
+        self.index.remove(&slot.lpn);
+        self.free.push(s);
+        let tp = self.tp_of(slot.lpn) as usize;
+        if slot.dirty_gen == self.gen[tp] {
+            self.gen[tp] = match self.gen[tp].wrapping_add(1) {
+                CLEAN => 0,
+                g => g,
+            };
+            self.evicted.push(tp as u32);
+        }
+        true
+    }
+
+    fn touch(&mut self, s: u32) {
+        if self.head != s {
+            self.unlink(s);
+            self.push_front(s);
+        }
+    }
+
+    fn unlink(&mut self, s: u32) {
+        let Slot { prev, next, .. } = self.slots[s as usize];
+        match prev {
+            NIL => self.head = next,
+            p => self.slots[p as usize].next = next,
+        }
+        match next {
+            NIL => self.tail = prev,
+            n => self.slots[n as usize].prev = prev,
+        }
+    }
+
+    fn push_front(&mut self, s: u32) {
+        let old = self.head;
+        {
+            let slot = &mut self.slots[s as usize];
+            slot.prev = NIL;
+            slot.next = old;
+        }
+        match old {
+            NIL => self.tail = s,
+            o => self.slots[o as usize].prev = s,
+        }
+        self.head = s;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flash::GeometryConfig;
+
+    /// 8 KiB pages, 2^16 physical pages: (2·16 + 16)/8 = 6-byte cached
+    /// entries, (16 + 16)/8 = 4-byte translation entries, 2048 per
+    /// translation page.
+    fn cfg_geo() -> GeometryConfig {
+        GeometryConfig {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: 256,
+            pages_per_block: 256,
+            page_size: 8192,
+        }
+    }
+
+    fn cache(kib: f64) -> MappingCache {
+        let geo = Geometry::new(&cfg_geo());
+        let cfg = MappingConfig {
+            cmt_kib: kib,
+            ..MappingConfig::default()
+        };
+        MappingCache::new(&cfg, &geo, 60_000).expect("cache")
+    }
+
+    #[test]
+    fn sizes_follow_mqsims_formulas() {
+        let c = cache(6.0 / 1024.0 * 3.0); // room for 3 entries of 6 bytes
+        assert_eq!(c.per_tp, 2048);
+        assert_eq!(c.capacity, 3);
+        assert_eq!(c.pages, 30); // ⌈60000 / 2048⌉
+        assert_eq!(c.base, 60_000);
+        let geo = Geometry::new(&GeometryConfig {
+            page_size: 4096,
+            ..cfg_geo()
+        });
+        assert!(MappingCache::new(&MappingConfig::default(), &geo, 10).is_none());
+    }
+
+    #[test]
+    fn misses_share_one_read_per_translation_page() {
+        let mut c = cache(1.0);
+        assert_eq!(c.query(5), Query::Fetch);
+        // Same translation page, read in flight: wait, no second read.
+        assert_eq!(c.query(6), Query::Wait);
+        assert_eq!(c.query(5), Query::Wait);
+        // Another translation page: its own read.
+        assert_eq!(c.query(2048), Query::Fetch);
+        let (parked, programs) = c.read_done(0);
+        assert!(parked.is_empty());
+        assert_eq!(programs, 0);
+        assert_eq!(c.query(5), Query::Hit);
+        assert_eq!(c.query(6), Query::Hit);
+        assert_eq!(c.query(2048), Query::Wait);
+    }
+
+    #[test]
+    fn lru_eviction_writes_back_dirty_pages_only() {
+        let mut c = cache(6.0 / 1024.0 * 3.0);
+        for lpn in [0, 2048, 4096] {
+            assert_eq!(c.query(lpn), Query::Fetch);
+            c.read_done(c.tp_of(lpn));
+        }
+        c.update(2048); // dirty, and now the most recent
+        assert_eq!(c.query(0), Query::Hit); // order now (old→new): 4096, 2048, 0
+        assert_eq!(c.query(6144), Query::Fetch); // evicts clean 4096
+        assert!(c.evicted.is_empty());
+        c.read_done(3);
+        assert_eq!(c.query(8192), Query::Fetch); // evicts dirty 2048
+        assert_eq!(c.evicted, vec![1]);
+        assert!(!c.is_dirty(2048));
+        // The write-back reads page 1 to merge, then programs it.
+        assert!(c.begin_writeback(1));
+        // A miss on page 1 meanwhile joins that read.
+        assert_eq!(c.query(2049), Query::Wait);
+        let (parked, programs) = c.read_done(1);
+        assert!(parked.is_empty());
+        assert_eq!(programs, 1);
+        // While the program runs, page 1 is in DRAM: a miss costs no read.
+        c.evicted.clear();
+        assert_eq!(c.query(2050), Query::Departing);
+        c.program_done(1);
+        assert_eq!(c.query(2051), Query::Fetch);
+    }
+
+    #[test]
+    fn writeback_cleans_every_entry_of_its_page() {
+        let mut c = cache(6.0 / 1024.0 * 3.0);
+        c.update(10);
+        c.update(11);
+        assert!(c.is_dirty(10) && c.is_dirty(11));
+        c.update(4096);
+        c.update(4097); // evicts 10 (dirty): page 0 written back
+        assert_eq!(c.evicted, vec![0]);
+        assert!(!c.is_dirty(11), "the write-back carries 11's change too");
+        assert!(c.is_dirty(4096));
+    }
+
+    #[test]
+    fn unserved_writebacks_pin_their_page_in_dram() {
+        let mut c = cache(6.0 / 1024.0 * 3.0);
+        c.programs = false;
+        c.update(10);
+        for lpn in [4096, 6144, 8192] {
+            c.update(lpn);
+        }
+        assert_eq!(c.evicted, vec![0]);
+        assert!(c.begin_writeback(0));
+        let (_, programs) = c.read_done(0);
+        assert_eq!(programs, 0);
+        c.program_done(0);
+        // Page 0 never leaves DRAM: misses on it read nothing.
+        assert_eq!(c.query(11), Query::Departing);
+        assert_eq!(c.query(12), Query::Departing);
+    }
+
+    #[test]
+    fn waiting_entries_are_not_evicted() {
+        let mut c = cache(6.0 / 1024.0 * 2.0);
+        assert_eq!(c.query(0), Query::Fetch);
+        assert_eq!(c.query(2048), Query::Fetch);
+        // Both reserved: the cache runs over capacity rather than drop one.
+        assert_eq!(c.query(4096), Query::Fetch);
+        assert_eq!(c.len(), 3);
+        c.read_done(0);
+        c.read_done(1);
+        c.read_done(2);
+        // Back under capacity: the two oldest settled entries go.
+        assert_eq!(c.query(6144), Query::Fetch);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c.query(0), Query::Fetch);
+    }
+}

@@ -1,0 +1,159 @@
+"""The command line's arguments: every option documented with its default,
+bad values a one-line usage error (exit 2, no traceback), old spellings
+accepted with a deprecation note, a closed pipe not a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flashsched import cli
+
+SMALL = ["--synthetic", "read=0.5,bs=4k,iops=2000,n=200", "--device", "ssdsim-default"]
+
+
+def _parsers(p: argparse.ArgumentParser, path: str = "flashsched") -> Iterator[tuple[str, Any]]:
+    yield path, p
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers(sub, f"{path} {name}")
+
+
+def test_every_option_of_every_command_has_help() -> None:
+    parsers = list(_parsers(cli.build_parser()))
+    assert len(parsers) >= 12  # the top level and every sub-command
+    missing = [
+        f"{path}: {'/'.join(a.option_strings) or a.dest}"
+        for path, p in parsers
+        for a in p._actions  # type: ignore[attr-defined]
+        if not isinstance(a, argparse._SubParsersAction) and not a.help
+    ]
+    assert missing == []
+
+
+def test_help_shows_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, shown in (
+        (["run", "--help"], ["(default: 42)", "(default: auto)", "(default: clamp)"]),
+        (["compare", "--help"], ["(default: noop)", "(default: results/compare)"]),
+        (["array-compare", "--help"], ["(default: 10gbe)", "(default: 100.0)"]),
+        (["bench", "--help"], ["(default: 1000000)"]),
+    ):
+        with pytest.raises(SystemExit) as e:
+            cli.main(argv)
+        assert e.value.code == 0
+        out = capsys.readouterr().out
+        for s in shown:
+            assert s in " ".join(out.split()), (argv, s)
+        assert "(default: None)" not in out and "(default: False)" not in out
+        assert "deprecated" not in out  # old spellings are hidden
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", *SMALL, "--seed", "-1"], "--seed: -1 is outside [0, 2^64-1]"),
+        (["run", *SMALL, "--seed", "1e23"], "--seed: expected a whole number, got '1e23'"),
+        (["run", *SMALL, "--seed", str(2**64)], "is outside [0, 2^64-1]"),
+        (["run", *SMALL, "--limit", "-3"], "--limit: expected a number of requests ≥ 1"),
+        (["run", *SMALL, "--limit", "0"], "a run with no records is an error"),
+        (["run", *SMALL, "--intensity", "0"], "--intensity: expected a finite number > 0"),
+        (["run", *SMALL, "--intensity", "nan"], "--intensity: expected a finite number > 0"),
+        (["run", *SMALL, "--queue-depth", "x"], "--queue-depth: expected a whole number"),
+        (["run", *SMALL, "--bin-ms", "-5"], "--bin-ms: expected a finite number > 0"),
+        (["compare", "--synthetic", "n=10", "--workers", "0"], "--workers: expected a whole"),
+        (["array-compare", "--footprint", "1.5"], "--footprint: expected a fraction"),
+    ],
+)
+def test_bad_values_are_usage_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as e:
+        cli.main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err, err
+
+
+def test_out_must_not_be_an_existing_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "afile"
+    f.write_text("x")
+    for argv in (["run", *SMALL, "--out", str(f)], ["sweep", "spec.toml", "--out", str(f)]):
+        with pytest.raises(SystemExit) as e:
+            cli.main(argv)
+        assert e.value.code == 2
+        assert "exists and is not a directory" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["run", *SMALL, "--json", str(tmp_path)])
+    assert "is a directory" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["run", *SMALL, "--json", str(tmp_path / "no" / "such" / "x.json")])
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_errors_from_the_simulator_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["run", "--trace", "/no/such/trace.csv"]) == 2
+    assert cli.main(["reproduce", "no-such-paper"]) == 2
+    assert cli.main(["report", "/no/such/dir"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "choose from foundation, amphibian, aos, vios, serial-array" in err
+    assert err.count("flashsched: error:") == 3
+
+
+def test_old_spellings_work_with_a_note(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "s.json"
+    argv = ["run", *SMALL, "--host-scheduler", "deadline", "--device-scheduler", "piq"]
+    assert cli.main([*argv, "--json", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "--host-scheduler is deprecated; use --host-sched" in err
+    assert "--device-scheduler is deprecated; use --device-sched" in err
+    import json
+
+    s = json.loads(out.read_text())
+    assert (s["host_sched"], s["device_sched"]) == ("deadline", "piq")
+    # bench --device named a bench case: now --case
+    parser = cli.build_parser()
+    args = parser.parse_args(["bench", "--device", "gc-heavy", "--case", "ssdsim-default"])
+    assert args.case == ["gc-heavy", "ssdsim-default"]
+    assert "--device is deprecated; use --case" in capsys.readouterr().err
+    # the reproduction is serial-array; serial_array still finds it
+    from flashsched.reproduce import get
+
+    assert get("serial_array") is get("serial-array")
+
+
+def test_closed_pipe_is_not_a_traceback() -> None:
+    """`flashsched presets | head -1`: the reader goes away early."""
+    proc = subprocess.run(
+        f"{sys.executable} -m flashsched presets | head -1; "
+        f"{sys.executable} -m flashsched run --synthetic n=3000 --device ssdsim-default | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "BrokenPipe" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout.splitlines()[0].startswith("default")
+
+
+def test_cli_imports_no_heavy_modules_for_a_run() -> None:
+    """`flashsched run` printing a summary loads neither pandas, pyarrow nor
+    matplotlib (BENCHMARKS.md "Start-up")."""
+    code = (
+        "import sys\n"
+        "from flashsched import cli\n"
+        "rc = cli.main(['run', '--synthetic', 'n=200', '--device', 'ssdsim-default'])\n"
+        "heavy = [m for m in ('pandas', 'pyarrow', 'matplotlib', 'numpy', 'tqdm') "
+        "if m in sys.modules]\n"
+        "print('HEAVY', heavy, rc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "HEAVY [] 0" in proc.stdout, proc.stdout + proc.stderr

@@ -1,0 +1,162 @@
+"""Result objects: time-series bins of any width, the summary's check
+section, overrides as a mapping, short and HTML reprs, file permissions."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import flashsched
+import numpy as np
+import pandas as pd
+import pytest
+
+DEVICE = "ssdsim-default"
+
+
+def test_bins_of_one_second_match_the_core_series(small_result):
+    """The records-based bins at 1000 ms are the core's per-second series."""
+    core = small_result.timeseries
+    ours = small_result.series(1000)
+    for col in ("time_s", "ios", "reads", "writes", "bytes", "iops", "mib_s"):
+        np.testing.assert_array_equal(ours[col].to_numpy(), core[col].to_numpy(), err_msg=col)
+    np.testing.assert_allclose(ours["mean_latency_us"], core["mean_latency_us"])
+    np.testing.assert_allclose(ours["p99_latency_us"], core["p99_latency_us"])
+
+
+def test_bins_by_hand(fig5_trace, helpers):
+    """Four reads of the Fig. 5 device at t=0 complete at 200, 250, 300 and
+    350 µs (a 16 KiB read is four 50 µs page reads, then one page each).
+    100 µs bins: two completions in [200, 300) and two in [300, 400); 50 µs
+    bins: one in each of bins 4 to 7, none before."""
+    kw = dict(
+        trace=fig5_trace,
+        format="ascii-ns",
+        device="default",
+        overrides=helpers.FIG5_OVERRIDES,
+        queue_depth=1,
+    )
+    ts = flashsched.run(**kw, bin_ms=0.1).timeseries
+    assert list(ts["ios"]) == [0, 0, 2, 2]
+    np.testing.assert_allclose(ts["time_s"], [0, 1e-4, 2e-4, 3e-4])
+    assert ts["mean_latency_us"].isna().tolist() == [True, True, False, False]
+    np.testing.assert_allclose(ts["mean_latency_us"].iloc[2:], [225.0, 325.0])
+    np.testing.assert_allclose(ts["p99_latency_us"].iloc[2:], [250.0, 350.0])
+    assert list(ts["bytes"]) == [0, 0, 16384 + 4096, 2 * 4096]
+    assert ts["iops"].iloc[2] == pytest.approx(2 / 1e-4)
+    ts = flashsched.run(**kw, bin_ms=0.05).timeseries
+    assert list(ts["ios"]) == [0, 0, 0, 0, 1, 1, 1, 1]
+    np.testing.assert_allclose(ts["mean_latency_us"].iloc[4:], [200.0, 250.0, 300.0, 350.0])
+
+
+def test_bins_need_records():
+    res = flashsched.run(synthetic="n=50", device=DEVICE, keep_records=False)
+    with pytest.raises(flashsched.ArgumentValueError, match="records"):
+        res.series(10)
+    with pytest.raises(flashsched.ArgumentTypeError, match="bin_ms"):
+        flashsched.run(synthetic="n=50", device=DEVICE, bin_ms="10")
+
+
+def test_check_section_counts_what_the_checker_did():
+    off = flashsched.run(synthetic="read=0.5,bs=4k,iops=2000,n=500", device=DEVICE, seed=1)
+    assert off.summary["check"] == {"enabled": False}
+    on = flashsched.run(
+        synthetic="read=0.5,bs=4k,iops=2000,n=500", device=DEVICE, seed=1, check=True
+    )
+    c = on.summary["check"]
+    assert c["enabled"] is True
+    # every 4 KiB read of a 2 KiB-page device is two page reads, each verified
+    assert c["page_reads_verified"] == on.summary["flash"]["user_page_reads"]
+    assert c["page_reads_verified"] == 2 * on.summary["reads"]
+    assert c["audits"] >= 1  # the final audit at least
+    geometry = 2 * 2 * 2 * 2 * 2048 * 64  # ssdsim-default's pages
+    assert c["pages_audited"] == c["audits"] * geometry
+    assert c["records"] > c["page_reads_verified"]
+    # results do not depend on check mode
+    for k in ("requests", "latency_us", "gc", "waf"):
+        assert on.summary[k] == off.summary[k], k
+
+
+def test_array_check_section_sums_ssds():
+    res = flashsched.run_array(
+        layout="raid0", ssds=2, device=DEVICE, phases=["read=0.5,bs=8k,qd=4,n=200"], check=True
+    )
+    c = res.summary["check"]
+    assert c["enabled"] and c["page_reads_verified"] > 0
+    assert c["pages_audited"] == c["audits"] * 2 * 2 * 2 * 2 * 2048 * 64
+
+
+def test_overrides_as_a_mapping_equal_strings():
+    a = flashsched.run(
+        synthetic="n=300", device=DEVICE, overrides={"timing.read_us": 50, "ftl.copyback": True}
+    )
+    b = flashsched.run(
+        synthetic="n=300", device=DEVICE, overrides=["timing.read_us=50", "ftl.copyback=true"]
+    )
+    assert a.config_toml == b.config_toml
+    assert "read_us = 50.0" in a.config_toml
+    assert flashsched.load_config(DEVICE, {"timing.read_us": 50}) == flashsched.load_config(
+        DEVICE, "timing.read_us=50"
+    )
+
+
+def test_reprs_are_short(small_result):
+    r = repr(small_result)
+    assert r.startswith("<RunResult ssdsim-default noop/fifo: 4,000 requests")
+    assert "µs" in r and "MiB/s" in r and len(r) < 160 and "\n" not in r
+    page = small_result._repr_html_()
+    assert page.startswith("<table>") and "MiB/s" in page and "4,000" in page
+    arr = flashsched.run_array(layout="raid0", ssds=2, device=DEVICE, phases=["n=100"])
+    assert repr(arr).startswith("<ArrayResult raid0") and len(repr(arr)) < 160
+    assert "<table>" in arr._repr_html_()
+
+
+def test_outputs_are_world_readable(tmp_path):
+    """Files follow the umask as open() does (0644 under 022), including the
+    atomically written sweep files (temp files are created 0600)."""
+    old = os.umask(0o022)
+    try:
+        flashsched.sweep(
+            {"name": "perm", "base": {"device": DEVICE}, "workloads": {"w": {"synthetic": "n=50"}}},
+            out=tmp_path / "sw",
+            workers=1,
+        )
+        flashsched.run(synthetic="n=50", device=DEVICE).save(tmp_path / "run")
+        flashsched.report(tmp_path / "sw")
+    finally:
+        os.umask(old)
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(files) >= 6
+    for p in files:
+        assert stat.S_IMODE(p.stat().st_mode) == 0o644, p
+
+
+def test_sweep_table_dtypes_do_not_depend_on_which_runs_exist(tmp_path, helpers):
+    """Counts stay integers (nullable Int64) when some runs lack them (the
+    trace input section exists only for trace workloads), never floats;
+    booleans stay booleans."""
+    trace = tmp_path / "t.trace"
+    trace.write_text("0 0 0 32 1\n0 0 20000 8 1\n")
+    spec = {
+        "name": "dtypes",
+        "base": {"device": DEVICE},
+        "workloads": {
+            "syn": {"synthetic": "n=100"},
+            "tr": {"trace": str(trace), "format": "ascii-ns"},
+        },
+    }
+    df = flashsched.sweep(spec, out=tmp_path / "sw", workers=1)
+    back = pd.read_parquet(tmp_path / "sw" / "results.parquet")
+    for d in (df, back):
+        assert str(d["input.lines"].dtype) == "Int64"
+        assert d["input.lines"].isna().sum() == 1
+        assert d["requests"].dtype == np.int64
+        assert d["check.enabled"].dtype == bool
+        assert d["latency_us.mean"].dtype == np.float64
+    only_syn = flashsched.sweep(
+        {**spec, "workloads": {"syn": spec["workloads"]["syn"]}}, out=tmp_path / "sw2", workers=1
+    )
+    assert only_syn["requests"].dtype == np.int64
+    assert "input.lines" not in only_syn
+    assert json.loads((tmp_path / "sw" / "sweep.json").read_text())["name"] == "dtypes"
