@@ -59,6 +59,11 @@ pub enum SimError {
         source: std::io::Error,
     },
 
+    /// The run would need more memory than its limit (estimated before
+    /// anything is built, or per-request records growing during the run).
+    #[error("memory limit: {0}")]
+    MemoryLimit(String),
+
     /// The simulation reached a state it cannot leave (a modelling bug or an
     /// impossible configuration such as a device with no free space at all).
     #[error("simulation error: {0}")]

@@ -44,6 +44,7 @@ pub mod flash;
 pub mod ftl;
 pub mod host;
 pub mod io;
+pub mod memory;
 pub mod metrics;
 pub mod registry;
 pub mod rng;

@@ -11,6 +11,7 @@ use crate::engine::{self, Clock, EventQueue, Model, Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
 use crate::host::Host;
 use crate::io::Completion;
+use crate::memory::{fmt_bytes, Budget, Estimate, MemoryLimit};
 use crate::metrics::summary::{FlashSummary, MappingSummary, PreconditionSummary};
 use crate::metrics::{gc_detect, GcSummary, LatencySummary, Metrics, Summary};
 use crate::workload::{Feed, Workload};
@@ -48,6 +49,9 @@ pub struct RunOptions {
     /// of trusting them: nothing is skipped and results must not change (the
     /// hint property tests).
     pub verify_hints: bool,
+    /// The memory limit the run is estimated against before the device is
+    /// built (`memory`): an error instead of an allocation failure.
+    pub max_memory: MemoryLimit,
 }
 
 impl Default for RunOptions {
@@ -57,6 +61,7 @@ impl Default for RunOptions {
             keep_records: true,
             check: false,
             verify_hints: false,
+            max_memory: MemoryLimit::Available,
         }
     }
 }
@@ -84,6 +89,8 @@ pub struct Simulation {
     gc_seen: u64,
     /// Host-interface invariants, in check mode.
     ledger: Option<Box<RequestLedger>>,
+    /// What records and series may take (under a memory limit).
+    budget: Option<Budget>,
 }
 
 impl Simulation {
@@ -94,6 +101,11 @@ impl Simulation {
         opts: RunOptions,
     ) -> SimResult<Simulation> {
         let t0 = Instant::now();
+        let records = opts
+            .keep_records
+            .then(|| workload.expected_requests())
+            .flatten();
+        let budget = Estimate::new(&cfg, 1, opts.check, records).admit(opts.max_memory)?;
         let mut ssd = Ssd::new(cfg.ssd(), opts.seed)?;
         let mut host = Host::new(&cfg.host, ssd.geo.chips(), ssd.logical_bytes())?;
         if host.sched.detector().is_some() {
@@ -116,9 +128,13 @@ impl Simulation {
             host_turn: true,
             gc_seen: 0,
             ledger: None,
+            budget,
             cfg,
             opts,
         };
+        if let Some(b) = &sim.budget {
+            sim.metrics.set_budget(b.bytes);
+        }
         if check {
             sim.enable_check();
         }
@@ -391,6 +407,9 @@ impl Model for Simulation {
                 self.clock.q.push(t, Ev::HostTimer);
             }
         }
+        if let Some(over) = self.metrics.over_budget() {
+            return Err(over_budget(self.budget.as_ref(), over));
+        }
         Ok(())
     }
 
@@ -441,6 +460,21 @@ impl Model for Simulation {
         }
         Ok(())
     }
+}
+
+/// Per-request records outgrew the memory left by the device.
+#[cold]
+fn over_budget(budget: Option<&Budget>, (done, need): (u64, u64)) -> SimError {
+    let (left, limit, source) = budget.map_or((0, 0, ""), |b| (b.bytes, b.limit, b.source));
+    SimError::MemoryLimit(format!(
+        "after {done} requests, per-request records and time series would need {}, more \
+         than the {} the limit of {} ({source}) leaves beside the device; keep no \
+         per-request records (--no-records / keep_records=False) or raise the limit \
+         (--max-memory / max_memory=)",
+        fmt_bytes(need),
+        fmt_bytes(left),
+        fmt_bytes(limit),
+    ))
 }
 
 /// Device-scheduler metrics (AOS §IV-B, VIOS Table 1) for the flash summary.

@@ -5,13 +5,14 @@ use std::sync::{Arc, Mutex};
 
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 use flashsched_core::sim::Simulation as CoreSim;
+use flashsched_core::workload::replay::check_intensity;
 use flashsched_core::workload::trace::{TimeOrder, TraceOptions};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::column::{records_dict, timeseries_dict, Column, ColumnData};
 use crate::driven;
-use crate::errors::{guarded, poisoned, to_py, ConfigError, SimulationError};
+use crate::errors::{guarded, memory_limit, poisoned, to_py, ConfigError, SimulationError};
 
 /// The workload of the `trace`/`synthetic` arguments (exactly one given),
 /// as `Simulation` and `Replay` take them.
@@ -25,11 +26,7 @@ pub(crate) fn workload_spec(
     skip_bad: bool,
     time_order: &str,
 ) -> PyResult<WorkloadSpec> {
-    if !(intensity.is_finite() && intensity > 0.0) {
-        return Err(ConfigError::new_err(format!(
-            "intensity: {intensity} must be > 0"
-        )));
-    }
+    check_intensity(intensity).map_err(to_py)?;
     match (trace, synthetic) {
         (Some(path), None) => Ok(WorkloadSpec::Trace {
             path,
@@ -58,7 +55,7 @@ pub(crate) struct Simulation {
 impl Simulation {
     /// Build a simulation. Give exactly one of `trace` or `synthetic`.
     #[new]
-    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false, skip_bad=false, time_order="auto"))]
+    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false, skip_bad=false, time_order="auto", max_memory=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -74,7 +71,9 @@ impl Simulation {
         check: bool,
         skip_bad: bool,
         time_order: &str,
+        max_memory: Option<String>,
     ) -> PyResult<Self> {
+        let mem_limit = memory_limit(max_memory.as_deref())?;
         let workload = workload_spec(
             trace, synthetic, format, intensity, limit, skip_bad, time_order,
         )?;
@@ -85,10 +84,8 @@ impl Simulation {
             seed,
             keep_records,
         };
-        let mut sim = py.detach(|| guarded(|| run::build(&spec).map_err(to_py)))?;
-        if check {
-            sim.enable_check();
-        }
+        let sim =
+            py.detach(|| guarded(|| run::build_with(&spec, check, mem_limit).map_err(to_py)))?;
         Ok(Simulation {
             inner: Mutex::new(sim),
         })
@@ -131,7 +128,9 @@ impl Simulation {
         records_dict(py, &self.inner.lock().map_err(poisoned)?.metrics)
     }
 
-    /// Per-second series: {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
+    /// Per-second series over the seconds in which something completed
+    /// (idle seconds are absent; `second` says which second each row is):
+    /// {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
     fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         timeseries_dict(py, &self.inner.lock().map_err(poisoned)?.metrics)
     }

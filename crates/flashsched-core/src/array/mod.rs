@@ -33,7 +33,7 @@ use crate::engine::{self, Clock, EventQueue, Model, Ns};
 use crate::error::{SimError, SimResult};
 use crate::host::{Host, Slot};
 use crate::io::DeviceView;
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, SparseBins};
 use crate::workload::compose::Phases;
 use crate::workload::replay::Replay;
 use crate::workload::{Feed, Op, Workload};
@@ -41,7 +41,7 @@ pub use layout::{ArrayConfig, ArrayWorkload, Layout};
 use network::Link;
 use raid::{Extent, Raid0, Raid5};
 use serial::SerialLog;
-use series::ArraySeries;
+use series::{ArraySeries, SeriesTable};
 pub use summary::{ArrayStats, ArraySummary, LinkSummary, SerialSummary, SsdSummary};
 
 const NONE: u32 = u32::MAX;
@@ -238,7 +238,7 @@ impl Model for ArraySim {
 
     #[inline]
     fn before_instant(&mut self, t: Ns) {
-        if t / self.series.bin_ns > self.series.sampled() as u64 {
+        if t / self.series.bin_ns > self.series.sampled() {
             self.sample(t);
         }
     }
@@ -353,6 +353,13 @@ impl Model for ArraySim {
             if let Some(t) = self.host.arm_timer(now) {
                 self.clock.q.push(t, Ev::HostTimer);
             }
+        }
+        if let Some((done, need)) = self.metrics.over_budget() {
+            return Err(SimError::MemoryLimit(format!(
+                "after {done} array requests, per-request records would need {}, more than the \
+                 memory limit leaves beside the SSDs; keep no per-request records",
+                crate::memory::fmt_bytes(need)
+            )));
         }
         Ok(())
     }
@@ -482,10 +489,15 @@ impl ArraySim {
     }
 
     /// Bytes per bin on the network, (inbound, outbound), if a link.
-    pub fn wire_bytes(&self) -> Option<(&[f64], &[f64])> {
+    pub fn wire_bytes(&self) -> Option<(&SparseBins<f64>, &SparseBins<f64>)> {
         self.link
             .as_ref()
-            .map(|l| (l.wire_in.bytes.as_slice(), l.wire_out.bytes.as_slice()))
+            .map(|l| (&l.wire_in.bytes, &l.wire_out.bytes))
+    }
+
+    /// Every per-bin series over the bins in which anything happened.
+    pub fn series_table(&self) -> SeriesTable {
+        self.series.table(self.wire_bytes())
     }
 
     /// Run until finished.

@@ -11,6 +11,7 @@
 
 use crate::engine::{Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
+use crate::metrics::bins::SparseBins;
 
 /// Link parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,13 +76,14 @@ impl LinkConfig {
 }
 
 /// Per-bin byte counts of data actually on the wire in one direction
-/// (pro-rated over each transfer's data phase).
+/// (pro-rated over each transfer's data phase), for the bins a transfer
+/// touched.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct WireSeries {
     /// Bin width, ns.
     pub(crate) bin_ns: Ns,
-    /// Bytes on the wire per bin.
-    pub(crate) bytes: Vec<f64>,
+    /// Bytes on the wire per bin (only bins a transfer touched).
+    pub(crate) bytes: SparseBins<f64>,
 }
 
 impl WireSeries {
@@ -92,13 +94,10 @@ impl WireSeries {
         let rate = bytes as f64 / (end - start) as f64;
         let mut t = start;
         while t < end {
-            let bin = (t / self.bin_ns) as usize;
-            let bin_end = (bin as u64 + 1) * self.bin_ns;
+            let bin = t / self.bin_ns;
+            let bin_end = (bin + 1).saturating_mul(self.bin_ns);
             let seg_end = bin_end.min(end);
-            if bin >= self.bytes.len() {
-                self.bytes.resize(bin + 1, 0.0);
-            }
-            self.bytes[bin] += rate * (seg_end - t) as f64;
+            *self.bytes.at(bin) += rate * (seg_end - t) as f64;
             t = seg_end;
         }
     }
@@ -137,11 +136,11 @@ impl Link {
             outbound: Pipe::default(),
             wire_in: WireSeries {
                 bin_ns,
-                bytes: Vec::new(),
+                bytes: SparseBins::default(),
             },
             wire_out: WireSeries {
                 bin_ns,
-                bytes: Vec::new(),
+                bytes: SparseBins::default(),
             },
         }
     }
@@ -209,9 +208,10 @@ mod tests {
     fn wire_bytes_are_prorated_across_bins() {
         let mut l = Link::new(LinkConfig::parse("10gbe,overhead=0us").unwrap(), 1_000_000);
         l.send_in(500_000, 1_250_000); // 0.5 ms .. 1.5 ms
-        assert_eq!(l.wire_in.bytes.len(), 2);
-        assert!((l.wire_in.bytes[0] - 625_000.0).abs() < 1.0);
-        assert!((l.wire_in.bytes[1] - 625_000.0).abs() < 1.0);
+        assert_eq!(l.wire_in.bytes.bins(), &[0, 1]);
+        let b = l.wire_in.bytes.values();
+        assert!((b[0] - 625_000.0).abs() < 1.0);
+        assert!((b[1] - 625_000.0).abs() < 1.0);
         assert!(l.wire_out.bytes.is_empty());
     }
 }

@@ -39,6 +39,12 @@ pub struct FlashModel {
 }
 
 impl FlashModel {
+    /// Bytes a model of `geo` allocates.
+    pub fn footprint(geo: &Geometry) -> u64 {
+        geo.pages() * std::mem::size_of::<Page>() as u64
+            + geo.blocks() as u64 * std::mem::size_of::<Block>() as u64
+    }
+
     /// All pages erased (for hand-built record sequences).
     pub fn erased(geo: Geometry) -> FlashModel {
         let pages = geo.pages() as usize;

@@ -196,6 +196,7 @@ impl Ssd {
         for &id in ids {
             let tx = *self.txs.get(id);
             let ppn = if tx.origin.foreground() {
+                self.note_program_started(tx.plane);
                 let pref = self.sched.alloc_pref(id, &tx);
                 let ppn = self.ftl.alloc_pref(tx.plane, pref).ok_or_else(|| {
                     SimError::Invalid("scheduler started a program with no free page".into())

@@ -9,11 +9,14 @@
 //! page `base + t` (past the host's logical space), so the FTL places,
 //! maps and garbage-collects it like any other page.
 
+use std::mem::size_of;
+
 use rustc_hash::FxHashMap;
 
 use super::config::MappingConfig;
 use super::tx::Tx;
 use crate::flash::Geometry;
+use crate::ftl::footprint::grown_vec;
 
 const NIL: u32 = u32::MAX;
 /// `Slot::dirty_gen` of an entry that matches flash.
@@ -103,6 +106,28 @@ impl MappingCache {
     /// The cache `cfg` asks for over `geo` with `logical` host pages, or
     /// `None` when the whole table stays in DRAM.
     pub(crate) fn new(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> Option<MappingCache> {
+        let (per_tp, capacity, pages) = Self::sizes(cfg, geo, logical)?;
+        Some(MappingCache {
+            per_tp,
+            base: logical,
+            pages,
+            capacity,
+            slots: Vec::new(),
+            index: FxHashMap::default(),
+            head: NIL,
+            tail: NIL,
+            free: Vec::new(),
+            gen: vec![0; pages as usize],
+            tps: FxHashMap::default(),
+            evicted: Vec::new(),
+            programs: cfg.writeback == super::config::Writeback::Program,
+        })
+    }
+
+    /// (entries per translation page, entries cached, translation pages)
+    /// of the cache `cfg` asks for, or `None` when the whole table stays in
+    /// DRAM.
+    fn sizes(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> Option<(u32, u32, u32)> {
         if cfg.cmt_kib <= 0.0 {
             return None;
         }
@@ -121,22 +146,23 @@ impl MappingCache {
         let per_tp = (geo.page_size / tp_entry.max(1)).max(1);
         let capacity = ((cfg.cmt_kib * 1024.0 / entry.max(1) as f64).floor() as u64)
             .clamp(1, u32::MAX as u64 - 1) as u32;
-        let pages = logical.div_ceil(per_tp);
-        Some(MappingCache {
-            per_tp,
-            base: logical,
-            pages,
-            capacity,
-            slots: Vec::new(),
-            index: FxHashMap::default(),
-            head: NIL,
-            tail: NIL,
-            free: Vec::new(),
-            gen: vec![0; pages as usize],
-            tps: FxHashMap::default(),
-            evicted: Vec::new(),
-            programs: cfg.writeback == super::config::Writeback::Program,
-        })
+        Some((per_tp, capacity, logical.div_ceil(per_tp)))
+    }
+
+    /// Bytes the cache `cfg` asks for allocates once full, computed without
+    /// building it (the run's memory estimate, `footprint.rs`): a slot and
+    /// an index entry per entry it can hold (at most one per host page), a
+    /// write-back generation per translation page, and the FTL's mapping
+    /// entries of the hidden translation pages. 0 without a cache.
+    pub(crate) fn footprint(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> u64 {
+        let Some((_, capacity, pages)) = Self::sizes(cfg, geo, logical) else {
+            return 0;
+        };
+        let entries = capacity.min(logical) as u64;
+        // A hash table of (u32, u32) keeps a control byte per bucket and
+        // grows its buckets to a power of two at 7/8 load.
+        let buckets = (entries * 8 / 7 + 1).next_power_of_two();
+        grown_vec(entries, size_of::<Slot>() as u64) + buckets * 9 + 8 * pages as u64
     }
 
     /// Translation page holding `lpn`'s entry.

@@ -16,9 +16,11 @@ mod command;
 pub mod config;
 mod decide;
 mod exec;
+pub mod footprint;
 mod front;
 pub mod gc_gate;
 mod gc_job;
+mod gc_retry;
 mod mapping;
 pub mod parallel;
 pub mod sched;
@@ -258,6 +260,8 @@ pub struct Ssd {
     gc_window: u32,
     /// Requests that finished inside a call (DRAM hits, TRIM, buffered writes).
     done: Vec<u32>,
+    /// User programs queued, not started, per plane (`gc_retry.rs`).
+    queued_programs: Vec<u32>,
     par: Parallelism,
     /// Per-block program speeds (process variation), if enabled.
     variation: Option<Variation>,
@@ -359,6 +363,7 @@ impl Ssd {
             copyback: cfg.ftl.copyback,
             gc_window: cfg.ftl.gc_move_window,
             done: Vec::new(),
+            queued_programs: vec![0; geo.planes() as usize],
             stats: DeviceStats::default(),
             precondition,
             ftl,
@@ -455,6 +460,7 @@ impl Ssd {
             || !self.dirty.is_empty()
             || self.coordinates
             || self.front.has_planned()
+            || self.ftl.starved_retry_due()
     }
 
     /// Requests completed since the last call (host ids).

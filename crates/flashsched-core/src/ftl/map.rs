@@ -52,8 +52,10 @@ impl PageMap {
         self.raw.len()
     }
 
-    /// Add `n` unmapped entries at the end.
+    /// Add `n` unmapped entries at the end (room for exactly those: the
+    /// table is large, and a doubling would be counted nowhere).
     pub(crate) fn grow(&mut self, n: usize) {
+        self.raw.reserve_exact(n);
         self.raw.resize(self.raw.len() + n, 0);
     }
 

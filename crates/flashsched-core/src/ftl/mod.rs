@@ -10,6 +10,7 @@ pub mod allocation;
 mod audit;
 pub mod config;
 mod erase;
+pub mod footprint;
 pub mod gc;
 mod map;
 pub mod precondition;
@@ -138,6 +139,11 @@ pub struct Ftl {
     /// Some page was ever TRIMmed (until then `trimmed` is all zeros and
     /// writes need not touch it).
     any_trimmed: bool,
+    /// Planes where GC was due but found no victim (every full block fully
+    /// valid); `starved_retry`: a page of a full block there has since
+    /// become invalid, so a victim may exist now (`erase.rs`).
+    starved: Vec<u32>,
+    starved_retry: bool,
 }
 
 impl Ftl {
@@ -191,6 +197,8 @@ impl Ftl {
             speed: None,
             trimmed: vec![0; (logical as usize).div_ceil(64)],
             any_trimmed: false,
+            starved: Vec::new(),
+            starved_retry: false,
         })
     }
 
@@ -430,6 +438,9 @@ impl Ftl {
         self.p2l.set(ppn, NONE);
         self.valid[b] -= 1;
         self.mtime[b] = now;
+        if !self.starved.is_empty() {
+            self.note_reclaimable(b as u32);
+        }
     }
 
     #[inline]

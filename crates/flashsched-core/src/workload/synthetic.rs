@@ -14,7 +14,7 @@
 
 use super::fio_words;
 use super::{IoRecord, Poll, Workload};
-use crate::engine::{Ns, NS_PER_MS, NS_PER_S, NS_PER_US};
+use crate::engine::{Ns, MAX_ARRIVAL, NS_PER_MS, NS_PER_S, NS_PER_US};
 use crate::error::{SimError, SimResult};
 use crate::io::Completion;
 use crate::rng::Rng;
@@ -470,8 +470,19 @@ impl Workload for Synthetic {
                     out.push(r);
                     let mean = 1e9 / iops;
                     let gap = if poisson { self.rng.exp(mean) } else { mean };
-                    self.next_t += (gap.round() as Ns).max(1);
+                    // The cast saturates; the sum must not wrap.
+                    self.next_t = self.next_t.saturating_add((gap.round() as Ns).max(1));
                     self.draw_ahead();
+                }
+                if self.next_t > MAX_ARRIVAL && !self.finished(self.next_t) {
+                    return Err(SimError::config(
+                        "synthetic.iops",
+                        format!(
+                            "request #{} would arrive after {MAX_ARRIVAL} ns (about 548 \
+                             years), beyond the simulated time range: iops={iops:e} is too low",
+                            self.issued + 1
+                        ),
+                    ));
                 }
                 if self.finished(self.next_t) {
                     return Ok(Poll::Done);
