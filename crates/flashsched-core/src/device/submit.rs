@@ -128,6 +128,7 @@ impl Ssd {
                 self.done.push(host);
                 self.log(OpRecord::Complete { req: host });
             }
+            Some(Job::Written { r }) => self.page_written(r, now),
             None => {}
         }
     }
