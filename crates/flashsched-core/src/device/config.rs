@@ -209,7 +209,7 @@ impl InterfaceConfig {
 
 /// `cache.policy`: when written pages leave the DRAM data cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum CachePolicy {
     /// Every write is flushed to flash at once; the cache only absorbs
     /// bursts (a write buffer).
@@ -218,6 +218,11 @@ pub enum CachePolicy {
     /// written are flushed. A rewrite of a page still held replaces it in
     /// DRAM without a flash program (MQSim's write cache).
     Lru,
+    /// SSDsim's buffer: an LRU whose writes never wait for room. A write
+    /// that needs room flushes the least recently used pages at once and
+    /// completes when they are written (`controller.write_ack`); one that
+    /// needs none, after its DRAM write. Reads of held pages refresh them.
+    SsdsimLru,
 }
 
 /// `[cache]`: the controller's DRAM data cache for writes. Reads of pages
