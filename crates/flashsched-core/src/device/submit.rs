@@ -293,7 +293,9 @@ impl Ssd {
                 // chip, one channel after another).
                 let n = self.geo.dies();
                 let sum = |first: u32, len: u32| -> u32 {
-                    (first..first + len).map(|x| self.die_load[x as usize]).sum()
+                    (first..first + len)
+                        .map(|x| self.die_load[x as usize])
+                        .sum()
                 };
                 let key = |d: u32| match self.cmds.unit {
                     BusyUnit::Chip => {
