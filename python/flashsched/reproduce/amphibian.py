@@ -40,7 +40,7 @@ import pandas as pd
 
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
-from flashsched.reproduce.common import Compare, compare, per_trace_claims
+from flashsched.reproduce.common import SSDSIM_PLAIN, Compare, compare, per_trace_claims
 
 TRACES = ["Fin1", "Fin2", "Web1", "Web2", "Web3", "Proj_2", "Prxy_1", "Usr_1"]
 PROFILE_ARGS = "scale=10,burst=16"  # Table III × 10, bursty arrivals (see the module doc)
@@ -81,6 +81,7 @@ SWEEP_VARIANTS = ["noop", "pardispatcher", "amphibian"]  # Fig. 9's three scheme
 SCHEDULERS = ["noop", "deadline", "cfq", "pardispatcher", "amphibian"]
 FIG5_TRACE = "0 0 0 32 1\n0 0 20000 8 1\n0 0 40000 8 1\n0 0 60000 8 1\n"
 FIG5_DEVICE = [
+    *SSDSIM_PLAIN,
     "geometry.channels=1",
     "geometry.chips_per_channel=1",
     "geometry.dies_per_chip=1",

@@ -47,7 +47,7 @@ import pandas as pd
 
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
-from flashsched.reproduce.common import Compare, measure_compares
+from flashsched.reproduce.common import SSDSIM_PLAIN, Compare, measure_compares
 
 SCHEDULERS = ["fifo", "piq", "pe-suspend", "aos"]
 # The evaluation's workloads (examples/devsched_eval.rs): samples at 20x.
@@ -206,7 +206,7 @@ def _experiment(name: str, buffer_mib: int, wl: dict[str, Any]) -> dict[str, Any
         "name": name,
         "base": {
             "device": "ssdsim-default",
-            "set": ["ftl.precondition_fill=0.7", f"cache.mib={buffer_mib}"],
+            "set": [*SSDSIM_PLAIN, "ftl.precondition_fill=0.7", f"cache.mib={buffer_mib}"],
         },
         "workloads": wl,
         "grid": {DS: SCHEDULERS, "seed": [1]},
