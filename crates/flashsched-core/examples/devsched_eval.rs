@@ -125,7 +125,7 @@ fn aos(dir: &Path) {
     // programmed; AOS's architecture (Fig. 2) has a 2 MB write buffer.
     for (variant, buf) in [("nobuf", "0"), ("buf2m", "2")] {
         // `ssdsim-default` as the evaluation was measured on, before it
-        // carried SSDsim's controller model (reproduce/common.py,
+        // carried SSDsim's controller model (python/flashsched/legacy.py,
         // SSDSIM_PLAIN): dies on their own, GC interleaved, an eager buffer.
         let mut ov: Vec<String> = [
             "cache.policy=eager",

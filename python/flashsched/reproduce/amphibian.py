@@ -38,9 +38,10 @@ from typing import Any
 
 import pandas as pd
 
+from flashsched.legacy import SSDSIM_PLAIN
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
-from flashsched.reproduce.common import SSDSIM_PLAIN, Compare, compare, per_trace_claims
+from flashsched.reproduce.common import Compare, compare, per_trace_claims
 
 TRACES = ["Fin1", "Fin2", "Web1", "Web2", "Web3", "Proj_2", "Prxy_1", "Usr_1"]
 PROFILE_ARGS = "scale=10,burst=16"  # Table III × 10, bursty arrivals (see the module doc)

@@ -45,9 +45,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from flashsched.legacy import SSDSIM_PLAIN
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
-from flashsched.reproduce.common import SSDSIM_PLAIN, Compare, measure_compares
+from flashsched.reproduce.common import Compare, measure_compares
 
 SCHEDULERS = ["fifo", "piq", "pe-suspend", "aos"]
 # The evaluation's workloads (examples/devsched_eval.rs): samples at 20x.

@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
+from flashsched.legacy import SSDSIM_PLAIN
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
-from flashsched.reproduce.common import SSDSIM_PLAIN
 
 SERVICE_US = 100.0
 ONE_PLANE = [

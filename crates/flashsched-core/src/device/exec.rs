@@ -268,8 +268,11 @@ impl Ssd {
     /// flush's) is acknowledged when its data-in ends at `end`.
     #[inline]
     fn ack_at_data_in(&mut self, id: TxId, end: Ns) {
+        if !self.ack_data_in {
+            return;
+        }
         let tx = self.txs.get(id);
-        if self.ack_data_in && tx.origin == Origin::User {
+        if tx.origin == Origin::User {
             let r = tx.owner;
             self.front.plan(end, super::front::Job::Written { r });
         }
