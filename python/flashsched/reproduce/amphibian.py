@@ -38,6 +38,7 @@ from typing import Any
 
 import pandas as pd
 
+from flashsched.legacy import SSDSIM_PLAIN
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
 from flashsched.reproduce.common import Compare, compare, per_trace_claims
@@ -85,6 +86,7 @@ SWEEP_VARIANTS = ["noop", "pardispatcher", "amphibian"]  # Fig. 9's three scheme
 SCHEDULERS = ["noop", "deadline", "cfq", "pardispatcher", "amphibian"]
 FIG5_TRACE = "0 0 0 32 1\n0 0 20000 8 1\n0 0 40000 8 1\n0 0 60000 8 1\n"
 FIG5_DEVICE = [
+    *SSDSIM_PLAIN,
     "geometry.channels=1",
     "geometry.chips_per_channel=1",
     "geometry.dies_per_chip=1",

@@ -74,6 +74,19 @@ pub enum MultiPlane {
     Relaxed,
 }
 
+/// `controller.write_ack`: when a page written to flash stops holding up
+/// what waits for it — the write request it belongs to (without a cache)
+/// or the cache room it held (a flushed page).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteAck {
+    /// When its program (tPROG) ends.
+    Programmed,
+    /// When its data has crossed the channel into the chip's page register
+    /// (SSDsim: the die stays busy for tPROG after that).
+    DataIn,
+}
+
 /// Device controller.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -89,6 +102,8 @@ pub struct ControllerConfig {
     pub multiplane: MultiPlane,
     /// Command overhead of each plane beyond the first (ONFI tDBSY), µs.
     pub multiplane_us: f64,
+    /// When a written page is acknowledged (see [`WriteAck`]).
+    pub write_ack: WriteAck,
     /// ISPP program loops (suspension points are loop boundaries).
     pub program_loops: u32,
     /// Erase pulses (suspension points are pulse boundaries).
@@ -111,6 +126,7 @@ impl Default for ControllerConfig {
             interleave: false,
             multiplane: MultiPlane::Off,
             multiplane_us: 0.0,
+            write_ack: WriteAck::Programmed,
             program_loops: 10,
             erase_loops: 5,
             suspend_us: 5.0,
@@ -205,7 +221,7 @@ impl InterfaceConfig {
 
 /// `cache.policy`: when written pages leave the DRAM data cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum CachePolicy {
     /// Every write is flushed to flash at once; the cache only absorbs
     /// bursts (a write buffer).
@@ -214,6 +230,11 @@ pub enum CachePolicy {
     /// written are flushed. A rewrite of a page still held replaces it in
     /// DRAM without a flash program (MQSim's write cache).
     Lru,
+    /// SSDsim's buffer: an LRU whose writes never wait for room. A write
+    /// that needs room flushes the least recently used pages at once and
+    /// completes when they are written (`controller.write_ack`); one that
+    /// needs none, after its DRAM write. Reads of held pages refresh them.
+    SsdsimLru,
 }
 
 /// `[cache]`: the controller's DRAM data cache for writes. Reads of pages

@@ -237,12 +237,16 @@ impl Ssd {
             let t_prog = self.cmds.overhead(kept.len()) + t_prog;
             self.begin_command(die, &kept, now);
             if self.timing.xfer_page == 0 {
+                for &m in &kept {
+                    self.ack_at_data_in(m, now);
+                }
                 self.arm(die, self.timing.command + t_prog, now, sink);
             } else {
                 let ch = self.geo.channel_of_die(die as u32);
                 let mut end = now;
-                for _ in &kept {
+                for &m in &kept {
                     end = self.channels[ch as usize].reserve(now, &mut self.retimed);
+                    self.ack_at_data_in(m, end);
                 }
                 self.push_retimed(ch, sink);
                 self.dies[die].xfer_end = end;
@@ -259,6 +263,28 @@ impl Ssd {
         }
         self.cmds.members[die] = kept;
         Ok(())
+    }
+
+    /// `write_ack = "data-in"`: a user page (a host write's or a cache
+    /// flush's) is acknowledged when its data-in ends at `end`.
+    #[inline]
+    fn ack_at_data_in(&mut self, id: TxId, end: Ns) {
+        if !self.ack_data_in {
+            return;
+        }
+        let tx = self.txs.get(id);
+        if tx.origin == Origin::User {
+            let r = tx.owner;
+            self.front.plan(end, super::front::Job::Written { r });
+        }
+    }
+
+    /// A user page is written (programmed, or its data-in ended): its
+    /// request has one page less to wait for, and the cache room it held
+    /// returns.
+    pub(super) fn page_written(&mut self, r: u32, now: Ns) {
+        self.req_page_done(r, now);
+        self.release_buffer(now);
     }
 
     /// Erases of one die: one tBERS for all blocks.
@@ -420,8 +446,9 @@ impl Ssd {
                     lpn: tx.lpn,
                     seq: tx.seq,
                 });
-                self.req_page_done(tx.owner, now);
-                self.release_buffer(now);
+                if !self.ack_data_in {
+                    self.page_written(tx.owner, now);
+                }
             }
             (TxKind::Read, Origin::Mapping) => self.translation_read_done(tx.owner, now),
             (TxKind::Program, Origin::Mapping) => {

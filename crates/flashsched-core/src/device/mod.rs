@@ -253,6 +253,9 @@ pub struct Ssd {
     /// The cached mapping table, if the table does not all fit in DRAM.
     cmt: Option<mapping::MappingCache>,
     write_seq: u64,
+    /// `controller.write_ack = "data-in"`: a user page counts as written
+    /// when its data-in ends, not when it is programmed.
+    ack_data_in: bool,
     /// LPN of the last user page written (a prefetch hint only).
     last_write_lpn: u32,
     copyback: bool,
@@ -359,6 +362,7 @@ impl Ssd {
             buffer: (buffer_pages > 0).then(|| WriteBuffer::new(buffer_pages, cfg.cache.policy)),
             cmt,
             write_seq: 0,
+            ack_data_in: c.write_ack == config::WriteAck::DataIn,
             last_write_lpn: 0,
             copyback: cfg.ftl.copyback,
             gc_window: cfg.ftl.gc_move_window,
