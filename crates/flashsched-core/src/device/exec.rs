@@ -421,6 +421,7 @@ impl Ssd {
                 });
                 self.req_page_done(tx.owner, now);
                 self.release_buffer(now);
+                self.hot_cold_programmed(tx.lpn, tx.seq, now);
             }
             (TxKind::Read, Origin::Mapping) => self.translation_read_done(tx.owner, now),
             (TxKind::Program, Origin::Mapping) => {

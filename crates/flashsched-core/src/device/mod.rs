@@ -9,6 +9,7 @@
 //! may have been erased by GC since the read was translated).
 
 mod buffer;
+mod hot_cold;
 use buffer::{Inflight, WriteBuffer};
 use command::Commands;
 use gc_job::GcJob;
@@ -40,6 +41,7 @@ use crate::flash::{Geometry, Timing};
 use crate::ftl::precondition::PreconditionReport;
 use crate::ftl::{Allocation, Ftl};
 use crate::io::DeviceView;
+use config::CachePolicy;
 pub use config::{ControllerConfig, SsdSpec};
 use parallel::Parallelism;
 use sched::{TxCaps, TxScheduler};
@@ -201,6 +203,8 @@ pub struct Ssd {
     rr_die: u32,
     rr_plane: Vec<u32>,
     buffer: Option<WriteBuffer>,
+    /// The `hot-cold` data cache (then `buffer` is none).
+    hot_cold: Option<hot_cold::HotCold>,
     /// The cached mapping table, if the table does not all fit in DRAM.
     cmt: Option<mapping::MappingCache>,
     write_seq: u64,
@@ -247,6 +251,7 @@ impl Ssd {
             ftl.add_hidden_pages(c.pages)?;
         }
         let buffer_pages = (cfg.cache.mib * 1024.0 * 1024.0 / geo.page_size as f64) as u32;
+        let hot_cold = cfg.cache.policy == CachePolicy::HotCold;
         let timing = Timing::new(cfg.timing, geo.page_size);
         let xfer = timing.command + timing.xfer_page;
         let variation = cfg.variation.enabled.then(|| {
@@ -304,7 +309,10 @@ impl Ssd {
             die_load: vec![0; geo.dies() as usize],
             rr_die: 0,
             rr_plane: vec![0; geo.dies() as usize],
-            buffer: (buffer_pages > 0).then(|| WriteBuffer::new(buffer_pages, cfg.cache.policy)),
+            buffer: (buffer_pages > 0 && !hot_cold)
+                .then(|| WriteBuffer::new(buffer_pages, cfg.cache.policy)),
+            hot_cold: (buffer_pages > 0 && hot_cold)
+                .then(|| hot_cold::HotCold::new(cfg.cache, &geo, buffer_pages)),
             cmt,
             write_seq: 0,
             last_write_lpn: 0,
@@ -389,6 +397,7 @@ impl Ssd {
         self.txs.is_empty()
             && self.front.open() == 0
             && self.buffer.as_ref().is_none_or(|b| b.waiting.is_empty())
+            && self.hot_cold.as_ref().is_none_or(|h| h.waiting.is_empty())
     }
 
     /// Busy time per die (ns).

@@ -201,6 +201,9 @@ impl Ssd {
                 });
             }
             if self.in_dram(lpn) {
+                if let Some(hc) = &mut self.hot_cold {
+                    hc.read_hit(lpn);
+                }
                 self.stats.dram_read_hits += 1;
                 self.reqs[r as usize].dram_pages += 1;
                 self.log(OpRecord::DramHit { id: read_id, lpn });
