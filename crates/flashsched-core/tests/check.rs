@@ -370,7 +370,7 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
             "controller.multiplane={}",
             pick(rng, &["off", "onfi", "relaxed"])
         ),
-        format!("cache.policy={}", pick(rng, &["eager", "lru"])),
+        format!("cache.policy={}", pick(rng, &["eager", "lru", "hot-cold"])),
         format!("cache.dram_mb_s={}", pick(rng, &["0", "1600"])),
         format!("interface.kind={}", pick(rng, &["none", "nvme", "sata"])),
         format!("interface.command_us={}", pick(rng, &["0", "2"])),
