@@ -266,6 +266,7 @@ def _timing(out: DeviceImport, dev: Fields, flash: Fields) -> None:
     rate = dev.number("Channel_Transfer_Rate", lo=1)
     out.set("timing.channel_mb_s", rate * width, "Channel_Transfer_Rate x Flash_Channel_Width")
     out.set("timing.command_us", 0.0, "")
+    out.set("timing.sector_transfers", True, "(MQSim moves only the sectors a request asks for)")
     dev.choice("Flash_Comm_Protocol", ["NVDDR2"])
     dev.match("Flash_Comm_Protocol", "NVDDR2 (the channel is timed by its byte rate)")
 

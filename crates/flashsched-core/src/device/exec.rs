@@ -170,7 +170,9 @@ impl Ssd {
                 let ready = self.plan_cell(die, sense, now);
                 let ch = self.geo.channel_of_die(die as u32);
                 for &m in &kept {
-                    self.channels[ch as usize].add_readout(ready, die as u32, m, &mut self.retimed);
+                    let dur = self.timing.xfer_ns(self.txs.get(m).sectors);
+                    let c = &mut self.channels[ch as usize];
+                    c.add_readout(ready, dur, die as u32, m, &mut self.retimed);
                 }
                 self.push_retimed(ch, sink);
             }
@@ -240,8 +242,9 @@ impl Ssd {
             } else {
                 let ch = self.geo.channel_of_die(die as u32);
                 let mut end = now;
-                for _ in &kept {
-                    end = self.channels[ch as usize].reserve(now, &mut self.retimed);
+                for &m in &kept {
+                    let dur = self.timing.xfer_ns(self.txs.get(m).sectors);
+                    end = self.channels[ch as usize].reserve(now, dur, &mut self.retimed);
                 }
                 self.push_retimed(ch, sink);
                 self.dies[die].xfer_end = end;

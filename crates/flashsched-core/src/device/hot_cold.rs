@@ -302,10 +302,10 @@ impl Ssd {
             // The write-backs belong to no host request.
             let owner = *flush_req.get_or_insert_with(|| self.new_req(NONE));
             if let Some((victim, vseq)) = out.evicted {
-                self.hot_cold_flush(owner, victim, vseq, now);
+                self.hot_cold_flush(owner, victim, vseq, out.evicted_bytes, now);
             }
             if out.flush {
-                self.hot_cold_flush(owner, lpn, seq, now);
+                self.hot_cold_flush(owner, lpn, seq, bytes, now);
             }
         }
         if let Some(hc) = &mut self.hot_cold {
@@ -322,13 +322,21 @@ impl Ssd {
         true
     }
 
-    /// Queue the program of version `seq` of `lpn` (owned by `owner`).
-    fn hot_cold_flush(&mut self, owner: u32, lpn: u32, seq: u64, now: Ns) {
+    /// Queue the program of version `seq` of `lpn` (owned by `owner`), of
+    /// which `bytes` were written.
+    fn hot_cold_flush(&mut self, owner: u32, lpn: u32, seq: u64, bytes: u64, now: Ns) {
         self.inflight.entry(lpn).or_default().pending += 1;
         let plane = self.write_plane(lpn);
         let die = self.geo.die_of_plane(plane);
         self.reqs[owner as usize].remaining += 1;
-        self.enqueue_mapped(Tx::user_program(owner, lpn, plane, die, seq, now), now);
+        let tx = Tx {
+            sectors: match self.timing.sector_transfers {
+                true => (bytes / SECTOR).min(u16::MAX as u64) as u16,
+                false => 0,
+            },
+            ..Tx::user_program(owner, lpn, plane, die, seq, now)
+        };
+        self.enqueue_mapped(tx, now);
     }
 
     /// A user program ended: its data left the back-pressure count, and

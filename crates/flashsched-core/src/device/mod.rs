@@ -253,7 +253,6 @@ impl Ssd {
         let buffer_pages = (cfg.cache.mib * 1024.0 * 1024.0 / geo.page_size as f64) as u32;
         let hot_cold = cfg.cache.policy == CachePolicy::HotCold;
         let timing = Timing::new(cfg.timing, geo.page_size);
-        let xfer = timing.command + timing.xfer_page;
         let variation = cfg.variation.enabled.then(|| {
             let v = Variation::new(cfg.variation, geo.blocks(), ftl.erase_counts(), seed);
             let keys = (0..geo.blocks())
@@ -289,7 +288,7 @@ impl Ssd {
             op_log: None,
             read_ids: 0,
             dies: vec![Die::default(); geo.dies() as usize],
-            channels: vec![Channel::new(xfer); geo.channels as usize],
+            channels: vec![Channel::default(); geo.channels as usize],
             decide_stamp: 0,
             cmds: Commands::new(c, &geo),
             retimed: Vec::new(),

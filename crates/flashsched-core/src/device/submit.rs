@@ -72,6 +72,22 @@ impl Ssd {
         (first, last)
     }
 
+    /// The 512-byte sectors of page `lpn` (unfolded) a host transfer of
+    /// `size` bytes at `offset` moves over the channel when host transfers
+    /// move only what they ask for (`timing.sector_transfers`); else 0 (the
+    /// whole page).
+    #[inline]
+    pub(super) fn xfer_sectors(&self, offset: u64, size: u32, lpn: u64) -> u16 {
+        if !self.timing.sector_transfers {
+            return 0;
+        }
+        let page = self.geo.page_size as u64;
+        let base = lpn * page;
+        let lo = offset.max(base) - base;
+        let hi = (offset + size.max(1) as u64).min(base + page) - base;
+        (hi.div_ceil(512) - lo / 512).min(u16::MAX as u64) as u16
+    }
+
     #[inline]
     pub(super) fn fold(&self, lpn: u64) -> u32 {
         let n = self.ftl.logical_pages as u64;
@@ -188,8 +204,8 @@ impl Ssd {
         let (a, b) = self.lpn_range(offset, size);
         self.begin_conflict_scan();
         let mut conflict = false;
-        for lpn in a..=b {
-            let lpn = self.fold(lpn);
+        for page in a..=b {
+            let lpn = self.fold(page);
             let read_id = self.read_ids;
             if self.op_log.is_some() {
                 self.read_ids += 1;
@@ -241,7 +257,10 @@ impl Ssd {
             let plane = self.geo.plane_of(ppn);
             let die = self.geo.die_of_plane(plane);
             let epoch = self.ftl.erase_count(self.geo.block_of(ppn));
-            let tx = Tx::user_read(r, lpn, ppn, plane, die, epoch, read_id, now);
+            let tx = Tx {
+                sectors: self.xfer_sectors(offset, size, page),
+                ..Tx::user_read(r, lpn, ppn, plane, die, epoch, read_id, now)
+            };
             conflict |= self.note_chip(tx.die);
             self.reqs[r as usize].remaining += 1;
             self.enqueue_mapped(tx, now);
@@ -256,8 +275,8 @@ impl Ssd {
         let (a, b) = self.lpn_range(offset, size);
         self.begin_conflict_scan();
         let mut conflict = false;
-        for lpn in a..=b {
-            let lpn = self.fold(lpn);
+        for page in a..=b {
+            let lpn = self.fold(page);
             // Its mapping, then the old copy's reverse entry, are updated
             // when its program starts: fetch them ahead, in two stages.
             self.ftl.prefetch_lookup(lpn);
@@ -272,7 +291,10 @@ impl Ssd {
             e.newest = self.write_seq;
             e.newest_done = false;
             let die = self.geo.die_of_plane(plane);
-            let tx = Tx::user_program(r, lpn, plane, die, seq, now);
+            let tx = Tx {
+                sectors: self.xfer_sectors(offset, size, page),
+                ..Tx::user_program(r, lpn, plane, die, seq, now)
+            };
             conflict |= self.note_chip(tx.die);
             self.reqs[r as usize].remaining += 1;
             self.enqueue_mapped(tx, now);

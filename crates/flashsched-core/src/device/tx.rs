@@ -56,6 +56,9 @@ pub struct Tx {
     /// Write order of user programs (later writes of an LPN win).
     pub seq: u64,
     pub enqueued: Ns,
+    /// 512-byte sectors its data transfer moves (`timing.sector_transfers`:
+    /// what the host asked for); 0 = the whole page.
+    pub sectors: u16,
 }
 
 impl Tx {
@@ -85,6 +88,7 @@ impl Tx {
             epoch,
             seq: id,
             enqueued: now,
+            sectors: 0,
         }
     }
 
@@ -103,6 +107,7 @@ impl Tx {
             epoch: 0,
             seq,
             enqueued: now,
+            sectors: 0,
         }
     }
 
@@ -139,6 +144,7 @@ impl Tx {
             epoch: 0,
             seq: 0,
             enqueued: now,
+            sectors: 0,
         }
     }
 
@@ -156,6 +162,7 @@ impl Tx {
             epoch: 0,
             seq: 0,
             enqueued: now,
+            sectors: 0,
         }
     }
 
