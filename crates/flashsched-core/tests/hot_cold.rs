@@ -214,3 +214,18 @@ fn hot_cold_settings_are_checked_by_key() {
         assert!(e.contains(key), "{set}: {e}");
     }
 }
+
+/// A read answered from DRAM reads only its bytes there: LPN 0 written at
+/// 0 (DRAM 0–1) is on its way to flash until 210; 1 KiB of it read at 100
+/// is a DRAM read of 0.25 µs.
+#[test]
+fn a_read_hit_reads_its_bytes_from_dram() {
+    let sim = run_checked(
+        tiny(&[]),
+        vec![
+            rec(0, Op::Write, page(0), PAGE),
+            rec(100 * US, Op::Read, page(0) + 1024, 1024),
+        ],
+    );
+    assert_eq!(done_us(&sim), [1.0, 100.25]);
+}

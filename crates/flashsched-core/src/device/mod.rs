@@ -157,8 +157,8 @@ struct DevReq {
     remaining: u32,
     /// Bytes the completion carries back to the host (a read's data).
     out_bytes: u32,
-    /// Pages of a read answered from the DRAM cache.
-    dram_pages: u32,
+    /// Bytes (whole sectors) of a read answered from the DRAM cache.
+    dram_bytes: u32,
 }
 
 /// A simulated SSD.

@@ -51,7 +51,7 @@ impl Ssd {
             host,
             remaining: 0,
             out_bytes: 0,
-            dram_pages: 0,
+            dram_bytes: 0,
         };
         match self.free_reqs.pop() {
             Some(i) => {
@@ -72,20 +72,26 @@ impl Ssd {
         (first, last)
     }
 
-    /// The 512-byte sectors of page `lpn` (unfolded) a host transfer of
-    /// `size` bytes at `offset` moves over the channel when host transfers
-    /// move only what they ask for (`timing.sector_transfers`); else 0 (the
-    /// whole page).
+    /// The bytes of page `lpn` (unfolded) a request of `size` bytes at
+    /// `offset` covers, in whole 512-byte sectors.
     #[inline]
-    pub(super) fn xfer_sectors(&self, offset: u64, size: u32, lpn: u64) -> u16 {
-        if !self.timing.sector_transfers {
-            return 0;
-        }
+    pub(super) fn page_bytes(&self, offset: u64, size: u32, lpn: u64) -> u64 {
         let page = self.geo.page_size as u64;
         let base = lpn * page;
         let lo = offset.max(base) - base;
         let hi = (offset + size.max(1) as u64).min(base + page) - base;
-        (hi.div_ceil(512) - lo / 512).min(u16::MAX as u64) as u16
+        (hi.div_ceil(512) - lo / 512) * 512
+    }
+
+    /// The 512-byte sectors of page `lpn` a host transfer moves over the
+    /// channel when host transfers move only what they ask for
+    /// (`timing.sector_transfers`); else 0 (the whole page).
+    #[inline]
+    pub(super) fn xfer_sectors(&self, offset: u64, size: u32, lpn: u64) -> u16 {
+        match self.timing.sector_transfers {
+            true => (self.page_bytes(offset, size, lpn) / 512).min(u16::MAX as u64) as u16,
+            false => 0,
+        }
     }
 
     #[inline]
@@ -182,8 +188,7 @@ impl Ssd {
         if req.host != NONE {
             self.reqs[r as usize].host = NONE;
             if self.front.timed() {
-                let page = self.geo.page_size as u64;
-                let t = self.front.dram(req.dram_pages as u64 * page, ready);
+                let t = self.front.dram(req.dram_bytes as u64, ready);
                 let t = match req.out_bytes {
                     0 => t,
                     n => self.front.link(Dir::ToHost, n as u64, t),
@@ -221,7 +226,7 @@ impl Ssd {
                     hc.read_hit(lpn);
                 }
                 self.stats.dram_read_hits += 1;
-                self.reqs[r as usize].dram_pages += 1;
+                self.reqs[r as usize].dram_bytes += self.page_bytes(offset, size, page) as u32;
                 self.log(OpRecord::DramHit { id: read_id, lpn });
                 continue;
             }
