@@ -402,7 +402,8 @@ def _cache(out: DeviceImport, dev: Fields) -> None:
     trcd = dev.number("Data_Cache_DRAM_tRCD")
     tcl = dev.number("Data_Cache_DRAM_tCL")
     out.set("cache.dram_latency_ns", trcd + tcl, "Data_Cache_DRAM_tRCD + Data_Cache_DRAM_tCL")
-    out.set("cache.dram_row_bytes", dev.integer("Data_Cache_DRAM_Row_Size"), "Data_Cache_DRAM_Row_Size")
+    row = dev.integer("Data_Cache_DRAM_Row_Size")
+    out.set("cache.dram_row_bytes", row, "Data_Cache_DRAM_Row_Size")
     out.set("cache.dram_precharge_ns", dev.number("Data_Cache_DRAM_tRP"), "Data_Cache_DRAM_tRP")
     if burst != 1:
         dev.note(
