@@ -28,6 +28,25 @@ def test_compare_cross_product_and_normalisation() -> None:
     assert df["norm_mean"].iloc[1] == pytest.approx(mean.iloc[1] / mean.iloc[0])
 
 
+def test_compare_scores_the_gc_detector() -> None:
+    """A GC-aware host scheduler's detector is scored against the device's
+    GC periods: the oracle holds a zone outside GC only while the full
+    device queue keeps it from being asked (a sliver of the time);
+    schedulers without a detector have no score."""
+    df = flashsched.compare(
+        synthetic="read=0.3,bs=4k,iops=4000,n=6000,span=1g",
+        host_sched="noop,amphibian:gc_detect=oracle",
+        device=DEV,
+        overrides={"ftl.precondition_fill": 0.9},
+        queue_depth=16,
+    )
+    noop, oracle = df.iloc[0], df.iloc[1]
+    assert pd.isna(noop["gc_precision"]) and pd.isna(noop["gc_flags"])
+    assert oracle["gc_flags"] > 0, "no GC seen: the case does not exercise the detector"
+    assert 0.999 < oracle["gc_precision"] <= 1.0
+    assert 0.99 < oracle["gc_recall"] <= 1.0
+
+
 def test_compare_rejects_unknown_scheduler() -> None:
     with pytest.raises(flashsched.ConfigError, match="host.scheduler"):
         flashsched.compare(synthetic=SMALL, host_sched="noop,nope", device=DEV)

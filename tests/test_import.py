@@ -439,13 +439,15 @@ def test_ssdsim_device_maps_every_key(tmp_path, toml_loads):
     assert k["ftl.precondition_fill"] == 0.6  # aged = 1, aged ratio 0.6
     # advanced command 12 = two-plane program (4) + interleave (8).
     assert (k["controller.multiplane"], k["controller.interleave"], k["ftl.copyback"]) == (
-        "onfi",
+        "relaxed",
         True,
         False,
     )
+    assert k["controller.write_ack"] == "data-in"
     assert (k["controller.multiplane_us"], k["controller.busy_unit"]) == (0.1, "chip")
     assert (k["controller.scheduler"], k["host.queue_depth"]) == ("ssdsim-fcfs", 16)
-    assert (k["cache.mib"], k["cache.policy"]) == (2.0, "lru")
+    assert (k["cache.mib"], k["cache.policy"]) == (2.0, "ssdsim-lru")
+    assert (k["cache.dram_mb_s"], k["cache.dram_latency_ns"]) == (1e7, 1000.0)
     cfg = resolved(imp, toml_loads)
     assert cfg["geometry"]["chips_per_channel"] == 3 and cfg["controller"]["interleave"] is True
     noted = note_keys(imp.warnings) | {m.split(" = ")[0] for m in imp.notes.matched}
@@ -469,6 +471,17 @@ def test_ssdsim_shipped_parameters_match_the_preset(toml_loads):
     for key in ("read_us", "program_us", "erase_us", "channel_mb_s"):
         assert ours["timing"][key] == preset["timing"][key], key
     assert ours["ftl"]["overprovisioning"] == preset["ftl"]["overprovisioning"]
+    # The controller model and the buffer (its capacity in pages: the file
+    # says 131074 B, the preset 128 KiB).
+    for key in ("scheduler", "busy_unit", "interleave", "multiplane", "write_ack"):
+        assert ours["controller"][key] == preset["controller"][key], key
+    assert ours["controller"]["ssdsim-fcfs"] == preset["controller"]["ssdsim-fcfs"]
+    for key in ("policy", "dram_mb_s", "dram_latency_ns"):
+        assert ours["cache"][key] == preset["cache"][key], key
+    page = preset["geometry"]["page_size"]
+    assert int(ours["cache"]["mib"] * 2**20 / page) == int(preset["cache"]["mib"] * 2**20 / page)
+    assert (ours["ftl"]["gc_mode"], ours["ftl"]["gc_block_unit"]) == ("blocking", "chip")
+    assert (preset["ftl"]["gc_mode"], preset["ftl"]["gc_block_unit"]) == ("blocking", "chip")
 
 
 # --- MQSim workload.xml ------------------------------------------------------

@@ -302,3 +302,26 @@ def test_cli_compare_with_a_real_target(tdir: Path, run_cli: Callable[..., Any])
     assert p.returncode == 0, p.stderr
     assert "simulated vs real" in p.stdout and "mean_latency_us_real/sim" in p.stdout
     assert list(pd.read_csv(tdir / "t.csv")["kind"]) == ["sim", "real"]
+
+
+def test_probe_text_survives_a_degenerate_fit() -> None:
+    """A fit of noisy points (a stall on a shared disk, a slope <= 0 with no
+    MB/s) comes back from JSON as nulls: the table says n/a, no crash."""
+    from flashsched.realdev import ProbeResult
+
+    raw = {
+        "target": {"path": "/x", "kind": "file"},
+        "window": {"size": 1 << 20, "offset": 0},
+        "backend": {"backend": "threads"},
+        "prefilled": True,
+        "points": [
+            {"op": "read", "size": 4096, "n": 5, "mean_us": 90.0, "p50_us": 80.0,
+             "p99_us": 300.0, "min_us": 70.0},
+        ],  # fmt: skip
+        "fits": [
+            {"op": "read", "intercept_us": None, "slope_us_per_kib": -0.5, "mb_s": None,
+             "r2": None},
+        ],  # fmt: skip
+    }
+    text = ProbeResult(raw).text()
+    assert "latency = n/a us + -0.500 us/KiB" in text and "(n/a MB/s, R^2 n/a)" in text

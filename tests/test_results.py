@@ -103,7 +103,7 @@ def test_overrides_as_a_mapping_equal_strings():
 
 def test_reprs_are_short(small_result):
     r = repr(small_result)
-    assert r.startswith("<RunResult ssdsim-default noop/fifo: 4,000 requests")
+    assert r.startswith("<RunResult ssdsim-default noop/ssdsim-fcfs: 4,000 requests")
     assert "µs" in r and "MiB/s" in r and len(r) < 160 and "\n" not in r
     page = small_result._repr_html_()
     assert page.startswith("<table>") and "MiB/s" in page and "4,000" in page

@@ -18,12 +18,20 @@ from flashsched._core import (
     host_schedulers,
     presets,
 )
-from flashsched.api import detect_format, load_config, run, scan_trace, simulation
+from flashsched.api import (
+    detect_format,
+    load_config,
+    memory_estimate,
+    run,
+    scan_trace,
+    simulation,
+)
 from flashsched.exceptions import (
     ArgumentTypeError,
     ArgumentValueError,
     ConfigError,
     FlashschedError,
+    MemoryLimitError,
     ReplayError,
     SimulationError,
     TraceError,
@@ -104,12 +112,14 @@ __all__ = [
     "host_schedulers",
     "device_schedulers",
     "load_config",
+    "memory_estimate",
     "detect_format",
     "scan_trace",
     "FlashschedError",
     "ConfigError",
     "TraceError",
     "SimulationError",
+    "MemoryLimitError",
     "ArgumentTypeError",
     "ArgumentValueError",
     "ReplayError",

@@ -1,7 +1,32 @@
 """Type stubs for the native module built from crates/flashsched-python."""
 
 from os import PathLike
-from typing import Any
+from typing import Any, final
+
+__all__ = [
+    "ArraySimulation",
+    "Column",
+    "ConfigError",
+    "FlashschedError",
+    "Replay",
+    "ReplayError",
+    "Simulation",
+    "SimulationError",
+    "TraceError",
+    "UnsafeTargetError",
+    "VerifyError",
+    "detect_format",
+    "device_schedulers",
+    "formats",
+    "host_schedulers",
+    "load_config",
+    "presets",
+    "probe",
+    "scan_trace",
+    "uring_unavailable",
+    "us_since",
+    "__version__",
+]
 
 __version__: str
 
@@ -9,10 +34,12 @@ class FlashschedError(Exception): ...
 class ConfigError(FlashschedError): ...
 class TraceError(FlashschedError): ...
 class SimulationError(FlashschedError): ...
+class MemoryLimitError(FlashschedError): ...
 
+@final
 class Simulation:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         device: str = "default",
         overrides: list[str] = ...,
         trace: str | PathLike[str] | None = None,
@@ -25,7 +52,8 @@ class Simulation:
         check: bool = False,
         skip_bad: bool = False,
         time_order: str = "auto",
-    ) -> None: ...
+        max_memory: str | None = None,
+    ) -> Simulation: ...
     def advance(self, max_steps: int) -> bool: ...
     def run(self) -> None: ...
     def progress(self) -> tuple[int, int | None, int]: ...
@@ -38,6 +66,7 @@ class Simulation:
     def config_toml(self) -> str: ...
     def check_invariants(self) -> None: ...
 
+@final
 class Column:
     """A per-request column shared with the core; ``numpy.asarray`` views it
     (read-only, no copy)."""
@@ -45,14 +74,15 @@ class Column:
     @property
     def __array_interface__(self) -> dict[str, Any]: ...
     def __len__(self) -> int: ...
-    def __getitem__(self, i: int) -> int | float: ...
+    def __getitem__(self, i: int, /) -> int | float: ...
 
 def us_since(t: Column, start: Column) -> Column:
     """``(t - start) / 1000`` as float64 microseconds (two uint64 ns columns)."""
 
+@final
 class ArraySimulation:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         layout: str = "raid0",
         ssds: int = 4,
         device: str = "default",
@@ -65,7 +95,8 @@ class ArraySimulation:
         seed: int = 42,
         keep_records: bool = False,
         check: bool = False,
-    ) -> None: ...
+        max_memory: str | None = None,
+    ) -> ArraySimulation: ...
     def advance(self, max_steps: int) -> bool: ...
     def run(self) -> None: ...
     def progress(self) -> tuple[int, int | None, int]: ...
@@ -79,6 +110,13 @@ def formats() -> list[tuple[str, str]]: ...
 def host_schedulers() -> list[str]: ...
 def device_schedulers() -> list[str]: ...
 def load_config(device: str, overrides: list[str] = ...) -> str: ...
+def memory_estimate(
+    device: str,
+    overrides: list[str] = ...,
+    check: bool = False,
+    requests: int | None = None,
+    ssds: int = 1,
+) -> dict[str, Any]: ...
 def detect_format(path: str | PathLike[str]) -> str: ...
 def scan_trace(
     path: str | PathLike[str],
@@ -92,9 +130,10 @@ class ReplayError(FlashschedError): ...
 class UnsafeTargetError(ReplayError): ...
 class VerifyError(ReplayError): ...
 
+@final
 class Replay:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         target: str,
         offset: int = 0,
         size: int = 0,
@@ -113,8 +152,8 @@ class Replay:
         prefill: bool | None = None,
         backend: str = "auto",
         skip_bad: bool = False,
-        time_order: str = "clamp",
-    ) -> None: ...
+        time_order: str = "auto",
+    ) -> Replay: ...
     def advance(self, seconds: float) -> bool: ...
     def run(self) -> None: ...
     def interrupt(self) -> None: ...

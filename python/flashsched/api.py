@@ -59,6 +59,7 @@ def simulation(
     check: bool = False,
     skip_bad: bool = False,
     time_order: str = "auto",
+    max_memory: int | str | None = None,
 ) -> _core.Simulation:
     """Build (but do not run) a native simulation; see :func:`run`."""
     if (trace is None) == (synthetic is None):
@@ -77,6 +78,7 @@ def simulation(
         check=A.flag("check", check),
         skip_bad=A.flag("skip_bad", skip_bad),
         time_order=A.one_of("time_order", time_order, TIME_ORDERS),
+        max_memory=A.memory_size("max_memory", max_memory),
     )
 
 
@@ -143,6 +145,7 @@ def run(
     skip_bad: bool = False,
     time_order: str = "auto",
     bin_ms: float | None = None,
+    max_memory: int | str | None = None,
 ) -> RunResult:
     """Simulate one workload on one device and return its results.
 
@@ -173,7 +176,17 @@ def run(
 
     ``bin_ms`` sets the width of the result's time-series bins (default the
     core's 1 s bins); it keeps per-request records, which the bins are
-    computed from.
+    computed from. The series list only the bins in which something
+    completed (idle simulated time costs no memory).
+
+    Memory (docs/reliability.md): before anything is built, the run's memory
+    is estimated from the geometry and features (mapping tables, per-block
+    state, caches, check mode, per-request records when their number is
+    known) and held to ``max_memory`` (``"8GiB"``, bytes, ``"off"``; default:
+    ``FLASHSCHED_MAX_MEMORY``, else the memory available now). Above it,
+    :class:`flashsched.MemoryLimitError` names the geometry, the estimate and
+    the limit; per-request records that outgrow it during the run raise it
+    too.
     """
     if bin_ms is not None:
         A.number("bin_ms", bin_ms, positive=True)
@@ -194,6 +207,7 @@ def run(
         check=check,
         skip_bad=skip_bad,
         time_order=time_order,
+        max_memory=max_memory,
     )
     drive(sim, progress)
     from flashsched.results import RunResult
@@ -205,6 +219,27 @@ def load_config(device: str | os.PathLike[str] = "default", overrides: Overrides
     """The resolved, validated device config (TOML text) of a preset or
     device file with ``overrides`` applied."""
     return _core.load_config(device_arg(device), A.overrides(overrides))
+
+
+def memory_estimate(
+    device: str | os.PathLike[str] = "default",
+    overrides: Overrides = None,
+    check: bool = False,
+    requests: int | None = None,
+    ssds: int = 1,
+) -> dict[str, Any]:
+    """The memory a run of ``ssds`` copies of ``device`` would allocate,
+    estimated before building (docs/reliability.md): ``{"peak": bytes,
+    "what": the geometry, "parts": [(name, bytes)], "breakdown": text}``;
+    ``check`` adds check mode's tables, ``requests`` that many per-request
+    rows."""
+    return _core.memory_estimate(
+        device_arg(device),
+        A.overrides(overrides),
+        check=A.flag("check", check),
+        requests=A.optional_integer("requests", requests),
+        ssds=A.integer("ssds", ssds, 1, 2**32 - 1),
+    )
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:

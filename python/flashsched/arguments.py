@@ -52,6 +52,19 @@ def number(name: str, v: Any, *, positive: bool = False, lo: float | None = None
     return f
 
 
+def memory_size(name: str, v: Any) -> str | None:
+    """A memory limit as the core parses it (a size such as ``"8GiB"``,
+    ``"off"``; its errors name ``name``): a string, a whole number of bytes,
+    or None (the default limit)."""
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ArgumentTypeError(
+            f"{name}: expected a size such as '8GiB', a number of bytes or 'off', got {_kind(v)}"
+        )
+    return str(v)
+
+
 def text(name: str, v: Any) -> str:
     if not isinstance(v, str):
         raise ArgumentTypeError(f"{name}: expected a string, got {_kind(v)}")

@@ -7,7 +7,7 @@ network link are simulated in the Rust core; see docs/arrays.md.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,8 +16,10 @@ from flashsched import _core
 from flashsched import arguments as A
 from flashsched import summary as summaries
 from flashsched.api import Overrides, device_arg, drive
+from flashsched.results import MAX_DENSE_BINS
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 KIB = 1024
@@ -103,36 +105,71 @@ class ArrayResult:
     def bin_s(self) -> float:
         return float(self._series["bin_s"])
 
+    def _spread(self) -> tuple[np.ndarray, Callable[[Any], np.ndarray], Callable[..., np.ndarray]]:
+        """The bins the DataFrames list and how to put the core's columns on
+        them. The core lists only bins in which anything happened (bytes
+        moved, an xGC copy, a GC invocation, a front-end change); here idle
+        bins are rows too (no bytes; GC count and front-end those of the bin
+        before), as in :attr:`flashsched.RunResult.timeseries`, unless the
+        run spans more than 10 million bins: then only the listed bins."""
+        import numpy as np
+
+        listed = np.asarray(self._series["bin"], dtype=np.int64)
+        if len(listed) == 0 or listed[-1] >= MAX_DENSE_BINS or listed[-1] + 1 == len(listed):
+            return (
+                listed,
+                lambda v: np.asarray(v, dtype=np.float64),
+                lambda v, first: np.asarray(v, dtype=np.int64),
+            )
+        bins = np.arange(listed[-1] + 1)
+        prev = np.searchsorted(listed, bins, side="right") - 1
+
+        def counts(v: Any) -> np.ndarray:
+            out = np.zeros(len(bins))
+            out[listed] = v
+            return out
+
+        def carried(v: Any, first: int) -> np.ndarray:
+            vals = np.asarray(v, dtype=np.int64)
+            return np.where(prev >= 0, vals[np.maximum(prev, 0)], first)
+
+        return bins, counts, carried
+
     @property
     def bandwidth(self) -> pd.DataFrame:
         """Per bin (MiB/s): time_s, array_mib_s (completed client bytes),
         wire_in_mib_s, wire_out_mib_s, xgc_units, front, and
-        ssd<i>_write_mib_s / ssd<i>_read_mib_s."""
+        ssd<i>_write_mib_s / ssd<i>_read_mib_s. Idle bins are rows of zero
+        rates unless the run spans more than 10 million bins; then only the
+        bins in which anything happened are listed (a bin without a row was
+        idle: rates 0, GC count and front-end those of the row before)."""
         import pandas as pd
 
         s = self._series
+        bins, counts, carried = self._spread()
         scale = MIB * self.bin_s
-        n = len(s["array_bytes"])
-        cols: dict[str, Any] = {"time_s": [i * self.bin_s for i in range(n)]}
-        cols["array_mib_s"] = pd.Series(s["array_bytes"], dtype="float64") / scale
-        cols["wire_in_mib_s"] = pd.Series(s["wire_in"], dtype="float64") / scale
-        cols["wire_out_mib_s"] = pd.Series(s["wire_out"], dtype="float64") / scale
-        cols["xgc_units"] = s["xgc_units"]
-        cols["front"] = s["front"][:n] + [-1] * max(0, n - len(s["front"]))
+        cols: dict[str, Any] = {"time_s": bins * self.bin_s}
+        cols["array_mib_s"] = counts(s["array_bytes"]) / scale
+        cols["wire_in_mib_s"] = counts(s["wire_in"]) / scale
+        cols["wire_out_mib_s"] = counts(s["wire_out"]) / scale
+        cols["xgc_units"] = counts(s["xgc_units"]).astype("int64")
+        cols["front"] = carried(s["front"], -1)
         for i, (w, r) in enumerate(zip(s["ssd_written"], s["ssd_read"])):
-            cols[f"ssd{i}_write_mib_s"] = pd.Series(w, dtype="float64") / scale
-            cols[f"ssd{i}_read_mib_s"] = pd.Series(r, dtype="float64") / scale
+            cols[f"ssd{i}_write_mib_s"] = counts(w) / scale
+            cols[f"ssd{i}_read_mib_s"] = counts(r) / scale
         return pd.DataFrame(cols)
 
     @property
     def gc(self) -> pd.DataFrame:
-        """Per bin and SSD: cumulative internal GC invocations and those in the bin."""
+        """Per bin of :attr:`bandwidth` and SSD: cumulative internal GC
+        invocations and those in the bin (GC happens only in listed bins)."""
         import pandas as pd
 
+        bins, _, carried = self._spread()
         rows = []
         for i, cum in enumerate(self._series["gc_cumulative"]):
             prev = 0
-            for b, c in enumerate(cum):
+            for b, c in zip(bins.tolist(), carried(cum, 0).tolist()):
                 rows.append((b * self.bin_s, i, c, c - prev))
                 prev = c
         return pd.DataFrame(rows, columns=["time_s", "ssd", "gc_cumulative", "gc_in_bin"])
@@ -167,6 +204,7 @@ def run_array(
     seed: int = 42,
     progress: bool | None = False,
     check: bool = False,
+    max_memory: int | str | None = None,
 ) -> ArrayResult:
     """Simulate an array of ``ssds`` copies of ``device`` (preset or TOML, with
     ``overrides``) laid out as ``layout`` (``raid0[,chunk=64k]``,
@@ -175,6 +213,8 @@ def run_array(
     ``,overhead=2us``). The workload is ``phases`` (synthetic specs run one
     after another) or ``writers`` = (clients, file bytes, block size, qd).
     ``check`` runs every SSD with the version oracle and invariant checks.
+    ``max_memory`` bounds the memory of all SSDs together as in
+    :func:`flashsched.run`.
     """
     if (phases is None) == (writers is None):
         raise A.ArgumentValueError("give exactly one of `phases` or `writers`")
@@ -204,6 +244,7 @@ def run_array(
         writers=writers,
         seed=A.integer("seed", seed),
         check=A.flag("check", check),
+        max_memory=A.memory_size("max_memory", max_memory),
     )
     drive(sim, progress, f"{layout.split(',')[0]} array")
     return ArrayResult.from_sim(sim)

@@ -42,6 +42,15 @@ METRICS = {
     "bandwidth_mib_s": "mib_s",
     "gc.invocations": "gc_invocations",
 }
+# The host's GC detector scored against the device (GC-aware host
+# schedulers only; absent columns stay empty).
+DETECTION = {
+    "gc_detection.flags": "gc_flags",
+    "gc_detection.probes": "gc_probes",
+    "gc_detection.held_zone_s": "gc_held_zone_s",
+    "gc_detection.precision": "gc_precision",
+    "gc_detection.recall": "gc_recall",
+}
 NORMALISED = {
     "norm_mean": "mean_latency_us",
     "norm_p99": "p99_latency_us",
@@ -168,6 +177,8 @@ def table(sweep_df: pd.DataFrame) -> pd.DataFrame:
     )
     for src, dst in METRICS.items():
         df[dst] = sweep_df[src]
+    for src, dst in DETECTION.items():
+        df[dst] = sweep_df[src].astype(float) if src in sweep_df else float("nan")
     tx = sweep_df["workload_spec"].map(_transactions).astype(float)
     sim_s = sweep_df["simulated_s"].astype(float)
     df["tx_s"] = (tx / sim_s).where(sim_s > 0)

@@ -5,11 +5,15 @@ An API argument of the wrong type raises :class:`ArgumentTypeError` (also a
 ``TypeError``), one outside its domain :class:`ArgumentValueError` (also a
 ``ValueError``); both are :class:`ConfigError` s, so ``except
 flashsched.FlashschedError`` catches every bad input.
+
+:class:`MemoryLimitError`: the run would need more memory than its limit
+(the memory available, or ``max_memory``); raised before anything is built.
 """
 
 from flashsched._core import (
     ConfigError,
     FlashschedError,
+    MemoryLimitError,
     ReplayError,
     SimulationError,
     TraceError,
@@ -32,6 +36,7 @@ __all__ = [
     "ConfigError",
     "TraceError",
     "SimulationError",
+    "MemoryLimitError",
     "ReplayError",
     "UnsafeTargetError",
     "VerifyError",

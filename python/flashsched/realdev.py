@@ -90,7 +90,7 @@ def replay(
     keep_records: bool = True,
     progress: bool | None = False,
     skip_bad: bool = False,
-    time_order: str = "clamp",
+    time_order: str = "auto",
 ) -> RunResult:
     """Replay one workload on a real file or block device.
 
@@ -156,11 +156,16 @@ class ProbeResult:
                 f"{p['op']:<6}{p['size']:>9}{p['n']:>6}{p['mean_us']:>11.1f}"
                 f"{p['p50_us']:>10.1f}{p['p99_us']:>10.1f}{p['min_us']:>10.1f}"
             )
+        def num(v: float | None, spec: str) -> str:
+            # JSON has no NaN/inf: a fit of noisy points (a stall, a slope
+            # <= 0 with no MB/s) comes back as null.
+            return "n/a" if v is None else format(v, spec)
+
         for f in self.raw["fits"]:
             lines.append(
-                f"fit {f['op']:<5}: latency = {f['intercept_us']:.1f} us + "
-                f"{f['slope_us_per_kib']:.3f} us/KiB x size   ({f['mb_s']:.0f} MB/s, "
-                f"R^2 {f['r2']:.3f})"
+                f"fit {f['op']:<5}: latency = {num(f['intercept_us'], '.1f')} us + "
+                f"{num(f['slope_us_per_kib'], '.3f')} us/KiB x size   "
+                f"({num(f['mb_s'], '.0f')} MB/s, R^2 {num(f['r2'], '.3f')})"
             )
         if self.raw.get("fallback"):
             lines.append(f"WARNING: {self.raw['fallback']}")

@@ -91,12 +91,20 @@ class RunResult:
     def timeseries(self) -> pd.DataFrame:
         """IOPS, bandwidth (MiB/s) and latency per bin of ``bin_ms`` (by
         completion time): time_s (bin start), ios, reads, writes, bytes,
-        iops, mib_s, mean_latency_us, p99_latency_us."""
+        iops, mib_s, mean_latency_us, p99_latency_us.
+
+        The core stores only the seconds in which something completed, so
+        idle simulated time costs it nothing; here, as in :meth:`series`,
+        idle bins are rows of zero counts and NaN latencies, unless the run
+        spans more than 10 million bins: then only the bins with completions
+        are listed (a bin without a row was idle)."""
         if self.bin_ms != 1000.0:
             return self.series(self.bin_ms)
         import pandas as pd
 
-        df = pd.DataFrame(self._timeseries).rename(columns={"second": "time_s"})
+        df = pd.DataFrame(self._timeseries).rename(columns={"second": "bin"})
+        df = _fill_idle_bins(df)
+        df.insert(0, "time_s", df.pop("bin"))
         return _rates(df, 1.0)
 
     def series(self, bin_ms: float) -> pd.DataFrame:
@@ -180,6 +188,22 @@ def _rates(df: pd.DataFrame, bin_s: float) -> pd.DataFrame:
 MAX_DENSE_BINS = 10_000_000
 
 
+def _fill_idle_bins(df: pd.DataFrame) -> pd.DataFrame:
+    """Bins listed only where something completed (column ``bin``) as every
+    bin from 0 to the last, idle ones with zero counts and NaN latencies,
+    when there are fewer than :data:`MAX_DENSE_BINS`; else as listed."""
+    import numpy as np
+
+    n = len(df)
+    if n and df["bin"].iloc[-1] < MAX_DENSE_BINS and df["bin"].iloc[-1] + 1 != n:
+        df = df.set_index("bin").reindex(np.arange(df["bin"].iloc[-1] + 1))
+        counts = ["ios", "reads", "writes", "bytes"]
+        df[counts] = df[counts].fillna(0).astype(np.int64)
+        df = df.rename_axis("bin").reset_index()
+    df.loc[df["ios"] == 0, "mean_latency_us"] = np.nan
+    return df
+
+
 def binned(records: dict[str, Any], bin_ms: float) -> pd.DataFrame:
     """Per-bin counts, bandwidth and latency (mean; p99 by nearest rank over
     reads and writes, as the core's per-second series) from per-request
@@ -211,12 +235,7 @@ def binned(records: dict[str, Any], bin_ms: float) -> pd.DataFrame:
             "p99_latency_us": _p99_per_bin(inv[op != 2], lat[op != 2], n),
         }
     )
-    if n and bins[-1] < MAX_DENSE_BINS:
-        df = df.set_index("bin").reindex(np.arange(bins[-1] + 1))
-        counts = ["ios", "reads", "writes", "bytes"]
-        df[counts] = df[counts].fillna(0).astype(np.int64)
-        df = df.rename_axis("bin").reset_index()
-    df.loc[df["ios"] == 0, "mean_latency_us"] = np.nan
+    df = _fill_idle_bins(df)
     df.insert(0, "time_s", df.pop("bin") * (bin_ns / 1e9))
     return _rates(df, bin_ns / 1e9)
 

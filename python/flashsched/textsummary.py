@@ -81,6 +81,8 @@ def render(s: dict[str, Any]) -> str:
             f"  preconditioned to {pc['fill'] * 100:.0f} % fill ({pc['live_pages']:,} live pages, "
             f"block validity {pc['mean_block_validity'] * 100:.1f} %): {pc['method']}"
         )
+    if s.get("gc_detection"):
+        lines.append(_detection_row(s["gc_detection"]))
     if s.get("input"):
         lines.append(_input_row(s["input"]))
     if "check" in s:
@@ -90,3 +92,18 @@ def render(s: dict[str, Any]) -> str:
         f"{s['requests_per_wall_s']:,.0f} simulated requests/s"
     )
     return "\n".join(lines)
+
+
+def _detection_row(d: dict[str, Any]) -> str:
+    """The host's GC detector against the device's GC periods."""
+
+    def pct(v: float | None) -> str:
+        return "n/a" if v is None else f"{v * 100:.1f} %"
+
+    return (
+        f"  GC detector ({d['zones']} {d['zone_kind']} zones): {d['flags']:,} flags "
+        f"({d['flags_in_gc']:,} while in GC), {d['probes']:,} probes, "
+        f"held {d['held_zone_s']:.3f} zone-s; precision {pct(d['precision'])}, "
+        f"recall {pct(d['recall'])}, GC episodes noticed "
+        f"{d['episodes_detected']:,} of {d['gc_episodes']:,}"
+    )

@@ -124,10 +124,24 @@ fn aos(dir: &Path) {
     // Without a DRAM write buffer every write holds a host queue slot until
     // programmed; AOS's architecture (Fig. 2) has a 2 MB write buffer.
     for (variant, buf) in [("nobuf", "0"), ("buf2m", "2")] {
-        let ov: Vec<String> = vec![
-            "ftl.precondition_fill=0.7".into(),
-            format!("cache.mib={buf}"),
-        ];
+        // `ssdsim-default` as the evaluation was measured on, before it
+        // carried SSDsim's controller model (python/flashsched/legacy.py,
+        // SSDSIM_PLAIN): dies on their own, GC interleaved, an eager buffer.
+        let mut ov: Vec<String> = [
+            "cache.policy=eager",
+            "cache.dram_mb_s=0",
+            "cache.dram_latency_ns=0",
+            "controller.busy_unit=die",
+            "controller.interleave=false",
+            "controller.multiplane=off",
+            "controller.write_ack=programmed",
+            "ftl.gc_mode=interleaved",
+            "ftl.gc_block_unit=plane",
+            "ftl.precondition_fill=0.7",
+        ]
+        .map(String::from)
+        .to_vec();
+        ov.push(format!("cache.mib={buf}"));
         for wl in &wls {
             for s in ["fifo", "piq", "pe-suspend", "aos", "vios"] {
                 run_one("aos", variant, dev, &ov, wl, s);

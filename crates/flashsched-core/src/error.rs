@@ -9,39 +9,60 @@ use std::path::PathBuf;
 pub enum SimError {
     /// A configuration key is unknown or its value is out of range.
     #[error("config key `{key}`: {msg}")]
-    Config { key: String, msg: String },
+    Config {
+        /// The key, `section.name` (or a file, spec or argument name).
+        key: String,
+        /// What is wrong with it.
+        msg: String,
+    },
 
     /// A trace line could not be parsed.
     #[error("{}:{line}: {msg}", file.display())]
     Trace {
+        /// The trace file (`<stdin>` for standard input).
         file: PathBuf,
+        /// 1-based line number.
         line: u64,
+        /// What is wrong with the line.
         msg: String,
     },
 
     /// A device config file could not be parsed (a TOML syntax error).
     #[error("{}:{line}: {msg}", file.display())]
     ConfigFile {
+        /// The config file.
         file: PathBuf,
+        /// 1-based line number.
         line: u64,
+        /// The parser's message.
         msg: String,
     },
 
     /// A name (scheduler, preset, trace format, policy) is not registered.
     #[error("unknown {kind} `{name}` (known: {known})")]
     UnknownName {
+        /// What was looked up (`host scheduler`, `preset`, ...).
         kind: &'static str,
+        /// The name given.
         name: String,
+        /// The registered names, comma-separated.
         known: String,
     },
 
     /// Reading a file failed.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
+
+    /// The run would need more memory than its limit (estimated before
+    /// anything is built, or per-request records growing during the run).
+    #[error("memory limit: {0}")]
+    MemoryLimit(String),
 
     /// The simulation reached a state it cannot leave (a modelling bug or an
     /// impossible configuration such as a device with no free space at all).

@@ -8,7 +8,9 @@ use crate::engine::Ns;
 /// Direction of a block request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
+    /// Read the range.
     Read,
+    /// Write the range.
     Write,
     /// Discard/TRIM of the range: invalidates mapped pages, no flash I/O.
     Trim,
@@ -28,12 +30,19 @@ impl Op {
 /// One completed request.
 #[derive(Debug, Clone, Copy)]
 pub struct Completion {
+    /// Arrival at the host queue.
     pub arrival: Ns,
+    /// Dispatch from the host queue to the device.
     pub dispatch: Ns,
+    /// Completion, as the host (or an array's client) sees it.
     pub complete: Ns,
+    /// What the request did.
     pub op: Op,
+    /// Byte offset on the device's logical space.
     pub offset: u64,
+    /// Size in bytes.
     pub size: u32,
+    /// Stream id from the workload.
     pub stream: u32,
 }
 

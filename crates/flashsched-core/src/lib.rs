@@ -32,6 +32,8 @@
 //! # Ok::<(), flashsched_core::SimError>(())
 //! ```
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod array;
 pub mod check;
 pub mod config;
@@ -42,6 +44,7 @@ pub mod flash;
 pub mod ftl;
 pub mod host;
 pub mod io;
+pub mod memory;
 pub mod metrics;
 pub mod registry;
 pub mod rng;

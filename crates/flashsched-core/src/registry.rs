@@ -36,6 +36,8 @@ impl Params for NoParams {}
 
 /// One registered scheduler; `B` is its layer's constructor type.
 pub struct Entry<B: 'static> {
+    /// The name users select it by (`host.scheduler = "..."`) and the key of
+    /// its tunables' table.
     pub name: &'static str,
     /// One line for listings (`flashsched schedulers`).
     pub about: &'static str,
@@ -105,6 +107,7 @@ pub struct Registry<B: 'static> {
     /// The config section holding the selected name and the tunables'
     /// tables (`host`, `controller`).
     pub section: &'static str,
+    /// The registered schedulers, in listing order.
     pub entries: &'static [Entry<B>],
 }
 

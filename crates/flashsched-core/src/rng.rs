@@ -36,6 +36,7 @@ impl Rng {
         Rng::new(splitmix64(&mut x))
     }
 
+    /// The next 64 random bits (xoshiro256++).
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;

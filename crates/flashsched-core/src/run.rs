@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use crate::config::DeviceConfig;
 use crate::error::SimResult;
+use crate::memory::MemoryLimit;
 use crate::sim::{RunOptions, Simulation};
 use crate::workload::postmark::PostmarkSpec;
 use crate::workload::profiles::ProfileSpec;
@@ -19,6 +20,7 @@ use crate::workload::Workload;
 pub enum WorkloadSpec {
     /// Replay a trace file.
     Trace {
+        /// The trace file (`-` for standard input).
         path: PathBuf,
         /// `auto`, or a format name.
         format: String,
@@ -40,8 +42,11 @@ pub struct RunSpec {
     pub device: String,
     /// `section.key=value` overrides applied in order.
     pub overrides: Vec<String>,
+    /// Where requests come from.
     pub workload: WorkloadSpec,
+    /// Seed of every random choice in the run.
     pub seed: u64,
+    /// Keep one row per request (for DataFrames).
     pub keep_records: bool,
 }
 
@@ -59,6 +64,7 @@ pub fn build_workload(
             limit,
             options,
         } => {
+            crate::workload::replay::check_intensity(*intensity)?;
             let fmt = TraceFormat::from_name(format)?;
             let reader = open_trace_with(path, fmt, *options)?;
             let desc = format!(
@@ -88,12 +94,21 @@ pub fn build_workload(
     }
 }
 
-/// Assemble a ready-to-run simulation.
+/// Assemble a ready-to-run simulation, its memory held to the memory
+/// available now (or `FLASHSCHED_MAX_MEMORY`; see [`crate::memory`]).
 pub fn build(spec: &RunSpec) -> SimResult<Simulation> {
+    build_with(spec, false, MemoryLimit::from_env()?)
+}
+
+/// [`build`] in check mode if `check` (the checker's tables count in the
+/// memory estimate), with memory held to `max_memory`.
+pub fn build_with(spec: &RunSpec, check: bool, max_memory: MemoryLimit) -> SimResult<Simulation> {
     let cfg = DeviceConfig::load(&spec.device, &spec.overrides)?;
     let opts = RunOptions {
         seed: spec.seed,
         keep_records: spec.keep_records,
+        check,
+        max_memory,
         ..RunOptions::default()
     };
     // Capacity is known from the config alone; build the workload first so a

@@ -11,8 +11,9 @@ use crate::engine::{self, Clock, EventQueue, Model, Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
 use crate::host::Host;
 use crate::io::Completion;
+use crate::memory::{fmt_bytes, Budget, Estimate, MemoryLimit};
 use crate::metrics::summary::{FlashSummary, MappingSummary, PreconditionSummary};
-use crate::metrics::{GcSummary, LatencySummary, Metrics, Summary};
+use crate::metrics::{gc_detect, GcSummary, LatencySummary, Metrics, Summary};
 use crate::workload::{Feed, Workload};
 
 /// What can happen in a one-device simulation.
@@ -38,6 +39,7 @@ impl EventSink for QSink<'_> {
 /// Run options that are not part of the device config.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
+    /// Seed of every random choice in the run.
     pub seed: u64,
     /// Keep one row per request (needed for DataFrames and per-second p99).
     pub keep_records: bool,
@@ -47,6 +49,9 @@ pub struct RunOptions {
     /// of trusting them: nothing is skipped and results must not change (the
     /// hint property tests).
     pub verify_hints: bool,
+    /// The memory limit the run is estimated against before the device is
+    /// built (`memory`): an error instead of an allocation failure.
+    pub max_memory: MemoryLimit,
 }
 
 impl Default for RunOptions {
@@ -56,19 +61,25 @@ impl Default for RunOptions {
             keep_records: true,
             check: false,
             verify_hints: false,
+            max_memory: MemoryLimit::Available,
         }
     }
 }
 
 /// A configured single-device simulation.
 pub struct Simulation {
+    /// The resolved device config.
     pub cfg: DeviceConfig,
+    /// Options the run was built with.
     pub opts: RunOptions,
     clock: Clock<Ev>,
     workload: Box<dyn Workload>,
     feed: Feed,
+    /// The host queue and its I/O scheduler.
     pub host: Host,
+    /// The device.
     pub ssd: Ssd,
+    /// What completed, and when.
     pub metrics: Metrics,
     done: Vec<u32>,
     finished_slots: Vec<crate::host::Slot>,
@@ -78,6 +89,8 @@ pub struct Simulation {
     gc_seen: u64,
     /// Host-interface invariants, in check mode.
     ledger: Option<Box<RequestLedger>>,
+    /// What records and series may take (under a memory limit).
+    budget: Option<Budget>,
 }
 
 impl Simulation {
@@ -88,8 +101,16 @@ impl Simulation {
         opts: RunOptions,
     ) -> SimResult<Simulation> {
         let t0 = Instant::now();
+        let records = opts
+            .keep_records
+            .then(|| workload.expected_requests())
+            .flatten();
+        let budget = Estimate::new(&cfg, 1, opts.check, records).admit(opts.max_memory)?;
         let mut ssd = Ssd::new(cfg.ssd(), opts.seed)?;
         let mut host = Host::new(&cfg.host, ssd.geo.chips(), ssd.logical_bytes())?;
+        if host.sched.detector().is_some() {
+            ssd.track_gc_changes();
+        }
         if opts.verify_hints {
             ssd.verify_hints();
             host.use_caps(host.sched_caps().conservative());
@@ -107,9 +128,13 @@ impl Simulation {
             host_turn: true,
             gc_seen: 0,
             ledger: None,
+            budget,
             cfg,
             opts,
         };
+        if let Some(b) = &sim.budget {
+            sim.metrics.set_budget(b.bytes);
+        }
         if check {
             sim.enable_check();
         }
@@ -131,6 +156,7 @@ impl Simulation {
         self.clock.now()
     }
 
+    /// The run has ended (no events and no workload left).
     pub fn is_finished(&self) -> bool {
         self.clock.is_finished()
     }
@@ -258,6 +284,11 @@ impl Simulation {
             },
             memory_bytes: ftl.table_bytes() + self.records_bytes(),
             input: self.workload.input_stats(),
+            gc_detection: self
+                .host
+                .sched
+                .detector()
+                .map(|log| gc_detect::score(&log, geo.chips(), self.ssd.gc_changes(), span_ns)),
         }
     }
 
@@ -376,6 +407,9 @@ impl Model for Simulation {
                 self.clock.q.push(t, Ev::HostTimer);
             }
         }
+        if let Some(over) = self.metrics.over_budget() {
+            return Err(over_budget(self.budget.as_ref(), over));
+        }
         Ok(())
     }
 
@@ -426,6 +460,21 @@ impl Model for Simulation {
         }
         Ok(())
     }
+}
+
+/// Per-request records outgrew the memory left by the device.
+#[cold]
+fn over_budget(budget: Option<&Budget>, (done, need): (u64, u64)) -> SimError {
+    let (left, limit, source) = budget.map_or((0, 0, ""), |b| (b.bytes, b.limit, b.source));
+    SimError::MemoryLimit(format!(
+        "after {done} requests, per-request records and time series would need {}, more \
+         than the {} the limit of {} ({source}) leaves beside the device; keep no \
+         per-request records (--no-records / keep_records=False) or raise the limit \
+         (--max-memory / max_memory=)",
+        fmt_bytes(need),
+        fmt_bytes(left),
+        fmt_bytes(limit),
+    ))
 }
 
 /// Device-scheduler metrics (AOS §IV-B, VIOS Table 1) for the flash summary.

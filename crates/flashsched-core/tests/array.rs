@@ -201,6 +201,7 @@ fn network_caps_throughput() {
         &["read=0.5,bs=64k,qd=32,n=4000,align=64k"],
     );
     let (win, wout) = sim.wire_bytes().unwrap();
+    let (win, wout) = (win.values(), wout.values());
     assert!(win.len() > 10 && wout.len() > 10);
     for (i, &b) in win.iter().chain(wout).enumerate() {
         assert!(b <= cap * (1.0 + 1e-9), "bin {i}: {b} > {cap}");
@@ -212,7 +213,7 @@ fn network_caps_throughput() {
         &["read=0,bs=64k,qd=32,n=6000,align=64k"],
     );
     let s = sim.summary();
-    for (i, &b) in sim.series.array_bytes.iter().enumerate() {
+    for (i, &b) in sim.series.array_bytes.iter() {
         assert!((b as f64) <= cap + 32.0 * 65536.0, "bin {i}: {b}");
     }
     // The link, not the SSDs, is the bottleneck: within 10 % of line rate.

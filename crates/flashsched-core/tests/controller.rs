@@ -173,3 +173,29 @@ fn controller_settings_are_checked_by_key() {
         assert!(e.contains(key) && e.contains(says), "{set}: {e}");
     }
 }
+
+/// Dynamic allocation under chip-level busy: 2 channels × 2 chips × 2
+/// dies (one plane each), four one-page writes at 0. A die waits for its
+/// whole chip, so each write goes to the least-loaded chip, then channel:
+/// dies 0 (chip 0, channel 0), 4 (chip 2, channel 1), 6 (chip 3, channel
+/// 1), 2 (chip 1, channel 0). Each channel moves two pages (0–10, 10–20),
+/// so the programs end at 210, 210, 220, 220 µs. Under die-level busy the
+/// least-loaded die is enough: dies 0–3, all on channel 0, end at 210,
+/// 220, 230, 240.
+#[test]
+fn dynamic_allocation_under_chip_busy_spreads_over_chips_then_channels() {
+    let writes = || (0..4).map(|i| rec(0, Op::Write, lpn(i), PAGE)).collect();
+    let dev = |unit: &str| {
+        tiny(&[
+            "geometry.channels=2",
+            "geometry.chips_per_channel=2",
+            "geometry.planes_per_die=1",
+            "ftl.allocation=dynamic",
+            unit,
+        ])
+    };
+    let sim = run_checked(dev("controller.busy_unit=chip"), writes());
+    assert_eq!(completions_us(&sim), [210.0, 210.0, 220.0, 220.0]);
+    let sim = run_checked(dev("controller.busy_unit=die"), writes());
+    assert_eq!(completions_us(&sim), [210.0, 220.0, 230.0, 240.0]);
+}

@@ -146,6 +146,87 @@ fn an_eager_cache_flushes_every_write() {
     assert_eq!(sim.summary().flash.programs, 4);
 }
 
+/// `controller.write_ack = "data-in"` (SSDsim): a written page counts once
+/// its data is in the chip. No cache: LPN 0 at 0 crosses the bus 0–10 and is
+/// acknowledged at 10 (programmed 10–210); LPN 1 (same die) waits for the
+/// die: bus 210–220, acknowledged at 220 (programmed 420). A read of LPN 0
+/// at 15, after the acknowledgement and before the program ends, gets the
+/// new data from controller DRAM at once. Acknowledged when programmed:
+/// 210 and 420.
+#[test]
+fn a_write_can_be_acknowledged_when_its_data_reaches_the_chip() {
+    let reqs = || {
+        vec![
+            rec(0, Op::Write, page(0), PAGE),
+            rec(0, Op::Write, page(1), PAGE),
+            rec(15 * US, Op::Read, page(0), PAGE),
+        ]
+    };
+    let sim = run_checked(tiny(&["controller.write_ack=data-in"]), reqs());
+    assert_eq!(done_us(&sim), [10.0, 220.0, 15.0]);
+    assert_eq!(sim.summary().flash.dram_read_hits, 1);
+    let sim = run_checked(tiny(&[]), reqs());
+    assert_eq!(done_us(&sim), [210.0, 420.0, 15.0]);
+}
+
+/// The LRU example above with `write_ack = "data-in"`: LPN 2 at 30 waits
+/// only for the flushed LPN 0's data to reach the chip (bus 30–40), then
+/// for its DRAM write: 40–41, not 241. The reads are DRAM hits as before
+/// (LPN 0's program runs until 240).
+#[test]
+fn a_flushed_page_returns_its_cache_room_at_data_in() {
+    let reqs = vec![
+        rec(0, Op::Write, page(0), PAGE),
+        rec(10 * US, Op::Write, page(0), PAGE),
+        rec(20 * US, Op::Write, page(1), PAGE),
+        rec(30 * US, Op::Write, page(2), PAGE),
+        rec(50 * US, Op::Read, page(1), PAGE),
+        rec(60 * US, Op::Read, page(0), PAGE),
+    ];
+    let cache = [
+        "cache.mib=0.0078125",
+        "cache.policy=lru",
+        "cache.dram_mb_s=4096",
+        "controller.write_ack=data-in",
+    ];
+    let sim = run_checked(tiny(&cache), reqs);
+    assert_eq!(done_us(&sim), [1.0, 11.0, 21.0, 41.0, 51.0, 61.0]);
+    let f = sim.summary().flash;
+    assert_eq!((f.programs, f.dram_read_hits), (1, 2));
+}
+
+/// SSDsim's buffer (`ssdsim-lru`, two pages, writes acknowledged at
+/// data-in): LPN 0 at 0 and LPN 1 at 10 fit (DRAM 1 µs: 1, 11). A read of
+/// LPN 0 at 20 is a DRAM hit (21) and makes LPN 0 the most recently used,
+/// so LPN 2 at 30 evicts LPN 1 (plain `lru` would take LPN 0, the least
+/// recently written) and completes when LPN 1's data is in the chip: bus
+/// 30–40, done 40, with no wait for its program (40–240) nor a DRAM time.
+/// A rewrite of LPN 0 at 50 evicts nothing: 51. A read of LPN 1 at 60 gets
+/// the flushed data from DRAM while it programs: 61. LPN 3 at 300 evicts
+/// LPN 2 (least recently used now; die 1): bus 300–310, done 310.
+#[test]
+fn the_ssdsim_buffer_evicts_at_once_and_waits_for_the_data_in() {
+    let reqs = vec![
+        rec(0, Op::Write, page(0), PAGE),
+        rec(10 * US, Op::Write, page(1), PAGE),
+        rec(20 * US, Op::Read, page(0), PAGE),
+        rec(30 * US, Op::Write, page(2), PAGE),
+        rec(50 * US, Op::Write, page(0), PAGE),
+        rec(60 * US, Op::Read, page(1), PAGE),
+        rec(300 * US, Op::Write, page(3), PAGE),
+    ];
+    let cache = [
+        "cache.mib=0.0078125",
+        "cache.policy=ssdsim-lru",
+        "cache.dram_mb_s=4096",
+        "controller.write_ack=data-in",
+    ];
+    let sim = run_checked(tiny(&cache), reqs);
+    assert_eq!(done_us(&sim), [1.0, 11.0, 21.0, 40.0, 51.0, 61.0, 310.0]);
+    let f = sim.summary().flash;
+    assert_eq!((f.programs, f.dram_read_hits), (2, 2));
+}
+
 #[test]
 fn front_end_settings_are_checked_by_key() {
     for (set, key) in [
@@ -154,6 +235,7 @@ fn front_end_settings_are_checked_by_key() {
         ("cache.policy=fifo", "cache.policy"),
         ("cache.mib=-2", "cache.mib"),
         ("ftl.write_buffer_mib=2", "cache.mib"),
+        ("controller.write_ack=early", "controller.write_ack"),
     ] {
         let e = DeviceConfig::load("default", &[set.into()])
             .unwrap_err()

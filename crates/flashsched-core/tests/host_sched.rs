@@ -306,6 +306,21 @@ fn gc_aware_dispatch_avoids_the_gc_chip() {
         "oracle: chip-1 reads {o:.0} us vs {base:.0} us without"
     );
     assert!(oracle.host.sched.gc_log().iter().all(|f| f.zone == 0));
+    // The oracle reads the device's flags whenever it is asked to
+    // dispatch; it is not asked while the device queue is full, so it can
+    // notice a GC's start or end late, or see two back-to-back episodes as
+    // one: precision and recall just under 1 (exactly 1 in this case).
+    let det = oracle.summary().gc_detection.expect("detector report");
+    assert_eq!(det.zone_kind, "chip");
+    assert!(det.precision.is_some_and(|p| p > 0.999), "{det:?}");
+    assert!(det.recall.is_some_and(|r| r > 0.95), "{det:?}");
+    assert!(det.episodes_detected as f64 >= 0.95 * det.gc_episodes as f64);
+    assert_eq!(det.flags, det.flags_in_gc);
+    assert_eq!(det.probes, 0);
+    assert!(
+        off.summary().gc_detection.is_none(),
+        "module off: no report"
+    );
 
     // Detected mode: step the run to find when chip 0 first enters GC.
     // Only chip-0 writes can reveal chip 0's GC (no write buffer here); a
@@ -335,6 +350,17 @@ fn gc_aware_dispatch_avoids_the_gc_chip() {
         "first flag at {} ns, GC began at {gc_start} ns",
         log[0].at
     );
+    // Latency detection is scored too: the flags were raised on chip 0
+    // while it was in GC (the workload keeps it collecting), probes were
+    // sent for every suspicion, and it held chip 0 for part of its GC.
+    let det = sim.summary().gc_detection.expect("detector report");
+    assert_eq!(det.flags, log.len() as u64);
+    assert!(
+        det.flags_in_gc > 0 && det.probes >= 3 * det.flags,
+        "{det:?}"
+    );
+    assert!(det.overlap_zone_s > 0.0 && det.overlap_zone_s <= det.held_zone_s);
+    assert!(det.recall.is_some_and(|r| r > 0.0 && r <= 1.0), "{det:?}");
     let d = chip1_read_mean(&sim);
     assert!(
         d < 0.7 * base,

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::driven;
-use crate::errors::{guarded, poisoned, to_py, ConfigError, SimulationError};
+use crate::errors::{guarded, memory_limit, poisoned, to_py, ConfigError, SimulationError};
 
 /// A simulated SSD array (RAID-0/RAID-5/serial) behind an optional link.
 #[pyclass(module = "flashsched._core")]
@@ -22,7 +22,7 @@ impl ArraySimulation {
     /// Build an array of `ssds` copies of `device`. Give `phases` (synthetic
     /// specs run in sequence) or `writers` = (clients, file bytes, bs, qd).
     #[new]
-    #[pyo3(signature = (layout="raid0", ssds=4, device="default", overrides=Vec::new(), link=None, queue_depth=256, bin_ms=1000.0, phases=None, writers=None, seed=42, keep_records=false, check=false))]
+    #[pyo3(signature = (layout="raid0", ssds=4, device="default", overrides=Vec::new(), link=None, queue_depth=256, bin_ms=1000.0, phases=None, writers=None, seed=42, keep_records=false, check=false, max_memory=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -38,7 +38,9 @@ impl ArraySimulation {
         seed: u64,
         keep_records: bool,
         check: bool,
+        max_memory: Option<String>,
     ) -> PyResult<Self> {
+        let limit = memory_limit(max_memory.as_deref())?;
         if !(bin_ms.is_finite() && bin_ms > 0.0) {
             return Err(ConfigError::new_err(format!(
                 "bin_ms: {bin_ms} must be > 0"
@@ -72,8 +74,9 @@ impl ArraySimulation {
             keep_records,
         };
         let dev = DeviceConfig::load(device, &overrides).map_err(to_py)?;
-        let mut sim =
-            py.detach(|| guarded(|| ArraySim::new(cfg, dev, &workload).map_err(to_py)))?;
+        let mut sim = py.detach(|| {
+            guarded(|| ArraySim::new_with(cfg, dev, &workload, check, limit).map_err(to_py))
+        })?;
         if check {
             sim.enable_check();
         }
@@ -109,28 +112,24 @@ impl ArraySimulation {
         driven::check_counts(py, &self.inner)
     }
 
-    /// Per-bin series: bin_s, array_bytes, wire_in, wire_out, xgc_units,
-    /// front, and per-SSD lists ssd_written, ssd_read, gc_cumulative.
+    /// Per-bin series over the bins in which anything happened (idle bins
+    /// are absent; `bin` says which bin each row is): bin_s, bin,
+    /// array_bytes, wire_in, wire_out, xgc_units, front, and per-SSD lists
+    /// ssd_written, ssd_read, gc_cumulative.
     fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.inner.lock().map_err(poisoned)?;
-        let sr = &s.series;
+        let t = s.series_table();
         let d = PyDict::new(py);
-        let n = sr.array_bytes.len();
-        d.set_item("bin_s", sr.bin_ns as f64 / 1e9)?;
-        d.set_item("array_bytes", sr.array_bytes.clone())?;
-        let (wi, wo) = s.wire_bytes().unwrap_or((&[], &[]));
-        let pad = |v: &[f64]| {
-            let mut v = v.to_vec();
-            v.resize(n, 0.0);
-            v
-        };
-        d.set_item("wire_in", pad(wi))?;
-        d.set_item("wire_out", pad(wo))?;
-        d.set_item("xgc_units", sr.xgc_units.clone())?;
-        d.set_item("front", sr.front.clone())?;
-        d.set_item("ssd_written", sr.ssd_written.clone())?;
-        d.set_item("ssd_read", sr.ssd_read.clone())?;
-        d.set_item("gc_cumulative", sr.gc_cumulative.clone())?;
+        d.set_item("bin_s", s.series.bin_ns as f64 / 1e9)?;
+        d.set_item("bin", t.bins)?;
+        d.set_item("array_bytes", t.array_bytes)?;
+        d.set_item("wire_in", t.wire_in)?;
+        d.set_item("wire_out", t.wire_out)?;
+        d.set_item("xgc_units", t.xgc_units)?;
+        d.set_item("front", t.front)?;
+        d.set_item("ssd_written", t.ssd_written)?;
+        d.set_item("ssd_read", t.ssd_read)?;
+        d.set_item("gc_cumulative", t.gc_cumulative)?;
         Ok(d)
     }
 

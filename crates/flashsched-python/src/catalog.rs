@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use flashsched_core::config::DeviceConfig;
+use flashsched_core::memory::Estimate;
 use flashsched_core::workload::trace::{
     detect_format as core_detect, open_trace_with, TimeOrder, TraceFormat, TraceOptions,
 };
@@ -54,6 +55,31 @@ pub(crate) fn load_config(device: &str, overrides: Vec<String>) -> PyResult<Stri
             .map(|c| c.to_toml())
             .map_err(to_py)
     })
+}
+
+/// The memory a run of `ssds` copies of `device` would allocate, estimated
+/// before building (docs/reliability.md): {peak, what, parts: [(name,
+/// bytes)], breakdown}; `requests` per-request rows if known.
+#[pyfunction]
+#[pyo3(signature = (device, overrides=Vec::new(), check=false, requests=None, ssds=1))]
+pub(crate) fn memory_estimate<'py>(
+    py: Python<'py>,
+    device: &str,
+    overrides: Vec<String>,
+    check: bool,
+    requests: Option<u64>,
+    ssds: u32,
+) -> PyResult<Bound<'py, PyDict>> {
+    let est = guarded(|| {
+        let cfg = DeviceConfig::load(device, &overrides).map_err(to_py)?;
+        Ok(Estimate::new(&cfg, ssds, check, requests))
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("peak", est.peak)?;
+    d.set_item("what", &est.what)?;
+    d.set_item("breakdown", est.breakdown())?;
+    d.set_item("parts", est.parts.clone())?;
+    Ok(d)
 }
 
 /// Detect a trace file's format name (`-`: standard input, consumed).

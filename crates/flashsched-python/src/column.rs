@@ -186,12 +186,13 @@ pub(crate) fn records_dict<'py>(py: Python<'py>, m: &Metrics) -> PyResult<Bound<
     Ok(d)
 }
 
-/// A run's per-second series: {second, ios, reads, writes, bytes,
-/// mean_latency_us, p99_latency_us}.
+/// A run's per-second series over the seconds in which something
+/// completed (idle seconds are absent; `second` says which second each row
+/// is): {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
 pub(crate) fn timeseries_dict<'py>(py: Python<'py>, m: &Metrics) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let secs = &m.seconds;
-    d.set_item("second", (0..secs.len() as u64).collect::<Vec<_>>())?;
+    let secs = m.seconds.values();
+    d.set_item("second", m.seconds.bins().to_vec())?;
     d.set_item("ios", secs.iter().map(|x| x.ios).collect::<Vec<_>>())?;
     d.set_item("reads", secs.iter().map(|x| x.reads).collect::<Vec<_>>())?;
     d.set_item("writes", secs.iter().map(|x| x.writes).collect::<Vec<_>>())?;

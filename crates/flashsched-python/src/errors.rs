@@ -4,6 +4,7 @@
 use std::sync::Mutex;
 
 use flashsched_core::error::SimError;
+use flashsched_core::memory::MemoryLimit;
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyRuntimeError};
 use pyo3::prelude::*;
 
@@ -27,6 +28,12 @@ pyo3::create_exception!(
 );
 pyo3::create_exception!(
     flashsched,
+    MemoryLimitError,
+    FlashschedError,
+    "The run would need more memory than its limit (available memory or max_memory)."
+);
+pyo3::create_exception!(
+    flashsched,
     SimulationError,
     FlashschedError,
     "The simulation reached an invalid state."
@@ -43,8 +50,19 @@ pub(crate) fn to_py(e: SimError) -> PyErr {
             PyFileNotFoundError::new_err(msg)
         }
         SimError::Io { .. } => TraceError::new_err(msg),
+        SimError::MemoryLimit(_) => MemoryLimitError::new_err(msg),
         SimError::Invalid(_) => SimulationError::new_err(msg),
     }
+}
+
+/// `max_memory` as given (`None`: `FLASHSCHED_MAX_MEMORY`, else the memory
+/// available now).
+pub(crate) fn memory_limit(max_memory: Option<&str>) -> PyResult<MemoryLimit> {
+    match max_memory {
+        Some(t) => MemoryLimit::parse("max_memory", t),
+        None => MemoryLimit::from_env(),
+    }
+    .map_err(to_py)
 }
 
 /// Run a binding body; a panic in the core (a bug) becomes a

@@ -18,13 +18,15 @@ mod _core {
     use super::array::ArraySimulation;
     #[pymodule_export]
     use super::catalog::{
-        detect_format, device_schedulers, formats, host_schedulers, load_config, presets,
-        scan_trace,
+        detect_format, device_schedulers, formats, host_schedulers, load_config, memory_estimate,
+        presets, scan_trace,
     };
     #[pymodule_export]
     use super::column::{us_since, Column};
     #[pymodule_export]
-    use super::errors::{ConfigError, FlashschedError, SimulationError, TraceError};
+    use super::errors::{
+        ConfigError, FlashschedError, MemoryLimitError, SimulationError, TraceError,
+    };
     #[pymodule_export]
     use super::replay::{
         probe, uring_unavailable, Replay, ReplayError, UnsafeTargetError, VerifyError,

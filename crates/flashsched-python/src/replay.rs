@@ -7,8 +7,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use flashsched_core::run::WorkloadSpec;
-use flashsched_core::workload::trace::{TimeOrder, TraceOptions};
 use flashsched_replay::probe::{self as core_probe, ProbeSpec};
 use flashsched_replay::{
     BackendKind, Replay as CoreReplay, ReplayError as CoreError, ReplaySpec, TargetSpec,
@@ -18,6 +16,7 @@ use pyo3::types::PyDict;
 
 use crate::column::{records_dict, timeseries_dict, Column, ColumnData};
 use crate::errors::{guarded, locked, poisoned, to_py, ConfigError, FlashschedError};
+use crate::single::workload_spec;
 
 pyo3::create_exception!(
     flashsched,
@@ -67,7 +66,7 @@ impl Replay {
     /// Open the target (every safety check), build workload and host
     /// scheduler, prefill/stamp the window. Give one of `trace`/`synthetic`.
     #[new]
-    #[pyo3(signature = (target, offset=0, size=0, allow_write=false, align=0, device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, verify=false, prefill=None, backend="auto", skip_bad=false, time_order="clamp"))]
+    #[pyo3(signature = (target, offset=0, size=0, allow_write=false, align=0, device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, verify=false, prefill=None, backend="auto", skip_bad=false, time_order="auto"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -91,29 +90,9 @@ impl Replay {
         skip_bad: bool,
         time_order: &str,
     ) -> PyResult<Self> {
-        if !(intensity.is_finite() && intensity > 0.0) {
-            return Err(ConfigError::new_err(format!(
-                "intensity: {intensity} must be > 0"
-            )));
-        }
-        let workload = match (trace, synthetic) {
-            (Some(path), None) => WorkloadSpec::Trace {
-                path,
-                format: format.to_string(),
-                intensity,
-                limit,
-                options: TraceOptions {
-                    skip_bad,
-                    time_order: TimeOrder::from_name(time_order).map_err(to_py)?,
-                },
-            },
-            (None, Some(s)) => WorkloadSpec::Synthetic(s),
-            _ => {
-                return Err(ConfigError::new_err(
-                    "give exactly one of `trace` or `synthetic`",
-                ))
-            }
-        };
+        let workload = workload_spec(
+            trace, synthetic, format, intensity, limit, skip_bad, time_order,
+        )?;
         let spec = ReplaySpec {
             target: TargetSpec {
                 path: target,

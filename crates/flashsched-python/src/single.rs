@@ -5,13 +5,45 @@ use std::sync::{Arc, Mutex};
 
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 use flashsched_core::sim::Simulation as CoreSim;
+use flashsched_core::workload::replay::check_intensity;
 use flashsched_core::workload::trace::{TimeOrder, TraceOptions};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::column::{records_dict, timeseries_dict, Column, ColumnData};
 use crate::driven;
-use crate::errors::{guarded, poisoned, to_py, ConfigError, SimulationError};
+use crate::errors::{guarded, memory_limit, poisoned, to_py, ConfigError, SimulationError};
+
+/// The workload of the `trace`/`synthetic` arguments (exactly one given),
+/// as `Simulation` and `Replay` take them.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn workload_spec(
+    trace: Option<PathBuf>,
+    synthetic: Option<String>,
+    format: &str,
+    intensity: f64,
+    limit: Option<u64>,
+    skip_bad: bool,
+    time_order: &str,
+) -> PyResult<WorkloadSpec> {
+    check_intensity(intensity).map_err(to_py)?;
+    match (trace, synthetic) {
+        (Some(path), None) => Ok(WorkloadSpec::Trace {
+            path,
+            format: format.to_string(),
+            intensity,
+            limit,
+            options: TraceOptions {
+                skip_bad,
+                time_order: TimeOrder::from_name(time_order).map_err(to_py)?,
+            },
+        }),
+        (None, Some(s)) => Ok(WorkloadSpec::Synthetic(s)),
+        _ => Err(ConfigError::new_err(
+            "give exactly one of `trace` or `synthetic`",
+        )),
+    }
+}
 
 /// A configured simulation of one SSD.
 #[pyclass(module = "flashsched._core")]
@@ -23,7 +55,7 @@ pub(crate) struct Simulation {
 impl Simulation {
     /// Build a simulation. Give exactly one of `trace` or `synthetic`.
     #[new]
-    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false, skip_bad=false, time_order="auto"))]
+    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false, skip_bad=false, time_order="auto", max_memory=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -39,30 +71,12 @@ impl Simulation {
         check: bool,
         skip_bad: bool,
         time_order: &str,
+        max_memory: Option<String>,
     ) -> PyResult<Self> {
-        if !(intensity.is_finite() && intensity > 0.0) {
-            return Err(ConfigError::new_err(format!(
-                "intensity: {intensity} must be > 0"
-            )));
-        }
-        let workload = match (trace, synthetic) {
-            (Some(path), None) => WorkloadSpec::Trace {
-                path,
-                format: format.to_string(),
-                intensity,
-                limit,
-                options: TraceOptions {
-                    skip_bad,
-                    time_order: TimeOrder::from_name(time_order).map_err(to_py)?,
-                },
-            },
-            (None, Some(s)) => WorkloadSpec::Synthetic(s),
-            _ => {
-                return Err(ConfigError::new_err(
-                    "give exactly one of `trace` or `synthetic`",
-                ))
-            }
-        };
+        let mem_limit = memory_limit(max_memory.as_deref())?;
+        let workload = workload_spec(
+            trace, synthetic, format, intensity, limit, skip_bad, time_order,
+        )?;
         let spec = RunSpec {
             device: device.to_string(),
             overrides,
@@ -70,10 +84,8 @@ impl Simulation {
             seed,
             keep_records,
         };
-        let mut sim = py.detach(|| guarded(|| run::build(&spec).map_err(to_py)))?;
-        if check {
-            sim.enable_check();
-        }
+        let sim =
+            py.detach(|| guarded(|| run::build_with(&spec, check, mem_limit).map_err(to_py)))?;
         Ok(Simulation {
             inner: Mutex::new(sim),
         })
@@ -116,7 +128,9 @@ impl Simulation {
         records_dict(py, &self.inner.lock().map_err(poisoned)?.metrics)
     }
 
-    /// Per-second series: {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
+    /// Per-second series over the seconds in which something completed
+    /// (idle seconds are absent; `second` says which second each row is):
+    /// {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
     fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         timeseries_dict(py, &self.inner.lock().map_err(poisoned)?.metrics)
     }

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--probe", required=True, help="probe result JSON (flashsched probe --json)")
     p.add_argument("--device", default="default", help="preset name or TOML file to start from")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    A.add_set(p)
     p.add_argument(
         "--params",
         default=",".join(DEFAULT_PARAMS),
@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="mean",
         help="fit mean or median latencies (p50: robust to rare stalls of a shared disk)",
     )
-    p.add_argument("--seed", type=int, default=42)
+    A.add_seed(p)
     p.add_argument("--out", metavar="TOML", help="write the calibrated device file here")
     p.add_argument("--json", metavar="OUT", help="write the fit and residuals as JSON")
     p.set_defaults(func=run)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from flashsched.commands import args as A
 
@@ -53,4 +54,10 @@ def cmd_config(args: argparse.Namespace) -> int:
     from flashsched import api
 
     print(api.load_config(args.device, list(args.overrides)), end="")
+    est = api.memory_estimate(args.device, list(args.overrides))
+    print(
+        f"memory estimate: {est['peak'] / 2**20:,.0f} MiB ({est['breakdown']}); "
+        "check mode and per-request records add to it",
+        file=sys.stderr,
+    )
     return 0

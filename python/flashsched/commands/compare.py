@@ -87,7 +87,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--real-size", default="0", help="window size (needed to create a file)")
     r.add_argument("--allow-write", action="store_true", help="permit writes on TARGET")
     r.add_argument("--verify", action="store_true", help="check every real read (needs writes)")
-    r.add_argument("--real-backend", choices=["auto", "uring", "threads"], default="auto")
+    r.add_argument(
+        "--real-backend",
+        choices=["auto", "uring", "threads"],
+        default="auto",
+        help="I/O engine: io_uring, a thread pool, or auto (io_uring when the kernel allows it)",
+    )
     p.set_defaults(func=run)
 
 
@@ -109,6 +114,8 @@ def _fmt(df: pd.DataFrame) -> str:
     ]
     if df["tx_s"].isna().all():
         cols.remove("tx_s")
+    if "gc_flags" in df and df["gc_flags"].notna().any():
+        cols += ["gc_flags", "gc_precision", "gc_recall"]
     if (df["kind"] == "real").any():
         cols.insert(0, "kind")
     return _table(df[cols])

@@ -22,17 +22,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--target", required=True, help="regular file (created if absent) or block device"
     )
-    p.add_argument("--offset", default="0")
+    p.add_argument("--offset", default="0", help="first byte of the window (e.g. 1g)")
     p.add_argument("--size", default="0", help="window size (needed to create a file)")
     p.add_argument("--allow-write", action="store_true", help="also probe writes")
     p.add_argument("--sizes", default=",".join(DEFAULT_PROBE_SIZES), help="comma list of sizes")
     p.add_argument("--per-size", type=int, default=200, help="I/Os per (op, size)")
     fill = p.add_mutually_exclusive_group()
-    fill.add_argument("--prefill", dest="prefill", action="store_true", default=None)
-    fill.add_argument("--no-prefill", dest="prefill", action="store_false")
-    p.add_argument("--align", default="0")
-    p.add_argument("--backend", choices=["auto", "uring", "threads"], default="auto")
-    p.add_argument("--seed", type=int, default=42)
+    fill.add_argument(
+        "--prefill",
+        dest="prefill",
+        action="store_true",
+        default=None,
+        help="write the window once first so reads reach the device "
+        "(default: when the file is created)",
+    )
+    fill.add_argument(
+        "--no-prefill", dest="prefill", action="store_false", help="never prefill the window"
+    )
+    p.add_argument("--align", default="0", help="I/O unit (default max(4k, logical block))")
+    p.add_argument(
+        "--backend",
+        choices=["auto", "uring", "threads"],
+        default="auto",
+        help="I/O engine: io_uring, a thread pool, or auto (io_uring when the kernel allows it)",
+    )
+    A.add_seed(p)
     p.add_argument(
         "--plot", metavar="PNG", help="plot file (default: probe.png beside --json, else none)"
     )

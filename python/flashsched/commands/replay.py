@@ -98,26 +98,50 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="write the window once first (default: when the file is created)",
     )
-    fill.add_argument("--no-prefill", dest="prefill", action="store_false")
+    fill.add_argument(
+        "--no-prefill", dest="prefill", action="store_false", help="never prefill the window"
+    )
     p.add_argument("--align", default="0", help="I/O unit (default max(4k, logical block))")
-    p.add_argument("--backend", choices=["auto", "uring", "threads"], default="auto")
+    p.add_argument(
+        "--backend",
+        choices=["auto", "uring", "threads"],
+        default="auto",
+        help="I/O engine: io_uring, a thread pool, or auto (io_uring when the kernel allows it)",
+    )
     p.add_argument(
         "--device",
         default="default",
         help="preset or TOML file whose [host] section (scheduler, queue depth) is used",
     )
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    A.add_set(p)
     p.add_argument("--host-sched", help="host scheduler; a comma list or `all` runs each in turn")
-    p.add_argument("--queue-depth", type=int)
-    p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--skip-bad", action="store_true")
-    p.add_argument("--time-order", choices=["clamp", "reject", "sort"], default="clamp")
+    p.add_argument(
+        "--queue-depth",
+        type=A.positive_int,
+        metavar="N",
+        help="requests in flight on the target (default: the device's host.queue_depth)",
+    )
+    A.add_seed(p)
+    p.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip malformed trace lines (counted in the summary) instead of failing",
+    )
+    p.add_argument(
+        "--time-order",
+        choices=["auto", "clamp", "reject", "sort"],
+        default="auto",
+        help="records earlier than their predecessor: issue at its time, fail, "
+        "or reorder within a 4096-record window; auto = sort for blkparse, else clamp",
+    )
     p.add_argument("--json", metavar="OUT", help="write the summary JSON here ('-' = stdout)")
     p.add_argument("--out", metavar="DIR", help="write summary, time series, per-request Parquet")
-    p.add_argument("--no-records", action="store_true")
-    bar = p.add_mutually_exclusive_group()
-    bar.add_argument("--progress", dest="progress", action="store_true", default=None)
-    bar.add_argument("--no-progress", dest="progress", action="store_false")
+    p.add_argument(
+        "--no-records",
+        action="store_true",
+        help="do not keep per-request rows (ignored with --out)",
+    )
+    A.add_progress(p)
     p.set_defaults(func=run)
 
 

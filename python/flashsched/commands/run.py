@@ -82,6 +82,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="records earlier than their predecessor: issue at its time, fail, "
         "or reorder within a 4096-record window; auto = sort for blkparse, else clamp",
     )
+    r.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="memory limit the run is estimated against before building (e.g. 8GiB, "
+        "2GB, off; default: $FLASHSCHED_MAX_MEMORY, else the memory available now)",
+    )
     _add_output(r)
     r.set_defaults(func=cmd_run)
 
@@ -130,6 +136,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         skip_bad=args.skip_bad,
         time_order=args.time_order,
         bin_ms=args.bin_ms,
+        max_memory=args.max_memory,
     )
     _emit(res, args)
     return 0

@@ -286,13 +286,21 @@ def _ftl(out: DeviceImport, f: Fields) -> None:
 def _controller(out: DeviceImport, f: Fields) -> None:
     algo = f.integer("scheduling algorithm")
     out.set("controller.scheduler", "ssdsim-fcfs", "scheduling algorithm")
+    out.set(
+        "controller.ssdsim-fcfs.order",
+        "reads-first",
+        "SSDsim's channel loop serves reads before writes",
+    )
     if algo != 1:
         f.note(UNSUPPORTED, "scheduling algorithm", f"{algo}: only FCFS (1) is modelled")
     out.set("controller.busy_unit", "chip", "SSDsim keeps busy state per chip")
     bits = f.integer("advanced command")
     two_plane = bits & (AD_TWOPLANE | AD_TWOPLANE_READ)
     out.set(
-        "controller.multiplane", "onfi" if two_plane else "off", "advanced command (two-plane bits)"
+        "controller.multiplane",
+        "relaxed" if two_plane else "off",
+        "advanced command (two-plane bits; SSDsim levels the page offsets of its two-plane "
+        "programs itself)",
     )
     if two_plane and two_plane != (AD_TWOPLANE | AD_TWOPLANE_READ):
         f.note(
@@ -308,6 +316,11 @@ def _controller(out: DeviceImport, f: Fields) -> None:
         "controller.interleave", bool(bits & AD_INTERLEAVE), "advanced command (interleave bit)"
     )
     out.set("ftl.copyback", bool(bits & AD_COPYBACK), "advanced command (copyback bit)")
+    out.set(
+        "controller.write_ack",
+        "data-in",
+        "SSDsim completes a flash write when its data has crossed the channel, before tPROG",
+    )
     if bits & AD_RANDOM:
         f.note(
             IGNORED, "advanced command", "the random-command bit (1) has no flashsched counterpart"
@@ -334,8 +347,20 @@ def _cache_and_host(out: DeviceImport, f: Fields) -> None:
     dram = f.integer("dram capacity")
     out.set("cache.mib", dram / (1 << 20), "dram capacity")
     if dram:
-        out.set("cache.policy", "lru", "SSDsim's LRU write buffer")
+        out.set(
+            "cache.policy",
+            "ssdsim-lru",
+            "SSDsim's LRU write buffer: a write evicts at once and completes when the evicted "
+            "pages are written",
+        )
+        out.set("cache.dram_mb_s", 1e7, "SSDsim serves a buffered request in a fixed 1000 ns")
+        out.set(
+            "cache.dram_latency_ns", 1000.0, "SSDsim serves a buffered request in a fixed 1000 ns"
+        )
         f.note(
-            APPROXIMATED, "dram capacity", "SSDsim's buffer holds sectors, flashsched's whole pages"
+            APPROXIMATED,
+            "dram capacity",
+            "SSDsim's buffer holds sectors and writes back the sectors held, flashsched's whole "
+            "pages",
         )
     out.set("host.queue_depth", f.integer("queue_length", lo=1), "queue_length")

@@ -174,6 +174,10 @@ def reproduce(
     figs = [_save_figure(f, outdir) for f in rep.figures(results, ctx)]
     atomic_write_text(outdir / "comparison.csv", table.to_csv(index=False))
     atomic_write_text(outdir / "comparison.md", _markdown(table))
+    extra = rep.tables(results, ctx)
+    for name, df in extra.items():
+        atomic_write_text(outdir / f"{name}.csv", df.to_csv(index=False))
+        atomic_write_text(outdir / f"{name}.md", _markdown(df))
     meta = {
         "paper": rep.name,
         "title": rep.title,
@@ -185,6 +189,7 @@ def reproduce(
         "traces": None if tdir is None else str(tdir),
         "experiments": list(tables),
         "figures": figs,
+        "tables": sorted(extra),
         "versions": sw.versions(),
     }
     atomic_write_text(outdir / "reproduction.json", json.dumps(meta, indent=1))

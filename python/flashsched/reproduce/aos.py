@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from flashsched.legacy import SSDSIM_PLAIN
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
 from flashsched.reproduce.common import Compare, measure_compares
@@ -206,7 +207,7 @@ def _experiment(name: str, buffer_mib: int, wl: dict[str, Any]) -> dict[str, Any
         "name": name,
         "base": {
             "device": "ssdsim-default",
-            "set": ["ftl.precondition_fill=0.7", f"cache.mib={buffer_mib}"],
+            "set": [*SSDSIM_PLAIN, "ftl.precondition_fill=0.7", f"cache.mib={buffer_mib}"],
         },
         "workloads": wl,
         "grid": {DS: SCHEDULERS, "seed": [1]},

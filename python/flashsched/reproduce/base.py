@@ -109,6 +109,9 @@ class Figure:
 Experiments = Callable[[Context], dict[str, dict[str, Any]]]
 Measure = Callable[[Results, Context], dict[str, Measured]]
 Figures = Callable[[Results, Context], list[Figure]]
+# Extra tables a reproduction reports beside its claims (mechanism metrics):
+# name -> table, written as <name>.csv and <name>.md.
+Tables = Callable[[Results, Context], dict[str, pd.DataFrame]]
 # runs a reproduction's experiments itself (e.g. SSD arrays, which are not
 # sweeps): (context, workers) -> one table per experiment in ``context.out``
 Runner = Callable[[Context, "int | None"], dict[str, pd.DataFrame]]
@@ -116,6 +119,10 @@ Runner = Callable[[Context, "int | None"], dict[str, pd.DataFrame]]
 
 def _no_figures(_: Results, __: Context) -> list[Figure]:
     return []
+
+
+def _no_tables(_: Results, __: Context) -> dict[str, pd.DataFrame]:
+    return {}
 
 
 def _no_measure(_: Results, __: Context) -> dict[str, Measured]:
@@ -133,6 +140,7 @@ class Reproduction:
     experiments: Experiments
     measure: Measure = _no_measure
     figures: Figures = _no_figures
+    tables: Tables = _no_tables
     host_schedulers: tuple[str, ...] = ()
     device_schedulers: tuple[str, ...] = ()
     features: tuple[Feature, ...] = ()

@@ -38,11 +38,13 @@ from typing import Any
 
 import numpy as np
 
+from flashsched.legacy import SSDSIM_PLAIN
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
 
 SERVICE_US = 100.0
 ONE_PLANE = [
+    *SSDSIM_PLAIN,  # the theory's device: no buffer, GC interleaved
     "geometry.channels=1",
     "geometry.chips_per_channel=1",
     "geometry.dies_per_chip=1",
@@ -262,7 +264,10 @@ def _traces_spec(ctx: Context) -> dict[str, Any] | None:
     return {
         "name": "traces_gc",
         "description": "GC victim policies on the sample MSR traces (10x intensity)",
-        "base": {"device": "ssdsim-default", "set": ["ftl.precondition_fill=0.9"]},
+        "base": {
+            "device": "ssdsim-default",
+            "set": [*SSDSIM_PLAIN, "ftl.precondition_fill=0.9"],
+        },
         "workloads": wl,
         "grid": {"ftl.gc_policy": ["greedy", "cost-benefit", "fifo", "random"], "seed": [1]},
     }

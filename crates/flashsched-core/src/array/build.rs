@@ -16,17 +16,30 @@ use crate::device::Ssd;
 use crate::engine::Clock;
 use crate::error::{SimError, SimResult};
 use crate::host::Host;
+use crate::memory::{Estimate, MemoryLimit};
 use crate::metrics::Metrics;
 use crate::workload::compose::{Concurrent, Phases};
 use crate::workload::Feed;
 
 impl ArraySim {
     /// Build `cfg.ssds` SSDs from `dev` (SSD i seeded with `seed + i`) and the
-    /// workload for the resulting volume.
+    /// workload for the resulting volume, within the memory available now.
     pub fn new(
         cfg: ArrayConfig,
         dev: DeviceConfig,
         workload: &ArrayWorkload,
+    ) -> SimResult<ArraySim> {
+        Self::new_with(cfg, dev, workload, false, MemoryLimit::Available)
+    }
+
+    /// [`ArraySim::new`] with memory held to `max_memory`, counting check
+    /// mode's tables if `check` (turn it on with `enable_check`).
+    pub fn new_with(
+        cfg: ArrayConfig,
+        dev: DeviceConfig,
+        workload: &ArrayWorkload,
+        check: bool,
+        max_memory: MemoryLimit,
     ) -> SimResult<ArraySim> {
         let t0 = Instant::now();
         if cfg.ssds < 2 || cfg.ssds > 1024 {
@@ -61,6 +74,8 @@ impl ArraySim {
                 ));
             }
         }
+        // Records (if kept) are held to what the SSDs leave as they grow.
+        let budget = Estimate::new(&dev, cfg.ssds, check, None).admit(max_memory)?;
         let ssds = (0..cfg.ssds)
             .map(|i| Ssd::new(dev.ssd(), cfg.seed.wrapping_add(i as u64)))
             .collect::<SimResult<Vec<_>>>()?;
@@ -175,6 +190,9 @@ impl ArraySim {
             dev_cfg: dev,
             cfg,
         };
+        if let Some(b) = budget {
+            sim.metrics.set_budget(b.bytes);
+        }
         sim.track_roles();
         sim.clock.add_wall(t0.elapsed());
         Ok(sim)

@@ -10,8 +10,17 @@ use crate::workload::synthetic::parse_bytes;
 /// How the volume is laid out over the SSDs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Layout {
-    Raid0 { chunk: u64 },
-    Raid5 { chunk: u64 },
+    /// Striping without parity.
+    Raid0 {
+        /// Chunk (stripe unit), bytes.
+        chunk: u64,
+    },
+    /// Striping with rotating parity (left-symmetric).
+    Raid5 {
+        /// Chunk (stripe unit), bytes.
+        chunk: u64,
+    },
+    /// The serial array: a log over the SSDs with external GC.
     Serial(SerialConfig),
 }
 
@@ -94,6 +103,7 @@ impl Layout {
         })
     }
 
+    /// `raid0`, `raid5` or `serial`.
     pub fn name(&self) -> &'static str {
         match self {
             Layout::Raid0 { .. } => "raid0",
@@ -106,13 +116,17 @@ impl Layout {
 /// Array-level options.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArrayConfig {
+    /// How the volume maps onto the SSDs.
     pub layout: Layout,
+    /// Number of SSDs (copies of one device config).
     pub ssds: u32,
     /// Requests outstanding at the array (its host queue depth).
     pub queue_depth: u32,
+    /// Network link in front of the array (`None`: clients attach directly).
     pub link: Option<LinkConfig>,
-    /// Width of a time-series bin.
+    /// Width of a time-series bin, ns.
     pub bin_ns: Ns,
+    /// Seed of the run (SSD `i` is built with `seed + i`).
     pub seed: u64,
     /// Keep one row per client request.
     pub keep_records: bool,
@@ -125,9 +139,13 @@ pub enum ArrayWorkload {
     Phases(Vec<String>),
     /// `clients` concurrent sequential writers of `file` bytes each.
     Writers {
+        /// Concurrent writers.
         clients: u32,
+        /// Bytes each writer writes (its own region of the volume).
         file: u64,
+        /// Request size, bytes.
         bs: u64,
+        /// Requests each writer keeps outstanding.
         qd: u32,
     },
 }

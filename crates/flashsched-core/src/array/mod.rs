@@ -33,7 +33,7 @@ use crate::engine::{self, Clock, EventQueue, Model, Ns};
 use crate::error::{SimError, SimResult};
 use crate::host::{Host, Slot};
 use crate::io::DeviceView;
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, SparseBins};
 use crate::workload::compose::Phases;
 use crate::workload::replay::Replay;
 use crate::workload::{Feed, Op, Workload};
@@ -41,7 +41,7 @@ pub use layout::{ArrayConfig, ArrayWorkload, Layout};
 use network::Link;
 use raid::{Extent, Raid0, Raid5};
 use serial::SerialLog;
-use series::ArraySeries;
+use series::{ArraySeries, SeriesTable};
 pub use summary::{ArrayStats, ArraySummary, LinkSummary, SerialSummary, SsdSummary};
 
 const NONE: u32 = u32::MAX;
@@ -184,12 +184,18 @@ enum Placement {
 pub struct ArraySim {
     /// Host slots finished by the last completion (reused buffer).
     finished_slots: Vec<Slot>,
-    pub cfg: ArrayConfig,
-    pub dev_cfg: DeviceConfig,
+    /// Array options.
+    pub(crate) cfg: ArrayConfig,
+    /// The config every SSD is built from.
+    pub(crate) dev_cfg: DeviceConfig,
+    /// The SSDs, by index.
     pub ssds: Vec<Ssd>,
+    /// Client-level metrics (requests as the clients see them).
     pub metrics: Metrics,
+    /// Per-bin time series.
     pub series: ArraySeries,
-    pub stats: ArrayStats,
+    /// Array-layer counters.
+    pub(crate) stats: ArrayStats,
     clock: Clock<Ev>,
     wl: Wl,
     feed: Feed,
@@ -232,7 +238,7 @@ impl Model for ArraySim {
 
     #[inline]
     fn before_instant(&mut self, t: Ns) {
-        if t / self.series.bin_ns > self.series.sampled() as u64 {
+        if t / self.series.bin_ns > self.series.sampled() {
             self.sample(t);
         }
     }
@@ -348,6 +354,13 @@ impl Model for ArraySim {
                 self.clock.q.push(t, Ev::HostTimer);
             }
         }
+        if let Some((done, need)) = self.metrics.over_budget() {
+            return Err(SimError::MemoryLimit(format!(
+                "after {done} array requests, per-request records would need {}, more than the \
+                 memory limit leaves beside the SSDs; keep no per-request records",
+                crate::memory::fmt_bytes(need)
+            )));
+        }
         Ok(())
     }
 
@@ -441,10 +454,12 @@ impl ArraySim {
         self.view.bytes
     }
 
+    /// Current simulated time.
     pub fn now(&self) -> Ns {
         self.clock.now()
     }
 
+    /// Whether the run has finished.
     pub fn is_finished(&self) -> bool {
         self.clock.is_finished()
     }
@@ -474,12 +489,18 @@ impl ArraySim {
     }
 
     /// Bytes per bin on the network, (inbound, outbound), if a link.
-    pub fn wire_bytes(&self) -> Option<(&[f64], &[f64])> {
+    pub fn wire_bytes(&self) -> Option<(&SparseBins<f64>, &SparseBins<f64>)> {
         self.link
             .as_ref()
-            .map(|l| (l.wire_in.bytes.as_slice(), l.wire_out.bytes.as_slice()))
+            .map(|l| (&l.wire_in.bytes, &l.wire_out.bytes))
     }
 
+    /// Every per-bin series over the bins in which anything happened.
+    pub fn series_table(&self) -> SeriesTable {
+        self.series.table(self.wire_bytes())
+    }
+
+    /// Run until finished.
     pub fn run(&mut self) -> SimResult<()> {
         while !self.advance(u64::MAX)? {}
         Ok(())

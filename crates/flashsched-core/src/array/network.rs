@@ -11,6 +11,7 @@
 
 use crate::engine::{Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
+use crate::metrics::bins::SparseBins;
 
 /// Link parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,11 +76,14 @@ impl LinkConfig {
 }
 
 /// Per-bin byte counts of data actually on the wire in one direction
-/// (pro-rated over each transfer's data phase).
+/// (pro-rated over each transfer's data phase), for the bins a transfer
+/// touched.
 #[derive(Debug, Clone, Default)]
-pub struct WireSeries {
-    pub bin_ns: Ns,
-    pub bytes: Vec<f64>,
+pub(crate) struct WireSeries {
+    /// Bin width, ns.
+    pub(crate) bin_ns: Ns,
+    /// Bytes on the wire per bin (only bins a transfer touched).
+    pub(crate) bytes: SparseBins<f64>,
 }
 
 impl WireSeries {
@@ -90,13 +94,10 @@ impl WireSeries {
         let rate = bytes as f64 / (end - start) as f64;
         let mut t = start;
         while t < end {
-            let bin = (t / self.bin_ns) as usize;
-            let bin_end = (bin as u64 + 1) * self.bin_ns;
+            let bin = t / self.bin_ns;
+            let bin_end = (bin + 1).saturating_mul(self.bin_ns);
             let seg_end = bin_end.min(end);
-            if bin >= self.bytes.len() {
-                self.bytes.resize(bin + 1, 0.0);
-            }
-            self.bytes[bin] += rate * (seg_end - t) as f64;
+            *self.bytes.at(bin) += rate * (seg_end - t) as f64;
             t = seg_end;
         }
     }
@@ -112,18 +113,21 @@ struct Pipe {
 
 /// The full-duplex link.
 #[derive(Debug, Clone)]
-pub struct Link {
-    pub cfg: LinkConfig,
+pub(crate) struct Link {
+    pub(crate) cfg: LinkConfig,
     ns_per_byte: f64,
     overhead: Ns,
     inbound: Pipe,
     outbound: Pipe,
-    pub wire_in: WireSeries,
-    pub wire_out: WireSeries,
+    /// Host → array bytes per bin.
+    pub(crate) wire_in: WireSeries,
+    /// Array → host bytes per bin.
+    pub(crate) wire_out: WireSeries,
 }
 
 impl Link {
-    pub fn new(cfg: LinkConfig, bin_ns: Ns) -> Link {
+    /// An idle link whose wire series use bins of `bin_ns`.
+    pub(crate) fn new(cfg: LinkConfig, bin_ns: Ns) -> Link {
         Link {
             ns_per_byte: NS_PER_S as f64 / cfg.bytes_per_s(),
             overhead: (cfg.overhead_us * 1000.0).round() as Ns,
@@ -132,11 +136,11 @@ impl Link {
             outbound: Pipe::default(),
             wire_in: WireSeries {
                 bin_ns,
-                bytes: Vec::new(),
+                bytes: SparseBins::default(),
             },
             wire_out: WireSeries {
                 bin_ns,
-                bytes: Vec::new(),
+                bytes: SparseBins::default(),
             },
         }
     }
@@ -160,18 +164,18 @@ impl Link {
 
     /// A request (with `bytes` of write data) leaves the host at `now`;
     /// returns when it has fully arrived at the array.
-    pub fn send_in(&mut self, now: Ns, bytes: u64) -> Ns {
+    pub(crate) fn send_in(&mut self, now: Ns, bytes: u64) -> Ns {
         self.send(true, now, bytes)
     }
 
     /// A completion (with `bytes` of read data) leaves the array at `now`;
     /// returns when it has fully arrived at the host.
-    pub fn send_out(&mut self, now: Ns, bytes: u64) -> Ns {
+    pub(crate) fn send_out(&mut self, now: Ns, bytes: u64) -> Ns {
         self.send(false, now, bytes)
     }
 
     /// (bytes in, bytes out, busy ns in, busy ns out).
-    pub fn totals(&self) -> (u64, u64, Ns, Ns) {
+    pub(crate) fn totals(&self) -> (u64, u64, Ns, Ns) {
         (
             self.inbound.bytes,
             self.outbound.bytes,
@@ -204,9 +208,10 @@ mod tests {
     fn wire_bytes_are_prorated_across_bins() {
         let mut l = Link::new(LinkConfig::parse("10gbe,overhead=0us").unwrap(), 1_000_000);
         l.send_in(500_000, 1_250_000); // 0.5 ms .. 1.5 ms
-        assert_eq!(l.wire_in.bytes.len(), 2);
-        assert!((l.wire_in.bytes[0] - 625_000.0).abs() < 1.0);
-        assert!((l.wire_in.bytes[1] - 625_000.0).abs() < 1.0);
+        assert_eq!(l.wire_in.bytes.bins(), &[0, 1]);
+        let b = l.wire_in.bytes.values();
+        assert!((b[0] - 625_000.0).abs() < 1.0);
+        assert!((b[1] - 625_000.0).abs() < 1.0);
         assert!(l.wire_out.bytes.is_empty());
     }
 }

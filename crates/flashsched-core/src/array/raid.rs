@@ -7,16 +7,20 @@
 /// A piece of a volume request on one SSD.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Extent {
+    /// SSD index in the array.
     pub ssd: u32,
     /// Byte offset on the SSD.
     pub offset: u64,
+    /// Length in bytes.
     pub len: u32,
 }
 
 /// RAID-0: chunk `c` goes to SSD `c mod n`, stripe `c / n`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Raid0 {
+    /// SSDs striped over.
     pub ssds: u32,
+    /// Chunk (stripe unit), bytes.
     pub chunk: u64,
 }
 
@@ -47,13 +51,16 @@ impl Raid0 {
 /// `(parity + 1 + d) mod n`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Raid5 {
+    /// SSDs striped over (one chunk of each stripe holds parity).
     pub ssds: u32,
+    /// Chunk (stripe unit), bytes.
     pub chunk: u64,
 }
 
 /// The part of a write that falls in one stripe.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StripeWrite {
+    /// Stripe number.
     pub stripe: u64,
     /// New data extents.
     pub data: Vec<Extent>,

@@ -1,102 +1,226 @@
 //! Per-bin time series of an array run: bandwidth of the array (by request
 //! completion) and of each SSD (by sub-request completion), xGC copies, and
 //! each SSD's cumulative internal-GC count sampled at bin ends.
+//!
+//! Sparse (`metrics::bins`): counts are kept for bins that received
+//! something, sampled state as change points, so idle simulated time costs
+//! no memory. [`ArraySeries::table`] lists the bins in which anything
+//! happened.
 
 use crate::engine::Ns;
+use crate::metrics::bins::{union_bins, SparseBins, StepSeries};
 
+/// Time series of an array run, one entry per bin of `bin_ns` (every
+/// series has the same length once the run has finished).
 #[derive(Debug, Clone, Default)]
 pub struct ArraySeries {
+    /// Bin width, ns.
     pub bin_ns: Ns,
     /// Bytes of client requests completed per bin.
-    pub array_bytes: Vec<u64>,
-    /// Per SSD: bytes written / read per bin (user, RAID-5 and xGC traffic).
-    pub ssd_written: Vec<Vec<u64>>,
-    pub ssd_read: Vec<Vec<u64>>,
+    pub array_bytes: SparseBins<u64>,
+    /// Per SSD: bytes written per bin (user, RAID-5 and xGC traffic).
+    pub ssd_written: Vec<SparseBins<u64>>,
+    /// Per SSD: bytes read per bin (user, RAID-5 and xGC traffic).
+    pub ssd_read: Vec<SparseBins<u64>>,
     /// Units copied by xGC per bin (serial array).
-    pub xgc_units: Vec<u64>,
+    pub xgc_units: SparseBins<u64>,
     /// Per SSD: internal GC invocations so far, at the end of each bin.
-    pub gc_cumulative: Vec<Vec<u64>>,
+    pub gc_cumulative: Vec<StepSeries<u64>>,
     /// Front-end SSD at the end of each bin (-1 = none / not serial).
-    pub front: Vec<i32>,
+    pub front: StepSeries<i32>,
+    /// Bins sampled so far (the state of bins below this is recorded).
+    sampled: u64,
 }
 
-#[inline]
-fn bump(v: &mut Vec<u64>, bin: usize, x: u64) {
-    if bin >= v.len() {
-        v.resize(bin + 1, 0);
-    }
-    v[bin] += x;
+/// The series over the bins in which anything happened (bytes moved, an
+/// xGC copy, a GC invocation, a front-end change), all columns aligned with
+/// `bins`; a bin not listed had none of these.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SeriesTable {
+    /// Bin numbers (bin `b` covers `[b, b + 1) × bin_s`), ascending.
+    pub bins: Vec<u64>,
+    /// Bytes the array completed per bin.
+    pub array_bytes: Vec<u64>,
+    /// Bytes on the link, host to array / array to host, per bin.
+    pub wire_in: Vec<f64>,
+    /// See `wire_in`.
+    pub wire_out: Vec<f64>,
+    /// External-GC copy units per bin (serial arrays).
+    pub xgc_units: Vec<u64>,
+    /// Index of the front-end SSD at the end of the bin (serial arrays).
+    pub front: Vec<i32>,
+    /// Per SSD: bytes written per bin.
+    pub ssd_written: Vec<Vec<u64>>,
+    /// Per SSD: bytes read per bin.
+    pub ssd_read: Vec<Vec<u64>>,
+    /// Per SSD: GC invocations so far at the end of the bin.
+    pub gc_cumulative: Vec<Vec<u64>>,
+}
+
+/// `s`'s value at each of `bins` (ascending), 0 where it has none.
+fn column<T: Copy + Default>(s: &SparseBins<T>, bins: &[u64]) -> Vec<T> {
+    let mut k = 0;
+    let (have, vals) = (s.bins(), s.values());
+    bins.iter()
+        .map(|&b| {
+            while k < have.len() && have[k] < b {
+                k += 1;
+            }
+            if k < have.len() && have[k] == b {
+                vals[k]
+            } else {
+                T::default()
+            }
+        })
+        .collect()
 }
 
 impl ArraySeries {
-    pub fn new(ssds: usize, bin_ns: Ns) -> ArraySeries {
+    /// Empty series for `ssds` SSDs and bins of `bin_ns` (at least 1 ns).
+    pub(crate) fn new(ssds: usize, bin_ns: Ns) -> ArraySeries {
         ArraySeries {
             bin_ns: bin_ns.max(1),
-            ssd_written: vec![Vec::new(); ssds],
-            ssd_read: vec![Vec::new(); ssds],
-            gc_cumulative: vec![Vec::new(); ssds],
+            ssd_written: vec![SparseBins::default(); ssds],
+            ssd_read: vec![SparseBins::default(); ssds],
+            gc_cumulative: vec![StepSeries::default(); ssds],
+            front: StepSeries::starting_at(-1),
             ..Default::default()
         }
     }
 
     #[inline]
-    fn bin(&self, t: Ns) -> usize {
-        (t / self.bin_ns) as usize
+    fn bin(&self, t: Ns) -> u64 {
+        t / self.bin_ns
     }
 
-    pub fn add_array(&mut self, t: Ns, bytes: u64) {
+    /// A client request of `bytes` completed at `t`.
+    pub(crate) fn add_array(&mut self, t: Ns, bytes: u64) {
         let b = self.bin(t);
-        bump(&mut self.array_bytes, b, bytes);
+        *self.array_bytes.at(b) += bytes;
     }
 
-    pub fn add_ssd(&mut self, ssd: usize, t: Ns, bytes: u64, write: bool) {
+    /// A sub-request of `bytes` completed on `ssd` at `t`.
+    pub(crate) fn add_ssd(&mut self, ssd: usize, t: Ns, bytes: u64, write: bool) {
         let b = self.bin(t);
         let v = if write {
             &mut self.ssd_written[ssd]
         } else {
             &mut self.ssd_read[ssd]
         };
-        bump(v, b, bytes);
+        *v.at(b) += bytes;
     }
 
-    pub fn add_xgc(&mut self, t: Ns) {
+    /// xGC copied one unit at `t`.
+    pub(crate) fn add_xgc(&mut self, t: Ns) {
         let b = self.bin(t);
-        bump(&mut self.xgc_units, b, 1);
+        *self.xgc_units.at(b) += 1;
     }
 
     /// Bins sampled so far.
-    pub fn sampled(&self) -> usize {
-        self.front.len()
+    pub(crate) fn sampled(&self) -> u64 {
+        self.sampled
     }
 
-    /// Record the state at the end of every bin before `t`'s bin.
-    pub fn sample_until(&mut self, t: Ns, gc: impl Fn(usize) -> u64, front: i32) {
-        let upto = self.bin(t);
-        while self.front.len() < upto {
-            for (i, v) in self.gc_cumulative.iter_mut().enumerate() {
-                v.push(gc(i));
-            }
-            self.front.push(front);
+    /// Record the state at the end of every bin before `t`'s bin (nothing
+    /// changed since the last event, so all of them hold the current state).
+    pub(crate) fn sample_until(&mut self, t: Ns, gc: impl Fn(usize) -> u64, front: i32) {
+        self.sample_bins(self.bin(t), gc, front);
+    }
+
+    fn sample_bins(&mut self, upto: u64, gc: impl Fn(usize) -> u64, front: i32) {
+        if upto <= self.sampled {
+            return;
         }
+        let from = self.sampled;
+        for (i, s) in self.gc_cumulative.iter_mut().enumerate() {
+            s.set_from(from, gc(i));
+        }
+        self.front.set_from(from, front);
+        self.sampled = upto;
     }
 
-    /// Pad every series to the same number of bins.
-    pub fn finish(&mut self, t: Ns, gc: impl Fn(usize) -> u64, front: i32) {
+    /// Sample the state at the end of the run (ending at `t`) and of every
+    /// bin that received something.
+    pub(crate) fn finish(&mut self, t: Ns, gc: impl Fn(usize) -> u64, front: i32) {
+        let last = |s: &SparseBins<u64>| s.bins().last().map_or(0, |&b| b + 1);
         let n = [
             self.bin(t) + 1,
-            self.array_bytes.len(),
-            self.xgc_units.len(),
-            self.ssd_written.iter().map(Vec::len).max().unwrap_or(0),
-            self.ssd_read.iter().map(Vec::len).max().unwrap_or(0),
+            last(&self.array_bytes),
+            last(&self.xgc_units),
+            self.ssd_written.iter().map(last).max().unwrap_or(0),
+            self.ssd_read.iter().map(last).max().unwrap_or(0),
         ]
         .into_iter()
         .max()
         .unwrap_or(0);
-        self.sample_until(n as Ns * self.bin_ns, gc, front);
-        self.array_bytes.resize(n, 0);
-        self.xgc_units.resize(n, 0);
-        for v in self.ssd_written.iter_mut().chain(self.ssd_read.iter_mut()) {
-            v.resize(n, 0);
+        self.sample_bins(n, gc, front);
+    }
+
+    /// Every series over the bins in which anything happened; `wire` is the
+    /// link's (inbound, outbound) series, if there is a link.
+    pub fn table(&self, wire: Option<(&SparseBins<f64>, &SparseBins<f64>)>) -> SeriesTable {
+        let gc_bins: Vec<Vec<u64>> = self
+            .gc_cumulative
+            .iter()
+            .map(|s| s.change_bins().collect())
+            .collect();
+        let front_bins: Vec<u64> = self.front.change_bins().collect();
+        let mut lists: Vec<&[u64]> =
+            vec![self.array_bytes.bins(), self.xgc_units.bins(), &front_bins];
+        lists.extend(self.ssd_written.iter().map(|s| s.bins()));
+        lists.extend(self.ssd_read.iter().map(|s| s.bins()));
+        lists.extend(gc_bins.iter().map(|v| v.as_slice()));
+        if let Some((wi, wo)) = wire {
+            lists.push(wi.bins());
+            lists.push(wo.bins());
         }
+        let bins = union_bins(lists);
+        let empty = SparseBins::default();
+        let (wi, wo) = wire.unwrap_or((&empty, &empty));
+        SeriesTable {
+            array_bytes: column(&self.array_bytes, &bins),
+            wire_in: column(wi, &bins),
+            wire_out: column(wo, &bins),
+            xgc_units: column(&self.xgc_units, &bins),
+            front: bins.iter().map(|&b| self.front.at(b)).collect(),
+            ssd_written: self.ssd_written.iter().map(|s| column(s, &bins)).collect(),
+            ssd_read: self.ssd_read.iter().map(|s| column(s, &bins)).collect(),
+            gc_cumulative: self
+                .gc_cumulative
+                .iter()
+                .map(|s| bins.iter().map(|&b| s.at(b)).collect())
+                .collect(),
+            bins,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two bursts a year of simulated time apart: two rows, not 3·10^7; the
+    /// GC count and the front-end are those at the end of each listed bin.
+    #[test]
+    fn idle_bins_are_not_stored_or_listed() {
+        let bin = 1_000_000_000; // 1 s
+        let year = 365 * 86_400 * bin;
+        let mut s = ArraySeries::new(2, bin);
+        s.add_array(10, 4096);
+        s.add_ssd(1, 20, 4096, true);
+        s.sample_until(year + 5, |i| i as u64, 0); // SSD 1 has run 1 GC
+        s.add_array(year + 5, 8192);
+        s.add_xgc(year + 6);
+        s.finish(year + 7, |i| 3 + i as u64, 1);
+        let t = s.table(None);
+        assert_eq!(t.bins, vec![0, year / bin]);
+        assert_eq!(t.array_bytes, vec![4096, 8192]);
+        assert_eq!(t.xgc_units, vec![0, 1]);
+        assert_eq!(t.ssd_written, vec![vec![0, 0], vec![4096, 0]]);
+        assert_eq!(t.gc_cumulative, vec![vec![0, 3], vec![1, 4]]);
+        assert_eq!(t.front, vec![0, 1]);
+        assert_eq!(t.wire_in, vec![0.0, 0.0]);
+        let held = s.array_bytes.heap_bytes() + s.xgc_units.heap_bytes();
+        assert!(held < 1000, "{held} bytes");
     }
 }

@@ -11,87 +11,153 @@ use crate::metrics::LatencySummary;
 /// Counters of the array layer.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct ArrayStats {
+    /// RAID-5 stripe writes covering part of a stripe: old data and parity
+    /// were read first (read-modify-write).
     pub rmw_stripes: u64,
+    /// RAID-5 stripe writes covering every data chunk: parity from the new
+    /// data alone, no reads.
     pub full_stripes: u64,
     /// Internal GC invocations on an SSD while it was a front-end.
     pub front_gc_violations: u64,
     /// Most valid pages any SSD's FTL held right after a whole-SSD TRIM.
     pub max_valid_pages_after_trim: u64,
+    /// Erases queued for blocks emptied by a serial array's whole-SSD TRIM.
     pub trim_erases: u64,
+    /// Times a serial-array write (or its remaining units) was parked to wait
+    /// for log space; a write parked again after a retry counts again.
     pub stalled_writes: u64,
 }
 
-/// Per-SSD results.
+/// Per-SSD results. The SSD's traffic is what the array layer sent it:
+/// user data plus RAID-5 parity and read-modify-write reads, or xGC copies.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct SsdSummary {
+    /// Position of the SSD in the array (0-based).
     pub index: u32,
+    /// Serial-array role at the end of the run (`clean`, `front`, `back`,
+    /// `source`); `member` in a RAID layout.
     pub role: String,
+    /// Internal GC victim blocks selected by this SSD's FTL.
     pub gc_invocations: u64,
+    /// Valid pages its internal GC relocated.
     pub gc_pages_moved: u64,
+    /// Its block erases (GC and TRIM reclaim).
     pub erases: u64,
+    /// Erases of blocks emptied by TRIM, outside GC (also in `erases`).
     pub reclaim_erases: u64,
+    /// Mapped logical pages that TRIM unmapped.
     pub trimmed_pages: u64,
+    /// Its FTL write amplification: (host + GC page programs) / host page
+    /// programs, host programs being everything the array wrote to it.
     pub waf: f64,
+    /// Bytes of write sub-requests completed on this SSD.
     pub bytes_written: u64,
+    /// Bytes of read sub-requests completed on this SSD.
     pub bytes_read: u64,
 }
 
+/// The network link's share of an array run.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct LinkSummary {
+    /// Line rate, Gbit/s (10^9 bit/s).
     pub gbit_s: f64,
+    /// Fixed time per message in each direction, µs.
     pub overhead_us: f64,
+    /// Write data carried host → array, bytes (message overheads are time,
+    /// not bytes).
     pub bytes_in: u64,
+    /// Read data carried array → host, bytes.
     pub bytes_out: u64,
+    /// Busy time of the inbound pipe (overheads included) / the simulated
+    /// span (to the last event), 0..1.
     pub utilization_in: f64,
+    /// Busy time of the outbound pipe / the simulated span, 0..1.
     pub utilization_out: f64,
 }
 
+/// The serial array's configuration and counters.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct SerialSummary {
+    /// Front-end SSDs absorbing writes at once (configured).
     pub front_ends: u32,
+    /// Mapping unit, bytes.
     pub unit_bytes: u64,
+    /// Segment (the xGC victim unit), bytes.
     pub segment_bytes: u64,
+    /// xGC victim policy: `fifo` or `greedy`.
     pub victim: String,
+    /// Memory of the array-level mapping: forward and inverse maps plus
+    /// per-segment valid counts, 4 bytes per entry.
     pub mapping_bytes: u64,
     /// Mapping bytes / total SSD logical capacity (paper §2.3: ~0.2 %).
     pub mapping_fraction: f64,
+    /// Counters (flattened into this object in JSON).
     #[serde(flatten)]
     pub stats: SerialStats,
 }
 
-/// Everything an array run reports.
+/// Everything an array run reports. Requests, bytes and latencies are the
+/// clients': a request runs from its arrival at the client (before the
+/// link) to its reply's arrival back.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct ArraySummary {
+    /// `raid0`, `raid5` or `serial`.
     pub layout: String,
+    /// SSDs in the array.
     pub ssds: u32,
+    /// Preset every SSD's config started from (`custom` if none).
     pub device: String,
+    /// Logical capacity of one SSD, bytes.
     pub ssd_logical_bytes: u64,
+    /// Logical volume the clients address, bytes.
     pub volume_bytes: u64,
+    /// The workload, in words.
     pub workload: String,
+    /// Seed of the run.
     pub seed: u64,
+    /// Completed client requests: reads + writes + trims.
     pub requests: u64,
+    /// Completed client reads.
     pub reads: u64,
+    /// Completed client writes.
     pub writes: u64,
+    /// Bytes of completed client reads.
     pub bytes_read: u64,
+    /// Bytes of completed client writes.
     pub bytes_written: u64,
+    /// Simulated time to the last client completion, s.
     pub simulated_s: f64,
+    /// Wall-clock time of building and running the array, s; 0 in stable
+    /// JSON.
     pub wall_s: f64,
     /// Client bandwidth over the run, MiB/s (2^20 bytes).
     pub bandwidth_mib_s: f64,
+    /// Width of a time-series bin, s.
     pub bin_s: f64,
+    /// Start of each workload phase, s (`[0]` for a single phase).
     pub phase_starts_s: Vec<f64>,
+    /// Latency of all client reads and writes.
     pub latency_us: LatencySummary,
+    /// Latency of client reads.
     pub read_latency_us: LatencySummary,
+    /// Latency of client writes.
     pub write_latency_us: LatencySummary,
+    /// Internal GC victim selections, summed over the SSDs.
     pub gc_invocations: u64,
+    /// Each SSD's results, by index.
     pub per_ssd: Vec<SsdSummary>,
+    /// The link's share (`None` without a link).
     pub link: Option<LinkSummary>,
+    /// Serial-array results (`None` for RAID layouts).
     pub serial: Option<SerialSummary>,
+    /// Array-layer counters (flattened into this object in JSON).
     #[serde(flatten)]
     pub stats: ArrayStats,
 }
 
 impl ArraySummary {
+    /// JSON text; with `stable` the wall-clock time is zeroed so two runs of
+    /// the same config and seed compare equal byte for byte.
     pub fn to_json(&self, stable: bool) -> String {
         let mut s = self.clone();
         if stable {

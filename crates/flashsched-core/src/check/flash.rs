@@ -32,12 +32,19 @@ struct Block {
 
 /// Contents of every physical page: 8 bytes per page, 4 per block.
 pub struct FlashModel {
+    /// The device's geometry (page and block numbering).
     pub geo: Geometry,
     pages: Vec<Page>,
     blocks: Vec<Block>,
 }
 
 impl FlashModel {
+    /// Bytes a model of `geo` allocates.
+    pub fn footprint(geo: &Geometry) -> u64 {
+        geo.pages() * std::mem::size_of::<Page>() as u64
+            + geo.blocks() as u64 * std::mem::size_of::<Block>() as u64
+    }
+
     /// All pages erased (for hand-built record sequences).
     pub fn erased(geo: Geometry) -> FlashModel {
         let pages = geo.pages() as usize;
@@ -147,6 +154,7 @@ impl FlashModel {
         (pg.lpn, pg.ver)
     }
 
+    /// Whether an erase of `block` has begun and not finished.
     pub fn is_erasing(&self, block: u32) -> bool {
         self.blocks[block as usize].erasing
     }

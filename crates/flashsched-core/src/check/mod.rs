@@ -31,7 +31,9 @@ use record::OpRecord;
 
 /// Streaming checker of one device.
 pub struct Checker {
+    /// What every physical page holds, rebuilt from the records.
     pub flash: FlashModel,
+    /// Which versions each read in flight may return.
     pub oracle: Oracle,
     /// Newest version programmed per hidden (translation) page; absent:
     /// only the copy stored before the run (version 0).
@@ -48,6 +50,12 @@ pub struct Checker {
 }
 
 impl Checker {
+    /// Bytes a checker of `geo` with `logical_pages` allocates: the flash
+    /// model and the oracle (reads and requests in flight aside).
+    pub fn footprint(geo: &Geometry, logical_pages: u64) -> u64 {
+        FlashModel::footprint(geo) + Oracle::footprint(logical_pages)
+    }
+
     /// A checker starting from the FTL's current state (after preconditioning).
     pub fn new(ftl: &Ftl) -> Checker {
         let mapped = (0..ftl.logical_pages).filter(|&l| ftl.lookup(l).is_some());

@@ -68,6 +68,11 @@ pub struct Oracle {
 pub const MAX_SEQ: u64 = (1 << 30) - 2;
 
 impl Oracle {
+    /// Bytes an oracle for `logical_pages` allocates (reads in flight aside).
+    pub fn footprint(logical_pages: u64) -> u64 {
+        4 * logical_pages + logical_pages.div_ceil(64) * 8
+    }
+
     /// An oracle for `logical_pages`, of which `prewritten` hold data.
     pub fn new(logical_pages: u32, prewritten: impl Iterator<Item = u32>) -> Oracle {
         let words = (logical_pages as usize).div_ceil(64);

@@ -9,6 +9,9 @@ use crate::io::Op;
 /// One data movement. `id` numbers user page reads in submission order;
 /// `seq` numbers user page writes in submission order (0 = data written
 /// before the trace began).
+// The fields are named in each variant's doc; repeating them per field would
+// only restate their names.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpRecord {
     /// The device accepted host request `req` (host slot id).
@@ -62,6 +65,7 @@ pub struct OpTap {
 }
 
 impl OpTap {
+    /// Pass `r` to every attached consumer.
     #[inline]
     pub fn push(&mut self, r: OpRecord) {
         if let Some(l) = &mut self.log {

@@ -31,23 +31,33 @@ use tree::{apply_override, load_file_tree, merge_over_preset, preset_tree, set_p
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceConfig {
+    /// One line on what the device models (`flashsched presets`).
     #[serde(default)]
     pub description: String,
     /// Name of the preset this config starts from (informational once loaded).
     #[serde(default)]
     pub preset: String,
+    /// `[geometry]`: the flash array's shape.
     pub geometry: GeometryConfig,
+    /// `[timing]`: NAND and bus latencies.
     pub timing: TimingConfig,
+    /// `[ftl]`: mapping, allocation, GC and preconditioning.
     pub ftl: FtlConfig,
+    /// `[host]`: queue depth and the host I/O scheduler.
     pub host: HostConfig,
+    /// `[controller]`: the transaction scheduler and flash command rules.
     #[serde(default)]
     pub controller: ControllerConfig,
+    /// `[variation]`: per-block program speeds.
     #[serde(default)]
     pub variation: VariationConfig,
+    /// `[interface]`: the host link.
     #[serde(default)]
     pub interface: InterfaceConfig,
+    /// `[cache]`: the DRAM data cache.
     #[serde(default)]
     pub cache: CacheConfig,
+    /// `[mapping]`: where the mapping table lives.
     #[serde(default)]
     pub mapping: MappingConfig,
 }

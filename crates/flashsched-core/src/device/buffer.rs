@@ -3,6 +3,9 @@
 //! flash. `eager` flushes every write at once; `lru` keeps written pages
 //! until room is needed, then flushes the least recently written, and a
 //! rewrite of a page it still holds replaces it in DRAM without a program.
+//! `ssdsim-lru` is SSDsim's buffer: a write never waits for room; it
+//! evicts the least recently used pages at once and completes when they
+//! are written.
 
 use std::collections::VecDeque;
 
@@ -57,7 +60,9 @@ impl WriteBuffer {
         match self.policy {
             // (`hot-cold` has its own cache, `hot_cold.rs`.)
             CachePolicy::Eager | CachePolicy::HotCold => lpns.count() as u32,
-            CachePolicy::Lru => lpns.filter(|l| !self.held.contains_key(l)).count() as u32,
+            CachePolicy::Lru | CachePolicy::SsdsimLru => {
+                lpns.filter(|l| !self.held.contains_key(l)).count() as u32
+            }
         }
     }
 
@@ -84,6 +89,19 @@ impl WriteBuffer {
             }
         }
         out
+    }
+
+    /// `ssdsim-lru`: take the least recently used held page out; its room
+    /// returns at once (it is on its way to flash).
+    fn evict(&mut self) -> Option<u32> {
+        while let Some((lpn, stamp)) = self.order.pop_front() {
+            if self.held.get(&lpn) == Some(&stamp) {
+                self.held.remove(&lpn);
+                self.used -= 1;
+                return Some(lpn);
+            }
+        }
+        None
     }
 
     /// Note a (re)write of held page `lpn`; returns whether it was new.
@@ -119,6 +137,9 @@ impl Ssd {
         let Some(buf) = &self.buffer else {
             return self.submit_write(r, offset, size, now);
         };
+        if buf.policy == CachePolicy::SsdsimLru {
+            return self.write_evicting(r, offset, size, now);
+        }
         if buf.waiting.is_empty() && self.try_admit(r, offset, size, now) {
             return;
         }
@@ -146,7 +167,7 @@ impl Ssd {
         buf.used += need;
         match buf.policy {
             CachePolicy::Eager | CachePolicy::HotCold => self.submit_write(r, offset, size, now),
-            CachePolicy::Lru => {
+            CachePolicy::Lru | CachePolicy::SsdsimLru => {
                 self.cache_write(offset, size);
                 // An oversized write leaves the cache over capacity.
                 self.make_room(now);
@@ -161,17 +182,77 @@ impl Ssd {
         let (a, b) = self.lpn_range(offset, size);
         for lpn in a..=b {
             let lpn = self.fold(lpn);
-            self.write_seq += 1;
-            let seq = self.write_seq;
-            self.log(OpRecord::Write { lpn, seq });
-            let e = self.inflight.entry(lpn).or_default();
-            e.newest = seq;
-            e.newest_done = false;
-            if let Some(buf) = &mut self.buffer {
+            self.cache_page(lpn);
+        }
+        self.stats.write_requests += 1;
+    }
+
+    /// Page `lpn` of a write is now held in DRAM (newest version).
+    fn cache_page(&mut self, lpn: u32) {
+        self.write_seq += 1;
+        let seq = self.write_seq;
+        self.log(OpRecord::Write { lpn, seq });
+        let e = self.inflight.entry(lpn).or_default();
+        e.newest = seq;
+        e.newest_done = false;
+        if let Some(buf) = &mut self.buffer {
+            buf.touch(lpn);
+        }
+    }
+
+    /// `ssdsim-lru`: a write's pages go into DRAM in order, each new one
+    /// evicting the least recently used page while the cache is full. The
+    /// evicted pages are flushed on the write's behalf: it completes when
+    /// they are written (`controller.write_ack`), or after its DRAM write
+    /// when it evicted none (SSDsim: 1000 ns).
+    fn write_evicting(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
+        let (a, b) = self.lpn_range(offset, size);
+        for lpn in a..=b {
+            let lpn = self.fold(lpn);
+            while let Some(buf) = &mut self.buffer {
+                if buf.held.contains_key(&lpn) {
+                    break;
+                }
+                if buf.used < buf.capacity {
+                    buf.used += 1;
+                    break;
+                }
+                match buf.evict() {
+                    Some(victim) => self.flush(r, victim, now),
+                    None => break,
+                }
+            }
+            self.cache_page(lpn);
+        }
+        self.stats.write_requests += 1;
+        if self.reqs[r as usize].remaining == 0 {
+            let ack = self.front.dram(size as u64, now);
+            self.finish_req(r, ack);
+        }
+    }
+
+    /// Flush held page `lpn` (its newest version) for device request `r`.
+    fn flush(&mut self, r: u32, lpn: u32, now: Ns) {
+        let e = self.inflight.entry(lpn).or_default();
+        e.pending += 1;
+        let seq = e.newest;
+        let plane = self.write_plane(lpn);
+        let die = self.geo.die_of_plane(plane);
+        self.reqs[r as usize].remaining += 1;
+        self.enqueue(Tx::user_program(r, lpn, plane, die, seq, now), now);
+    }
+
+    /// A read found `lpn` in DRAM: `ssdsim-lru` and `hot-cold` make a held
+    /// page the most recently used.
+    pub(super) fn cache_read_hit(&mut self, lpn: u32) {
+        if let Some(hc) = &mut self.hot_cold {
+            hc.read_hit(lpn);
+        }
+        if let Some(buf) = &mut self.buffer {
+            if buf.policy == CachePolicy::SsdsimLru && buf.held.contains_key(&lpn) {
                 buf.touch(lpn);
             }
         }
-        self.stats.write_requests += 1;
     }
 
     /// `lru`: flush what the waiting writes (or an over-full cache) need
@@ -196,13 +277,7 @@ impl Ssd {
         // The flushes belong to no host request.
         let r = self.new_req(NONE);
         for lpn in victims {
-            let e = self.inflight.entry(lpn).or_default();
-            e.pending += 1;
-            let seq = e.newest;
-            let plane = self.write_plane(lpn);
-            let die = self.geo.die_of_plane(plane);
-            self.reqs[r as usize].remaining += 1;
-            self.enqueue(Tx::user_program(r, lpn, plane, die, seq, now), now);
+            self.flush(r, lpn, now);
         }
     }
 
@@ -221,9 +296,16 @@ impl Ssd {
     /// A cached page reached flash: admit waiting writes that now fit.
     pub(super) fn release_buffer(&mut self, now: Ns) {
         let Some(buf) = &mut self.buffer else { return };
-        buf.used -= 1;
-        if buf.policy == CachePolicy::Lru {
-            buf.flushing -= 1;
+        match buf.policy {
+            CachePolicy::Eager => buf.used -= 1,
+            CachePolicy::Lru => {
+                buf.used -= 1;
+                buf.flushing -= 1;
+            }
+            // Its room returned when it was evicted.
+            CachePolicy::SsdsimLru => return,
+            // Not used: `hot-cold` has its own cache (`hot_cold.rs`).
+            CachePolicy::HotCold => return,
         }
         self.admit_waiting(now);
     }

@@ -16,13 +16,21 @@ use crate::registry::SchedTables;
 /// The sections of a device config an SSD is built from.
 #[derive(Debug, Clone, Copy)]
 pub struct SsdSpec<'a> {
+    /// `[geometry]`.
     pub geometry: &'a GeometryConfig,
+    /// `[timing]`.
     pub timing: &'a TimingConfig,
+    /// `[ftl]`.
     pub ftl: &'a FtlConfig,
+    /// `[controller]`.
     pub controller: &'a ControllerConfig,
+    /// `[variation]`.
     pub variation: &'a VariationConfig,
+    /// `[interface]`.
     pub interface: &'a InterfaceConfig,
+    /// `[cache]`.
     pub cache: &'a CacheConfig,
+    /// `[mapping]`.
     pub mapping: &'a MappingConfig,
 }
 
@@ -45,7 +53,9 @@ impl SsdSpec<'_> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BusyUnit {
+    /// Each die is dispatched to on its own.
     Die,
+    /// A chip takes a command only when all its dies are idle.
     Chip,
 }
 
@@ -64,6 +74,19 @@ pub enum MultiPlane {
     Relaxed,
 }
 
+/// `controller.write_ack`: when a page written to flash stops holding up
+/// what waits for it — the write request it belongs to (without a cache)
+/// or the cache room it held (a flushed page).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteAck {
+    /// When its program (tPROG) ends.
+    Programmed,
+    /// When its data has crossed the channel into the chip's page register
+    /// (SSDsim: the die stays busy for tPROG after that).
+    DataIn,
+}
+
 /// Device controller.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -79,6 +102,8 @@ pub struct ControllerConfig {
     pub multiplane: MultiPlane,
     /// Command overhead of each plane beyond the first (ONFI tDBSY), µs.
     pub multiplane_us: f64,
+    /// When a written page is acknowledged (see [`WriteAck`]).
+    pub write_ack: WriteAck,
     /// ISPP program loops (suspension points are loop boundaries).
     pub program_loops: u32,
     /// Erase pulses (suspension points are pulse boundaries).
@@ -101,6 +126,7 @@ impl Default for ControllerConfig {
             interleave: false,
             multiplane: MultiPlane::Off,
             multiplane_us: 0.0,
+            write_ack: WriteAck::Programmed,
             program_loops: 10,
             erase_loops: 5,
             suspend_us: 5.0,
@@ -156,6 +182,7 @@ pub enum LinkKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct InterfaceConfig {
+    /// Link type (`none`: requests reach the controller instantly).
     pub kind: LinkKind,
     /// Payload rate per direction, MB/s (10^6 B/s); 0 = the kind's usual
     /// rate: NVMe 4000 (PCIe 3 ×4, MQSim's 4 lanes × 1 GB/s), SATA 600.
@@ -185,6 +212,7 @@ impl InterfaceConfig {
         }
     }
 
+    /// Range checks; each error names its key and the allowed range.
     pub fn validate(&self) -> SimResult<()> {
         range("interface.rate_mb_s", self.rate_mb_s, 0.0, 1e7)?;
         range("interface.command_us", self.command_us, 0.0, 1e6)
@@ -193,7 +221,7 @@ impl InterfaceConfig {
 
 /// `cache.policy`: when written pages leave the DRAM data cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum CachePolicy {
     /// Every write is flushed to flash at once; the cache only absorbs
     /// bursts (a write buffer).
@@ -202,13 +230,17 @@ pub enum CachePolicy {
     /// written are flushed. A rewrite of a page still held replaces it in
     /// DRAM without a flash program.
     Lru,
+    /// SSDsim's buffer: an LRU whose writes never wait for room. A write
+    /// that needs room flushes the least recently used pages at once and
+    /// completes when they are written (`controller.write_ack`); one that
+    /// needs none, after its DRAM write. Reads of held pages refresh them.
+    SsdsimLru,
     /// MQSim's destage buffer (`Data_Cache_Manager_Flash_Advanced`): a page
     /// not written since the hot window began is written back at once
     /// (cold); a page written again within it stays in DRAM (hot; the least
     /// recently used is written back when the cache is full). Writes are
     /// admitted page by page while less than `backpressure_kib` of written
     /// data is on its way to flash.
-    #[serde(rename = "hot-cold")]
     HotCold,
 }
 
@@ -219,6 +251,7 @@ pub enum CachePolicy {
 pub struct CacheConfig {
     /// Capacity, MiB (0 = none: writes complete when programmed).
     pub mib: f64,
+    /// When written pages leave the cache.
     pub policy: CachePolicy,
     /// DRAM transfer rate, MB/s; 0 = DRAM takes no time. MQSim's default
     /// DRAM (800 MT/s, 16 bit) moves 1600 MB/s.
@@ -259,6 +292,7 @@ impl Default for CacheConfig {
 }
 
 impl CacheConfig {
+    /// Range checks; each error names its key and the allowed range.
     pub fn validate(&self) -> SimResult<()> {
         range("cache.mib", self.mib, 0.0, 1e6)?;
         range("cache.dram_mb_s", self.dram_mb_s, 0.0, 1e7)?;
@@ -317,6 +351,7 @@ impl Default for MappingConfig {
 }
 
 impl MappingConfig {
+    /// Range checks; each error names its key and the allowed range.
     pub fn validate(&self) -> SimResult<()> {
         range("mapping.cmt_kib", self.cmt_kib, 0.0, 1e8)?;
         range("mapping.entry_bytes", self.entry_bytes as f64, 0.0, 65536.0)?;

@@ -14,6 +14,7 @@ impl Ssd {
         let id = self.txs.insert(tx);
         self.die_load[die as usize] += 1;
         self.sched.push(id, &tx, now);
+        self.note_queued(&tx, now);
         // A busy die is re-marked when it frees; only a suspending scheduler
         // needs to see new work arrive at a busy die (to preempt it).
         if self.suspends || self.dies[die as usize].is_idle() {
@@ -67,6 +68,9 @@ impl Ssd {
     fn decide<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
         if let Some(e) = self.hint_error.take() {
             return Err(SimError::Invalid(e));
+        }
+        if self.ftl.starved_retry_due() {
+            self.retry_starved_gc(now);
         }
         if !self.coordinates {
             return self.serve_dirty(now, sink);

@@ -198,6 +198,7 @@ impl Ssd {
         for &id in ids {
             let tx = *self.txs.get(id);
             let ppn = if tx.origin.foreground() {
+                self.note_program_started(tx.plane);
                 let pref = self.sched.alloc_pref(id, &tx);
                 let ppn = self.ftl.alloc_pref(tx.plane, pref).ok_or_else(|| {
                     SimError::Invalid("scheduler started a program with no free page".into())
@@ -238,6 +239,9 @@ impl Ssd {
             let t_prog = self.cmds.overhead(kept.len()) + t_prog;
             self.begin_command(die, &kept, now);
             if self.timing.xfer_page == 0 {
+                for &m in &kept {
+                    self.ack_at_data_in(m, now);
+                }
                 self.arm(die, self.timing.command + t_prog, now, sink);
             } else {
                 let ch = self.geo.channel_of_die(die as u32);
@@ -245,6 +249,7 @@ impl Ssd {
                 for &m in &kept {
                     let dur = self.timing.xfer_ns(self.txs.get(m).sectors);
                     end = self.channels[ch as usize].reserve(now, dur, &mut self.retimed);
+                    self.ack_at_data_in(m, end);
                 }
                 self.push_retimed(ch, sink);
                 self.dies[die].xfer_end = end;
@@ -261,6 +266,28 @@ impl Ssd {
         }
         self.cmds.members[die] = kept;
         Ok(())
+    }
+
+    /// `write_ack = "data-in"`: a user page (a host write's or a cache
+    /// flush's) is acknowledged when its data-in ends at `end`.
+    #[inline]
+    fn ack_at_data_in(&mut self, id: TxId, end: Ns) {
+        if !self.ack_data_in {
+            return;
+        }
+        let tx = self.txs.get(id);
+        if tx.origin == Origin::User {
+            let r = tx.owner;
+            self.front.plan(end, super::front::Job::Written { r });
+        }
+    }
+
+    /// A user page is written (programmed, or its data-in ended): its
+    /// request has one page less to wait for, and the cache room it held
+    /// returns.
+    pub(super) fn page_written(&mut self, r: u32, now: Ns) {
+        self.req_page_done(r, now);
+        self.release_buffer(now);
     }
 
     /// Erases of one die: one tBERS for all blocks.
@@ -422,8 +449,9 @@ impl Ssd {
                     lpn: tx.lpn,
                     seq: tx.seq,
                 });
-                self.req_page_done(tx.owner, now);
-                self.release_buffer(now);
+                if !self.ack_data_in {
+                    self.page_written(tx.owner, now);
+                }
                 self.hot_cold_programmed(tx.lpn, tx.seq, now);
             }
             (TxKind::Read, Origin::Mapping) => self.translation_read_done(tx.owner, now),
@@ -458,7 +486,7 @@ impl Ssd {
                         .set_block_speed(tx.ppn, key.min(u32::MAX as u64) as u32);
                 }
                 let chip = self.geo.chip_of_die(tx.die);
-                self.chip_gc[chip as usize] -= 1;
+                self.chip_gc_step(chip, false, now);
                 if let Some(dies) = self.gate.gc_ended(tx.plane) {
                     // Blocking GC let go of its unit: user work held back
                     // on its other dies may start.

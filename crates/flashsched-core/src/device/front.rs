@@ -80,6 +80,9 @@ pub(super) enum Job {
     Arrive { r: u32, offset: u64, size: u32 },
     /// The completion of host request `host` reaches the host.
     Deliver { host: u32 },
+    /// A page of device request `r` is written far enough to acknowledge
+    /// (`controller.write_ack = "data-in"`: its data reached the chip).
+    Written { r: u32 },
 }
 
 /// Host link, DRAM, and the steps in flight between them.

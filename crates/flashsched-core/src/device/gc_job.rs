@@ -95,7 +95,7 @@ impl Ssd {
             return;
         };
         let chip = self.geo.chip_of_die(self.geo.die_of_plane(plane));
-        self.chip_gc[chip as usize] += 1;
+        self.chip_gc_step(chip, true, now);
         self.gate.gc_began(plane);
         self.gc_epoch += 1;
         let moves = self.ftl.valid_pages(victim);

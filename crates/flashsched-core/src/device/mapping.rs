@@ -9,11 +9,14 @@
 //! page `base + t` (past the host's logical space), so the FTL places,
 //! maps and garbage-collects it like any other page.
 
+use std::mem::size_of;
+
 use rustc_hash::FxHashMap;
 
 use super::config::MappingConfig;
 use super::tx::Tx;
 use crate::flash::Geometry;
+use crate::ftl::footprint::grown_vec;
 
 const NIL: u32 = u32::MAX;
 /// `Slot::dirty_gen` of an entry that matches flash.
@@ -56,7 +59,7 @@ impl TpState {
 
 /// Outcome of looking up a logical page's mapping entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Query {
+pub(crate) enum Query {
     /// The entry is cached.
     Hit,
     /// Not cached, but its translation page is in DRAM (being written
@@ -70,15 +73,15 @@ pub enum Query {
 
 /// The cached mapping table of one device.
 #[derive(Debug)]
-pub struct MappingCache {
+pub(crate) struct MappingCache {
     /// Entries per translation page.
-    pub per_tp: u32,
+    pub(crate) per_tp: u32,
     /// Hidden logical page of translation page 0.
-    pub base: u32,
+    pub(crate) base: u32,
     /// Translation pages of the whole table.
-    pub pages: u32,
+    pub(crate) pages: u32,
     /// Entries the cache holds.
-    pub capacity: u32,
+    pub(crate) capacity: u32,
     slots: Vec<Slot>,
     index: FxHashMap<u32, u32>,
     head: u32,
@@ -88,9 +91,9 @@ pub struct MappingCache {
     gen: Vec<u32>,
     tps: FxHashMap<u32, TpState>,
     /// Translation pages an eviction asked to write back (the device drains).
-    pub evicted: Vec<u32>,
+    pub(crate) evicted: Vec<u32>,
     /// Write-backs are programmed (else left unserved, as MQSim).
-    pub programs: bool,
+    pub(crate) programs: bool,
 }
 
 /// ⌈log2(n)⌉ as MQSim computes its address widths (real log, then the
@@ -102,7 +105,29 @@ fn log2(n: u64) -> f64 {
 impl MappingCache {
     /// The cache `cfg` asks for over `geo` with `logical` host pages, or
     /// `None` when the whole table stays in DRAM.
-    pub fn new(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> Option<MappingCache> {
+    pub(crate) fn new(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> Option<MappingCache> {
+        let (per_tp, capacity, pages) = Self::sizes(cfg, geo, logical)?;
+        Some(MappingCache {
+            per_tp,
+            base: logical,
+            pages,
+            capacity,
+            slots: Vec::new(),
+            index: FxHashMap::default(),
+            head: NIL,
+            tail: NIL,
+            free: Vec::new(),
+            gen: vec![0; pages as usize],
+            tps: FxHashMap::default(),
+            evicted: Vec::new(),
+            programs: cfg.writeback == super::config::Writeback::Program,
+        })
+    }
+
+    /// (entries per translation page, entries cached, translation pages)
+    /// of the cache `cfg` asks for, or `None` when the whole table stays in
+    /// DRAM.
+    fn sizes(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> Option<(u32, u32, u32)> {
         if cfg.cmt_kib <= 0.0 {
             return None;
         }
@@ -121,45 +146,46 @@ impl MappingCache {
         let per_tp = (geo.page_size / tp_entry.max(1)).max(1);
         let capacity = ((cfg.cmt_kib * 1024.0 / entry.max(1) as f64).floor() as u64)
             .clamp(1, u32::MAX as u64 - 1) as u32;
-        let pages = logical.div_ceil(per_tp);
-        Some(MappingCache {
-            per_tp,
-            base: logical,
-            pages,
-            capacity,
-            slots: Vec::new(),
-            index: FxHashMap::default(),
-            head: NIL,
-            tail: NIL,
-            free: Vec::new(),
-            gen: vec![0; pages as usize],
-            tps: FxHashMap::default(),
-            evicted: Vec::new(),
-            programs: cfg.writeback == super::config::Writeback::Program,
-        })
+        Some((per_tp, capacity, logical.div_ceil(per_tp)))
+    }
+
+    /// Bytes the cache `cfg` asks for allocates once full, computed without
+    /// building it (the run's memory estimate, `footprint.rs`): a slot and
+    /// an index entry per entry it can hold (at most one per host page), a
+    /// write-back generation per translation page, and the FTL's mapping
+    /// entries of the hidden translation pages. 0 without a cache.
+    pub(crate) fn footprint(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> u64 {
+        let Some((_, capacity, pages)) = Self::sizes(cfg, geo, logical) else {
+            return 0;
+        };
+        let entries = capacity.min(logical) as u64;
+        // A hash table of (u32, u32) keeps a control byte per bucket and
+        // grows its buckets to a power of two at 7/8 load.
+        let buckets = (entries * 8 / 7 + 1).next_power_of_two();
+        grown_vec(entries, size_of::<Slot>() as u64) + buckets * 9 + 8 * pages as u64
     }
 
     /// Translation page holding `lpn`'s entry.
     #[inline]
-    pub fn tp_of(&self, lpn: u32) -> u32 {
+    pub(crate) fn tp_of(&self, lpn: u32) -> u32 {
         lpn / self.per_tp
     }
 
     /// Whether `lpn` is a translation page (hidden), not host data.
     #[inline]
-    pub fn is_translation(&self, lpn: u32) -> bool {
+    pub(crate) fn is_translation(&self, lpn: u32) -> bool {
         lpn >= self.base
     }
 
     /// Entries cached or reserved.
     #[cfg(test)]
     #[allow(clippy::len_without_is_empty)]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.index.len()
     }
 
     /// Look up `lpn`'s entry (a hit makes it the most recent).
-    pub fn query(&mut self, lpn: u32) -> Query {
+    pub(crate) fn query(&mut self, lpn: u32) -> Query {
         if let Some(&s) = self.index.get(&lpn) {
             if self.slots[s as usize].waiting {
                 return Query::Wait;
@@ -187,14 +213,14 @@ impl MappingCache {
     }
 
     /// `tx` waits for the read of translation page `tp` (in flight).
-    pub fn park(&mut self, tp: u32, tx: Tx) {
+    pub(crate) fn park(&mut self, tp: u32, tx: Tx) {
         self.tps.entry(tp).or_default().parked.push(tx);
     }
 
     /// `lpn`'s mapping changed (a write or a GC move): its entry is cached
     /// and dirty (one is made without a flash read if absent, as MQSim does
     /// for GC: the new location is known).
-    pub fn update(&mut self, lpn: u32) {
+    pub(crate) fn update(&mut self, lpn: u32) {
         let s = match self.index.get(&lpn) {
             Some(&s) => {
                 self.touch(s);
@@ -208,7 +234,7 @@ impl MappingCache {
 
     /// Whether `lpn`'s entry is cached and changed since its last write-back.
     #[cfg(test)]
-    pub fn is_dirty(&self, lpn: u32) -> bool {
+    pub(crate) fn is_dirty(&self, lpn: u32) -> bool {
         self.index.get(&lpn).is_some_and(|&s| {
             self.slots[s as usize].dirty_gen == self.gen[self.tp_of(lpn) as usize]
         })
@@ -217,7 +243,7 @@ impl MappingCache {
     /// Start writing back translation page `tp` (an eviction asked):
     /// `true` if the caller must issue its merge read, `false` if a read of
     /// it is already in flight (the program waits for that one).
-    pub fn begin_writeback(&mut self, tp: u32) -> bool {
+    pub(crate) fn begin_writeback(&mut self, tp: u32) -> bool {
         let st = self.tps.entry(tp).or_default();
         st.writebacks += 1;
         !std::mem::replace(&mut st.reading, true)
@@ -226,7 +252,7 @@ impl MappingCache {
     /// The read of translation page `tp` finished: its reserved entries are
     /// cached now. Returns the transactions that waited for it and the
     /// number of write-back programs to issue.
-    pub fn read_done(&mut self, tp: u32) -> (Vec<Tx>, u32) {
+    pub(crate) fn read_done(&mut self, tp: u32) -> (Vec<Tx>, u32) {
         let Some(mut st) = self.tps.remove(&tp) else {
             return (Vec::new(), 0);
         };
@@ -253,7 +279,7 @@ impl MappingCache {
     }
 
     /// A write-back program of translation page `tp` finished.
-    pub fn program_done(&mut self, tp: u32) {
+    pub(crate) fn program_done(&mut self, tp: u32) {
         if let Some(st) = self.tps.get_mut(&tp) {
             st.departing = st.departing.saturating_sub(1);
             if st.idle() && st.parked.is_empty() {

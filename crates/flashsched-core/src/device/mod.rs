@@ -17,9 +17,11 @@ mod command;
 pub mod config;
 mod decide;
 mod exec;
+pub mod footprint;
 mod front;
 pub mod gc_gate;
 mod gc_job;
+mod gc_retry;
 mod mapping;
 pub mod parallel;
 pub mod sched;
@@ -73,12 +75,27 @@ const MAX_DECIDE_PASSES: u32 = 100_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DevEvent {
     /// The cell operation on `die` finished (ignored if `gen` is stale).
-    DieDone { die: u32, gen: u32 },
+    DieDone {
+        /// Global die index.
+        die: u32,
+        /// The die's generation when the operation was scheduled.
+        gen: u32,
+    },
     /// The data-out transfer of read `tx` (on channel `ch`) finished
     /// (ignored if `gen` is stale: the transfer was delayed and rescheduled).
-    BusDone { ch: u32, tx: u32, gen: u32 },
+    BusDone {
+        /// Channel index.
+        ch: u32,
+        /// The read transaction.
+        tx: u32,
+        /// The transaction slot's generation when the transfer was scheduled.
+        gen: u32,
+    },
     /// A front-end step (host link, DRAM) planned in `slot` is due.
-    Front { slot: u32 },
+    Front {
+        /// Host slot of the request the step belongs to.
+        slot: u32,
+    },
 }
 
 impl DevEvent {
@@ -98,15 +115,20 @@ impl DevEvent {
 
 /// Where a device puts its future events.
 pub trait EventSink {
+    /// Schedule `ev` at time `at`.
     fn push(&mut self, at: Ns, ev: DevEvent);
 }
 
 /// Device-side counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DeviceStats {
+    /// Page reads sensed on flash (user and GC).
     pub flash_reads: u64,
+    /// Page programs on flash (user, GC and copyback).
     pub flash_programs: u64,
+    /// User page reads sensed on flash.
     pub user_reads: u64,
+    /// Page reads made by GC to move valid pages.
     pub gc_reads: u64,
     /// User page reads served from controller DRAM (data still in flight or
     /// buffered for a write).
@@ -116,29 +138,36 @@ pub struct DeviceStats {
     pub superseded_programs: u64,
     /// Reads whose block was erased between translation and start.
     pub reads_relocated: u64,
-    /// Program/erase suspensions and resumptions (P/E suspension).
+    /// Program/erase suspensions (P/E suspension).
     pub suspensions: u64,
+    /// Resumptions of suspended programs/erases.
     pub resumes: u64,
     /// Write-caused interference (AOS §IV-B.2): user page reads that waited
-    /// while a program or erase held their die, and their total wait (ns).
+    /// while a program or erase held their die.
     pub interfered_reads: u64,
+    /// Their total wait, ns.
     pub interference_wait_ns: u64,
-    /// User requests that reached flash, and those that found a chip they
-    /// need already holding queued or running work (VIOS Table 1 conflicts).
+    /// User read requests that reached flash.
     pub read_requests: u64,
+    /// User write requests that reached flash.
     pub write_requests: u64,
+    /// Read requests that found a chip they need already holding queued or
+    /// running work (VIOS Table 1 conflicts).
     pub read_conflicts: u64,
+    /// Write requests that found such a chip.
     pub write_conflicts: u64,
-    /// Flash commands started (a multi-plane command counts once) and the
-    /// operations they carried: their ratio is pages per command.
+    /// Flash commands started (a multi-plane command counts once).
     pub flash_commands: u64,
+    /// Operations those commands carried (`command_ops / flash_commands` is
+    /// pages per command).
     pub command_ops: u64,
-    /// Cached mapping table (`[mapping]`): lookups by host page
-    /// transactions, those that found their entry in DRAM, flash reads of
-    /// translation pages, and write-backs evictions asked for.
+    /// Cached mapping table (`[mapping]`): lookups by host page transactions.
     pub cmt_queries: u64,
+    /// Lookups that found their entry in DRAM.
     pub cmt_hits: u64,
+    /// Flash reads of translation pages.
     pub mapping_reads: u64,
+    /// Write-backs of translation pages that evictions asked for.
     pub cmt_writebacks: u64,
 }
 
@@ -161,12 +190,29 @@ struct DevReq {
     dram_bytes: u32,
 }
 
+/// A chip entering (`in_gc`) or leaving GC: a GC job started in one of its
+/// planes while none ran, or the last one ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcChange {
+    /// When.
+    pub at: Ns,
+    /// The chip.
+    pub chip: u32,
+    /// Entering (true) or leaving (false) GC.
+    pub in_gc: bool,
+}
+
 /// A simulated SSD.
 pub struct Ssd {
+    /// Flash array shape.
     pub geo: Geometry,
+    /// Operation latencies.
     pub timing: Timing,
+    /// Mapping, allocation and GC.
     pub ftl: Ftl,
+    /// Device-side counters.
     pub stats: DeviceStats,
+    /// How the device was preconditioned.
     pub precondition: PreconditionReport,
     dies: Vec<Die>,
     channels: Vec<Channel>,
@@ -197,6 +243,9 @@ pub struct Ssd {
     gate: gc_gate::GcGate,
     /// Planes with GC running, per chip (for the host's oracle view).
     chip_gc: Vec<u32>,
+    /// Chips entering and leaving GC, when a GC detector is to be scored
+    /// against them (`track_gc_changes`).
+    gc_changes: Option<Vec<GcChange>>,
     inflight: FxHashMap<u32, Inflight>,
     /// Transactions queued or running per die (dynamic allocation, stats).
     die_load: Vec<u32>,
@@ -208,6 +257,9 @@ pub struct Ssd {
     /// The cached mapping table, if the table does not all fit in DRAM.
     cmt: Option<mapping::MappingCache>,
     write_seq: u64,
+    /// `controller.write_ack = "data-in"`: a user page counts as written
+    /// when its data-in ends, not when it is programmed.
+    ack_data_in: bool,
     /// LPN of the last user page written (a prefetch hint only).
     last_write_lpn: u32,
     copyback: bool,
@@ -215,6 +267,8 @@ pub struct Ssd {
     gc_window: u32,
     /// Requests that finished inside a call (DRAM hits, TRIM, buffered writes).
     done: Vec<u32>,
+    /// User programs queued, not started, per plane (`gc_retry.rs`).
+    queued_programs: Vec<u32>,
     par: Parallelism,
     /// Per-block program speeds (process variation), if enabled.
     variation: Option<Variation>,
@@ -302,6 +356,7 @@ impl Ssd {
             dirty: Vec::new(),
             gc: vec![GcJob::default(); geo.planes() as usize],
             chip_gc: vec![0; geo.chips() as usize],
+            gc_changes: None,
             front: front::Front::new(cfg.interface, cfg.cache),
             gate: gc_gate::GcGate::new(cfg.ftl.gc_mode, cfg.ftl.gc_block_unit, &geo),
             inflight: FxHashMap::default(),
@@ -314,10 +369,12 @@ impl Ssd {
                 .then(|| hot_cold::HotCold::new(cfg.cache, &geo, buffer_pages)),
             cmt,
             write_seq: 0,
+            ack_data_in: c.write_ack == config::WriteAck::DataIn,
             last_write_lpn: 0,
             copyback: cfg.ftl.copyback,
             gc_window: cfg.ftl.gc_move_window,
             done: Vec::new(),
+            queued_programs: vec![0; geo.planes() as usize],
             stats: DeviceStats::default(),
             precondition,
             ftl,
@@ -368,6 +425,38 @@ impl Ssd {
         self.gc_epoch
     }
 
+    /// Record when each chip enters and leaves GC (the ground truth a host
+    /// GC detector is scored against).
+    pub fn track_gc_changes(&mut self) {
+        self.gc_changes.get_or_insert_with(Vec::new);
+    }
+
+    /// Chips entering and leaving GC in time order (empty unless tracked).
+    pub fn gc_changes(&self) -> &[GcChange] {
+        self.gc_changes.as_deref().unwrap_or(&[])
+    }
+
+    /// A GC job started (`+1`) or ended (`-1`) on `chip`.
+    fn chip_gc_step(&mut self, chip: u32, start: bool, now: Ns) {
+        let n = &mut self.chip_gc[chip as usize];
+        let was = *n > 0;
+        if start {
+            *n += 1;
+        } else {
+            *n -= 1;
+        }
+        let is = *n > 0;
+        if was != is {
+            if let Some(log) = &mut self.gc_changes {
+                log.push(GcChange {
+                    at: now,
+                    chip,
+                    in_gc: is,
+                });
+            }
+        }
+    }
+
     /// Whether requests finished and wait to be collected.
     pub fn has_done(&self) -> bool {
         !self.done.is_empty()
@@ -382,6 +471,7 @@ impl Ssd {
             || !self.dirty.is_empty()
             || self.coordinates
             || self.front.has_planned()
+            || self.ftl.starved_retry_due()
     }
 
     /// Requests completed since the last call (host ids).

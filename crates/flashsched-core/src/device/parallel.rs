@@ -29,6 +29,7 @@ pub struct Parallelism {
 }
 
 impl Parallelism {
+    /// Nothing busy yet, for a device of geometry `g`.
     pub fn new(g: &Geometry) -> Self {
         Parallelism {
             die_since: vec![0; g.dies() as usize],

@@ -3,6 +3,7 @@
 //! their page when they start; conflict accounting per request (VIOS
 //! Table 1).
 
+use super::config::BusyUnit;
 use super::front::{Dir, Job};
 use super::tx::Tx;
 use super::{DevReq, Ssd};
@@ -150,6 +151,7 @@ impl Ssd {
                 self.done.push(host);
                 self.log(OpRecord::Complete { req: host });
             }
+            Some(Job::Written { r }) => self.page_written(r, now),
             None => {}
         }
     }
@@ -222,9 +224,7 @@ impl Ssd {
                 });
             }
             if self.in_dram(lpn) {
-                if let Some(hc) = &mut self.hot_cold {
-                    hc.read_hit(lpn);
-                }
+                self.cache_read_hit(lpn);
                 self.stats.dram_read_hits += 1;
                 self.reqs[r as usize].dram_bytes += self.page_bytes(offset, size, page) as u32;
                 self.log(OpRecord::DramHit { id: read_id, lpn });
@@ -313,12 +313,31 @@ impl Ssd {
         match self.ftl.alloc {
             Allocation::Static { .. } => self.ftl.static_plane(lpn),
             Allocation::Dynamic => {
-                // Least-loaded die, scanning round-robin from the last choice.
+                // Least-loaded die, scanning round-robin from the last
+                // choice. Under chip-level busy a die waits for its whole
+                // chip, so the least-loaded chip comes first, then the
+                // least-loaded channel (SSDsim hands a write to an idle
+                // chip, one channel after another).
                 let n = self.geo.dies();
+                let sum = |first: u32, len: u32| -> u32 {
+                    (first..first + len)
+                        .map(|x| self.die_load[x as usize])
+                        .sum()
+                };
+                let key = |d: u32| match self.cmds.unit {
+                    BusyUnit::Chip => {
+                        let dpc = self.geo.dies_per_chip;
+                        let dpch = dpc * self.geo.chips_per_channel;
+                        let chip = sum(d / dpc * dpc, dpc);
+                        let channel = sum(d / dpch * dpch, dpch);
+                        (chip, channel, self.die_load[d as usize])
+                    }
+                    BusyUnit::Die => (0, 0, self.die_load[d as usize]),
+                };
                 let mut best = self.rr_die % n;
                 for k in 1..n {
                     let d = (self.rr_die + k) % n;
-                    if self.die_load[d as usize] < self.die_load[best as usize] {
+                    if key(d) < key(best) {
                         best = d;
                     }
                 }

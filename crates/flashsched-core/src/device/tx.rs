@@ -6,17 +6,24 @@ use crate::ftl::NONE;
 /// Index of a transaction in its arena.
 pub type TxId = u32;
 
+/// What a transaction does on its die.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TxKind {
+    /// Sense a page (then move it out over the channel, unless copyback).
     Read,
+    /// Program a page (its data moved in over the channel first, unless
+    /// copyback).
     Program,
+    /// Erase a block.
     Erase,
 }
 
 /// Who asked for the transaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
+    /// A host request's page.
     User,
+    /// Garbage collection: a valid page's move, or a victim's erase.
     Gc,
     /// The erase of a block TRIM emptied, outside any GC job (a serial
     /// array erases a whole old front-end this way).
@@ -38,12 +45,18 @@ impl Origin {
 /// One page read/program or block erase on one die.
 #[derive(Debug, Clone, Copy)]
 pub struct Tx {
+    /// Read, program or erase.
     pub kind: TxKind,
+    /// Who asked for it.
     pub origin: Origin,
     /// On-die copy (read + program without a bus transfer), GC only.
     pub copyback: bool,
+    /// Global die it runs on.
     pub die: u32,
+    /// Global plane it runs on.
     pub plane: u32,
+    /// Logical page it carries (a hidden page for the mapping table; `NONE`
+    /// for erases).
     pub lpn: u32,
     /// Read: page to read. GC program: page being relocated. Erase: block.
     /// User program: the page allocated at issue (NONE before).
@@ -55,6 +68,7 @@ pub struct Tx {
     pub epoch: u32,
     /// Write order of user programs (later writes of an LPN win).
     pub seq: u64,
+    /// When it entered the scheduler's queue.
     pub enqueued: Ns,
     /// 512-byte sectors its data transfer moves (`timing.sector_transfers`:
     /// what the host asked for); 0 = the whole page.
@@ -166,6 +180,7 @@ impl Tx {
         }
     }
 
+    /// A host request's page read.
     #[inline]
     pub fn is_user_read(&self) -> bool {
         self.kind == TxKind::Read && self.origin == Origin::User
@@ -185,6 +200,7 @@ pub struct TxArena {
 }
 
 impl TxArena {
+    /// Store `tx` in a free slot; its id.
     #[inline]
     pub fn insert(&mut self, tx: Tx) -> TxId {
         self.live += 1;
@@ -201,6 +217,7 @@ impl TxArena {
         }
     }
 
+    /// Free slot `id` (its pending events go stale); the transaction it held.
     #[inline]
     pub fn remove(&mut self, id: TxId) -> Tx {
         self.live -= 1;
@@ -223,11 +240,13 @@ impl TxArena {
         *g
     }
 
+    /// Transaction `id`.
     #[inline]
     pub fn get(&self, id: TxId) -> &Tx {
         &self.slots[id as usize]
     }
 
+    /// Transaction `id`, to change.
     #[inline]
     pub fn get_mut(&mut self, id: TxId) -> &mut Tx {
         &mut self.slots[id as usize]
@@ -238,6 +257,7 @@ impl TxArena {
         self.live
     }
 
+    /// No transaction alive.
     pub fn is_empty(&self) -> bool {
         self.live == 0
     }

@@ -14,6 +14,7 @@ use crate::error::SimResult;
 /// The driver's state inside a model: its event queue and clock.
 #[derive(Debug)]
 pub struct Clock<E> {
+    /// The model's future events.
     pub q: EventQueue<E>,
     now: Ns,
     started: bool,
@@ -40,6 +41,7 @@ impl<E> Clock<E> {
         self.now
     }
 
+    /// The event queue ran dry and the model has finished.
     pub fn is_finished(&self) -> bool {
         self.finished
     }
@@ -50,6 +52,7 @@ impl<E> Clock<E> {
         self.wall
     }
 
+    /// Count `d` of wall-clock time spent outside the driver (building).
     pub fn add_wall(&mut self, d: Duration) {
         self.wall += d;
     }
@@ -58,7 +61,9 @@ impl<E> Clock<E> {
 /// What the driver runs. A model owns its [`Clock`] and pushes its own
 /// future events into `clock().q`.
 pub trait Model {
+    /// The model's event type.
     type Ev: Copy;
+    /// The model's event queue and clock.
     fn clock(&mut self) -> &mut Clock<Self::Ev>;
     /// Take the workload's requests that arrive now (and arrange the next
     /// poll).

@@ -50,6 +50,7 @@ impl<E: Copy> Default for EventQueue<E> {
 }
 
 impl<E: Copy> EventQueue<E> {
+    /// An empty queue at time 0.
     pub fn new() -> Self {
         EventQueue {
             buckets: (0..WHEEL).map(|_| Bucket::default()).collect(),
@@ -170,10 +171,12 @@ impl<E: Copy> EventQueue<E> {
         self.take(at).map(|(_, e)| e)
     }
 
+    /// Events pending.
     pub fn len(&self) -> usize {
         self.in_wheel + self.far.heap.len()
     }
 
+    /// No event pending.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -41,6 +41,7 @@ pub struct Channel {
     pub busy_ns: Ns,
     /// Transfers that had to wait because the bus was busy.
     pub conflicts: u64,
+    /// Transfers carried (data-ins and data-outs).
     pub transfers: u64,
 }
 

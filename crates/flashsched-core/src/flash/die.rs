@@ -5,6 +5,7 @@ use crate::engine::Ns;
 /// What a busy die is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
+    /// Free: no transaction holds the die.
     Idle,
     /// Running its operation, from start to completion: a program's data-in
     /// (reserved on the channel at its start, ending at `xfer_end`) then
@@ -17,9 +18,12 @@ pub enum Phase {
 /// operation, a data-out the channel moved).
 #[derive(Debug, Clone)]
 pub struct Die {
+    /// What the die is doing.
     pub phase: Phase,
     /// Transaction holding the die (valid when not idle).
     pub tx: u32,
+    /// Generation, bumped whenever a scheduled completion becomes stale; a
+    /// completion event carrying an older value is ignored.
     pub gen: u32,
     /// When the current occupancy started (for utilisation).
     pub since: Ns,
@@ -27,9 +31,10 @@ pub struct Die {
     pub busy_ns: Ns,
     /// Queued in the scheduler's attention list already.
     pub dirty: bool,
-    /// Start and planned end of the current cell operation (suspension
-    /// computes phase boundaries from them).
+    /// Start of the current cell operation (suspension computes phase
+    /// boundaries from it and `op_end`).
     pub op_start: Ns,
+    /// Planned end of the current cell operation.
     pub op_end: Ns,
     /// When the current program's data-in transfer ends (its cell phase
     /// cannot be suspended before).
@@ -63,6 +68,7 @@ impl Default for Die {
 }
 
 impl Die {
+    /// No transaction holds the die.
     #[inline]
     pub fn is_idle(&self) -> bool {
         self.phase == Phase::Idle

@@ -10,11 +10,17 @@ use crate::error::{SimError, SimResult};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GeometryConfig {
+    /// Channels (independent buses).
     pub channels: u32,
+    /// Chips sharing each channel.
     pub chips_per_channel: u32,
+    /// Dies per chip (each runs one operation at a time).
     pub dies_per_chip: u32,
+    /// Planes per die (multi-plane commands work on several at once).
     pub planes_per_die: u32,
+    /// Erase blocks per plane.
     pub blocks_per_plane: u32,
+    /// Pages per block.
     pub pages_per_block: u32,
     /// Page size in bytes.
     pub page_size: u32,
@@ -83,12 +89,19 @@ pub type Ppn = u32;
 /// Derived geometry with flat unit numbering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
+    /// Channels.
     pub channels: u32,
+    /// Chips per channel.
     pub chips_per_channel: u32,
+    /// Dies per chip.
     pub dies_per_chip: u32,
+    /// Planes per die.
     pub planes_per_die: u32,
+    /// Blocks per plane.
     pub blocks_per_plane: u32,
+    /// Pages per block.
     pub pages_per_block: u32,
+    /// Page size in bytes.
     pub page_size: u32,
     /// log2 of each divisor used on hot paths when it is a power of two
     /// (`NOT_POW2` otherwise): address arithmetic becomes shifts and masks
@@ -126,6 +139,7 @@ fn div(x: u32, d: u32, sh: u32) -> u32 {
 }
 
 impl Geometry {
+    /// The geometry of a (validated) config.
     pub fn new(c: &GeometryConfig) -> Self {
         Self::with_dims(
             c.channels,
@@ -167,40 +181,51 @@ impl Geometry {
         }
     }
 
+    /// Chips in the device.
     pub fn chips(&self) -> u32 {
         self.channels * self.chips_per_channel
     }
+    /// Dies in the device.
     pub fn dies(&self) -> u32 {
         self.chips() * self.dies_per_chip
     }
+    /// Planes in the device.
     pub fn planes(&self) -> u32 {
         self.dies() * self.planes_per_die
     }
+    /// Blocks in the device.
     pub fn blocks(&self) -> u32 {
         self.planes() * self.blocks_per_plane
     }
+    /// Physical pages in the device.
     pub fn pages(&self) -> u64 {
         self.blocks() as u64 * self.pages_per_block as u64
     }
+    /// Pages in one plane.
     pub fn pages_per_plane(&self) -> u32 {
         self.blocks_per_plane * self.pages_per_block
     }
+    /// Raw capacity in bytes (overprovisioning included).
     pub fn bytes(&self) -> u64 {
         self.pages() * self.page_size as u64
     }
 
+    /// Die holding global plane `plane`.
     #[inline]
     pub fn die_of_plane(&self, plane: u32) -> u32 {
         div(plane, self.planes_per_die, self.sh.planes_per_die)
     }
+    /// Chip holding global die `die`.
     #[inline]
     pub fn chip_of_die(&self, die: u32) -> u32 {
         div(die, self.dies_per_chip, self.sh.dies_per_chip)
     }
+    /// Channel of global chip `chip`.
     #[inline]
     pub fn channel_of_chip(&self, chip: u32) -> u32 {
         div(chip, self.chips_per_channel, self.sh.chips_per_channel)
     }
+    /// Channel of global die `die`.
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 {
         self.channel_of_chip(self.chip_of_die(die))
@@ -223,10 +248,12 @@ impl Geometry {
     pub fn page_in_block(&self, ppn: Ppn) -> u32 {
         ppn - self.first_ppn(self.block_of(ppn))
     }
+    /// Plane holding global block `block`.
     #[inline]
     pub fn plane_of_block(&self, block: u32) -> u32 {
         div(block, self.blocks_per_plane, self.sh.blocks_per_plane)
     }
+    /// Plane holding `ppn`.
     #[inline]
     pub fn plane_of(&self, ppn: Ppn) -> u32 {
         self.plane_of_block(self.block_of(ppn))
@@ -240,6 +267,7 @@ impl Geometry {
             offset / self.page_size as u64
         }
     }
+    /// First page of global block `block`.
     #[inline]
     pub fn first_ppn(&self, block: u32) -> Ppn {
         block * self.pages_per_block

@@ -11,8 +11,11 @@ use crate::error::{SimError, SimResult};
 pub struct TimingConfig {
     /// Bits per cell, used for per-page-type latencies.
     pub cell: Cell,
+    /// Page read (tR), µs.
     pub read_us: f64,
+    /// Page program (tPROG), µs.
     pub program_us: f64,
+    /// Block erase (tBERS), µs.
     pub erase_us: f64,
     /// Channel bus rate in MB/s (10^6 bytes per second); 0 = infinite (no bus).
     pub channel_mb_s: f64,
@@ -33,9 +36,13 @@ pub struct TimingConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Cell {
+    /// 1 bit per cell.
     Slc,
+    /// 2 bits per cell.
     Mlc,
+    /// 3 bits per cell.
     Tlc,
+    /// 4 bits per cell.
     Qlc,
 }
 
@@ -70,9 +77,13 @@ pub(crate) fn range(key: &str, v: f64, lo: f64, hi: f64) -> SimResult<()> {
 /// Latency model for one device.
 #[derive(Debug, Clone)]
 pub struct Timing {
+    /// Nominal page read.
     pub read: Ns,
+    /// Nominal page program.
     pub program: Ns,
+    /// Block erase.
     pub erase: Ns,
+    /// Command/address overhead of every flash operation.
     pub command: Ns,
     /// Bus time to move one page; 0 = infinite bus (no channel contention).
     pub xfer_page: Ns,
@@ -90,6 +101,7 @@ fn us(x: f64) -> Ns {
 }
 
 impl Timing {
+    /// Latencies of `t` for pages of `page_size` bytes.
     pub fn new(t: &TimingConfig, page_size: u32) -> Self {
         let xfer_page = if t.channel_mb_s > 0.0 {
             // MB/s = 10^6 bytes/s  ->  ns = bytes * 1000 / MB_s

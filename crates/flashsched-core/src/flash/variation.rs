@@ -28,14 +28,18 @@ pub struct VariationConfig {
     pub enabled: bool,
     /// Wear stage of the device in P/E cycles (VIOS evaluates 6K/9K/12K/15K).
     pub wear_pe: u32,
-    /// BER growth rate per 1000 P/E cycles: bounded Gaussian mean and sd.
+    /// BER growth rate per 1000 P/E cycles: mean of the bounded Gaussian.
     pub ber_growth_mean: f64,
+    /// Its standard deviation.
     pub ber_growth_sd: f64,
     /// The Gaussian is bounded to mean ± this many sd.
     pub ber_bound_sd: f64,
-    /// Write step range and granularity (V); tPROG = program_us × step_min / ΔVp.
+    /// Smallest (slowest) ISPP write step ΔVp, V; tPROG = program_us ×
+    /// step_min / ΔVp.
     pub step_min: f64,
+    /// Largest (fastest) write step, V.
     pub step_max: f64,
+    /// Granularity of the write-step grid, V.
     pub step_inc: f64,
     /// Highest raw BER the ECC corrects (write-speed detection target).
     pub ecc_ber: f64,

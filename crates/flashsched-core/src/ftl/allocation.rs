@@ -12,9 +12,12 @@ use crate::flash::Geometry;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub enum Allocation {
-    /// Static striping; `order[i]` is the unit (0 = C, 1 = W, 2 = D, 3 = P)
-    /// varying i-th fastest.
-    Static { order: [u8; 4] },
+    /// Static striping.
+    Static {
+        /// `order[i]` is the unit (0 = C, 1 = W, 2 = D, 3 = P) varying i-th
+        /// fastest.
+        order: [u8; 4],
+    },
     /// Least-loaded die (ties round-robin), decided when the write arrives.
     Dynamic,
 }
@@ -42,6 +45,8 @@ impl From<Allocation> for String {
 }
 
 impl Allocation {
+    /// `dynamic` or `static:` and a permutation of C, W, D, P; errors name
+    /// `ftl.allocation`.
     pub fn parse(s: &str) -> SimResult<Allocation> {
         if s == "dynamic" {
             return Ok(Allocation::Dynamic);

@@ -66,9 +66,12 @@ pub enum GcMode {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum GcUnit {
+    /// Hold the victim's plane.
     #[default]
     Plane,
+    /// Hold the victim's die.
     Die,
+    /// Hold the victim's chip.
     Chip,
 }
 

@@ -36,7 +36,7 @@ impl Ftl {
         let victim = if self.policy == VictimPolicy::Greedy {
             // Hot path: every GC invocation scans the whole plane.
             let r = blocks.start as usize..blocks.end as usize;
-            gc::greedy(&self.state[r.clone()], &self.valid[r], blocks.start, ppb)?
+            gc::greedy(&self.state[r.clone()], &self.valid[r], blocks.start, ppb)
         } else {
             let mut cands = std::mem::take(&mut self.cand_buf);
             cands.clear();
@@ -52,12 +52,50 @@ impl Ftl {
             );
             let v = gc::select(self.policy, &cands, ppb, now, &mut self.rng);
             self.cand_buf = cands;
-            v?
+            v
         };
+        let Some(victim) = victim else {
+            if !self.starved.contains(&plane) {
+                self.starved.push(plane);
+            }
+            return None;
+        };
+        self.starved.retain(|&p| p != plane);
         self.state[victim as usize] = BlockState::Victim;
         self.planes[plane as usize].gc_active = true;
         self.stats.gc_invocations += 1;
         Some(victim)
+    }
+
+    /// Planes where GC found no victim the last time it was due, if a page
+    /// of a full block there has become invalid since (so one may exist
+    /// now); taken once. Until GC runs again in such a plane, the device
+    /// retries it when user writes are stuck there (`device/gc_retry.rs`).
+    pub fn take_starved_retry(&mut self) -> Option<Vec<u32>> {
+        std::mem::take(&mut self.starved_retry).then(|| self.starved.clone())
+    }
+
+    /// Whether GC in `plane` found no victim the last time it was due.
+    #[inline]
+    pub fn is_starved(&self, plane: u32) -> bool {
+        !self.starved.is_empty() && self.starved.contains(&plane)
+    }
+
+    /// Whether [`take_starved_retry`](Self::take_starved_retry) has planes.
+    #[inline]
+    pub fn starved_retry_due(&self) -> bool {
+        self.starved_retry
+    }
+
+    /// A page of `block` became invalid: if the block is full and its plane
+    /// starved, GC there may find a victim now.
+    #[cold]
+    pub(super) fn note_reclaimable(&mut self, block: u32) {
+        if self.state[block as usize] == BlockState::Full
+            && self.starved.contains(&(block / self.geo.blocks_per_plane))
+        {
+            self.starved_retry = true;
+        }
     }
 
     /// Valid pages of `block` with their owners.

@@ -23,10 +23,15 @@ pub enum VictimPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GcPolicy {
+    /// Fewest valid pages.
     Greedy,
+    /// Best age · (1 − u) / 2u (Rosenblum and Ousterhout, LFS).
     CostBenefit,
+    /// A random full block.
     Random,
+    /// Oldest sealed block.
     Fifo,
+    /// Greedy among `ftl.gc_d_choice` random candidates.
     DChoice,
 }
 
@@ -46,7 +51,9 @@ impl VictimPolicy {
 /// What a policy may look at for one candidate block.
 #[derive(Debug, Clone, Copy)]
 pub struct Candidate {
+    /// Global block index.
     pub block: u32,
+    /// Valid pages it holds.
     pub valid: u32,
     /// Last time a page of the block was programmed or invalidated.
     pub mtime: Ns,

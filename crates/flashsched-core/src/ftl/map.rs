@@ -10,62 +10,62 @@ use std::ops::Range;
 
 use super::NONE;
 
+/// One direction of the page mapping.
 #[derive(Debug, Clone)]
-pub struct PageMap {
+pub(crate) struct PageMap {
     /// `!entry` for each index (0 = unmapped).
     raw: Vec<u32>,
 }
 
 impl PageMap {
     /// A table of `n` unmapped entries (lazily zeroed memory).
-    pub fn new(n: usize) -> PageMap {
+    pub(crate) fn new(n: usize) -> PageMap {
         PageMap { raw: vec![0; n] }
     }
 
     #[inline]
-    pub fn get(&self, i: u32) -> u32 {
+    pub(crate) fn get(&self, i: u32) -> u32 {
         !self.raw[i as usize]
     }
 
     /// Hint that entry `i` will be read soon (a cache prefetch; no effect
     /// on results).
     #[inline(always)]
-    pub fn prefetch(&self, i: u32) {
+    pub(crate) fn prefetch(&self, i: u32) {
         if let Some(x) = self.raw.get(i as usize) {
             crate::engine::prefetch(x);
         }
     }
 
     #[inline]
-    pub fn set(&mut self, i: u32, v: u32) {
+    pub(crate) fn set(&mut self, i: u32, v: u32) {
         self.raw[i as usize] = !v;
     }
 
     /// Unmap every entry in `r`.
-    pub fn clear(&mut self, r: Range<usize>) {
+    pub(crate) fn clear(&mut self, r: Range<usize>) {
         self.raw[r].fill(!NONE);
     }
 
-    pub fn len(&self) -> usize {
+    /// Entries (mapped or not).
+    pub(crate) fn len(&self) -> usize {
         self.raw.len()
     }
 
-    /// Add `n` unmapped entries at the end.
-    pub fn grow(&mut self, n: usize) {
+    /// Add `n` unmapped entries at the end (room for exactly those: the
+    /// table is large, and a doubling would be counted nowhere).
+    pub(crate) fn grow(&mut self, n: usize) {
+        self.raw.reserve_exact(n);
         self.raw.resize(self.raw.len() + n, 0);
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.raw.is_empty()
-    }
-
     /// Entries of `r` in index order.
-    pub fn range(&self, r: Range<usize>) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn range(&self, r: Range<usize>) -> impl Iterator<Item = u32> + '_ {
         self.raw[r].iter().map(|&x| !x)
     }
 
     /// All entries in index order.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.range(0..self.raw.len())
     }
 }

@@ -10,10 +10,11 @@ pub mod allocation;
 mod audit;
 pub mod config;
 mod erase;
+pub mod footprint;
 pub mod gc;
-pub mod map;
+mod map;
 pub mod precondition;
-pub mod speed;
+mod speed;
 
 use std::collections::VecDeque;
 
@@ -36,15 +37,23 @@ pub const NONE: u32 = u32::MAX;
 /// Which write frontier a program goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {
+    /// Host writes.
     User = 0,
+    /// GC relocations (an open block of their own).
     Gc = 1,
 }
 
+/// Life cycle of a block: free → active (being filled) → full → victim (GC
+/// is emptying it, or a TRIM reclaim erases it) → free.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockState {
+    /// Erased, in its plane's free list.
     Free,
+    /// A stream's open block.
     Active,
+    /// Every page programmed.
     Full,
+    /// Chosen for erase.
     Victim,
 }
 
@@ -67,11 +76,17 @@ pub struct PlaneState {
 /// FTL counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FtlStats {
+    /// Page programs of host writes.
     pub user_programs: u64,
+    /// Page programs of GC moves.
     pub gc_programs: u64,
+    /// Victim blocks GC selected.
     pub gc_invocations: u64,
+    /// Valid pages GC relocated.
     pub gc_pages_moved: u64,
+    /// Block erases (GC and TRIM reclaim).
     pub erases: u64,
+    /// Mapped logical pages that TRIM unmapped.
     pub trimmed_pages: u64,
     /// Pages placed without timing because a read touched never-written data.
     pub untimed_placements: u64,
@@ -85,8 +100,11 @@ pub struct FtlStats {
 /// The page-mapped FTL of one device.
 #[derive(Debug, Clone)]
 pub struct Ftl {
+    /// The flash it maps onto.
     pub geo: Geometry,
+    /// Logical pages the host sees (physical pages less overprovisioning).
     pub logical_pages: u32,
+    /// How a logical page's plane is chosen.
     pub alloc: Allocation,
     policy: VictimPolicy,
     /// GC starts when a plane has fewer free blocks than this.
@@ -104,12 +122,14 @@ pub struct Ftl {
     mtime: Vec<Ns>,
     sealed: Vec<u64>,
     seal_seq: u64,
+    /// Allocation state per plane.
     pub planes: Vec<PlaneState>,
     rng: Rng,
     /// Scratch space for victim candidates (reused across GC invocations).
     cand_buf: Vec<Candidate>,
     /// Static plane of `lpn` is `plane_of_lpn[lpn % planes]`.
     plane_of_lpn: Vec<u32>,
+    /// Counters.
     pub stats: FtlStats,
     /// Speed-ordered free blocks (process variation enabled), else `None`.
     speed: Option<SpeedIndex>,
@@ -119,6 +139,11 @@ pub struct Ftl {
     /// Some page was ever TRIMmed (until then `trimmed` is all zeros and
     /// writes need not touch it).
     any_trimmed: bool,
+    /// Planes where GC was due but found no victim (every full block fully
+    /// valid); `starved_retry`: a page of a full block there has since
+    /// become invalid, so a victim may exist now (`erase.rs`).
+    starved: Vec<u32>,
+    starved_retry: bool,
 }
 
 impl Ftl {
@@ -172,6 +197,8 @@ impl Ftl {
             speed: None,
             trimmed: vec![0; (logical as usize).div_ceil(64)],
             any_trimmed: false,
+            starved: Vec::new(),
+            starved_retry: false,
         })
     }
 
@@ -232,6 +259,7 @@ impl Ftl {
         self.plane_of_lpn[r as usize]
     }
 
+    /// Erased blocks in `plane`'s free list.
     pub fn free_blocks(&self, plane: u32) -> u32 {
         self.planes[plane as usize].free.len() as u32
     }
@@ -410,6 +438,9 @@ impl Ftl {
         self.p2l.set(ppn, NONE);
         self.valid[b] -= 1;
         self.mtime[b] = now;
+        if !self.starved.is_empty() {
+            self.note_reclaimable(b as u32);
+        }
     }
 
     #[inline]
@@ -519,11 +550,13 @@ impl Ftl {
         &self.erases
     }
 
+    /// Times `block` was erased.
     #[inline]
     pub fn erase_count(&self, block: u32) -> u32 {
         self.erases[block as usize]
     }
 
+    /// Where `block` is in its life cycle.
     pub fn block_state(&self, block: u32) -> BlockState {
         self.state[block as usize]
     }

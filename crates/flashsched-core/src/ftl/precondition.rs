@@ -22,12 +22,17 @@ use crate::rng::Rng;
 /// How a device was preconditioned (reported with results).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PreconditionReport {
+    /// Requested logical fill fraction (`ftl.precondition_fill`).
     pub fill: f64,
+    /// Logical pages mapped.
     pub live_pages: u64,
+    /// Blocks filled (valid or stale pages).
     pub used_blocks: u64,
+    /// Blocks left free in every plane.
     pub free_blocks_per_plane: u32,
     /// Valid pages / programmed pages over the used blocks.
     pub mean_block_validity: f64,
+    /// How the state was built, in words.
     pub method: &'static str,
 }
 

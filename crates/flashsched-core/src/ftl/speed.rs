@@ -27,17 +27,17 @@ pub enum SpeedPref {
 
 /// Speed-ordered free sets and fast/slow frontiers.
 #[derive(Debug, Clone)]
-pub struct SpeedIndex {
+pub(crate) struct SpeedIndex {
     /// Tree key (program latency in ns) per block.
-    pub key: Vec<u32>,
+    pub(crate) key: Vec<u32>,
     /// Free blocks per plane by (key, block).
-    pub free: Vec<BTreeSet<(u32, u32)>>,
+    pub(crate) free: Vec<BTreeSet<(u32, u32)>>,
     /// Open user blocks per plane: [fast, slow] (NONE when closed).
-    pub frontier: Vec<[u32; 2]>,
+    pub(crate) frontier: Vec<[u32; 2]>,
 }
 
 impl SpeedIndex {
-    pub fn new(key: Vec<u32>, planes: usize) -> Self {
+    pub(crate) fn new(key: Vec<u32>, planes: usize) -> Self {
         SpeedIndex {
             key,
             free: vec![BTreeSet::new(); planes],
@@ -46,25 +46,25 @@ impl SpeedIndex {
     }
 
     #[inline]
-    pub fn insert_free(&mut self, plane: u32, block: u32) {
+    pub(crate) fn insert_free(&mut self, plane: u32, block: u32) {
         self.free[plane as usize].insert((self.key[block as usize], block));
     }
 
     #[inline]
-    pub fn remove_free(&mut self, plane: u32, block: u32) {
+    pub(crate) fn remove_free(&mut self, plane: u32, block: u32) {
         self.free[plane as usize].remove(&(self.key[block as usize], block));
     }
 
     /// Fastest (or slowest) free block of `plane`.
     #[inline]
-    pub fn pick(&self, plane: u32, fast: bool) -> Option<u32> {
+    pub(crate) fn pick(&self, plane: u32, fast: bool) -> Option<u32> {
         let set = &self.free[plane as usize];
         let e = if fast { set.first() } else { set.last() };
         e.map(|&(_, b)| b)
     }
 
     /// New tree key for `block` (a free block is re-inserted).
-    pub fn rekey(&mut self, plane: u32, block: u32, key: u32) {
+    pub(crate) fn rekey(&mut self, plane: u32, block: u32, key: u32) {
         let was = self.free[plane as usize].remove(&(self.key[block as usize], block));
         self.key[block as usize] = key;
         if was {

@@ -127,3 +127,44 @@ fn gc_move_skips_pages_overwritten_meanwhile() {
     assert_eq!(f.lookup(3), Some(newer));
     f.check_invariants().unwrap();
 }
+
+/// A plane below its GC threshold whose full blocks are all fully valid
+/// has no victim: it is remembered as starved, and once a page of one of
+/// its full blocks becomes invalid (here by TRIM) a retry is due and GC
+/// finds that block. Without the retry the device left such a plane
+/// stuck (the soak's combination 1572: a deadlock).
+#[test]
+fn starved_plane_is_retried_after_an_invalidation() {
+    let cfg = DeviceConfig::load(
+        "default",
+        &[
+            "geometry.channels=1".into(),
+            "geometry.chips_per_channel=1".into(),
+            "geometry.dies_per_chip=1".into(),
+            "geometry.planes_per_die=1".into(),
+            "geometry.blocks_per_plane=8".into(),
+            "geometry.pages_per_block=4".into(),
+            "ftl.overprovisioning=0.25".into(),
+            "ftl.gc_threshold=0.3".into(), // GC below 3 free blocks
+        ],
+    )
+    .unwrap();
+    let mut f = Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 1).unwrap();
+    // All 24 logical pages once: 6 full blocks, every page valid, 2 free.
+    for lpn in 0..24 {
+        let p = f.alloc(0, Stream::User).unwrap();
+        f.map_user_write(lpn, p, 0);
+    }
+    assert_eq!(f.free_blocks(0), 2);
+    assert!(f.gc_needed(0));
+    assert_eq!(f.gc_begin(0, 1), None, "nothing to reclaim");
+    assert!(f.is_starved(0));
+    assert_eq!(f.take_starved_retry(), None, "nothing became invalid yet");
+    // lpn 5 lives in block 1 (4 pages a block): TRIM makes it reclaimable.
+    f.trim(5, 2);
+    assert_eq!(f.take_starved_retry(), Some(vec![0]));
+    assert_eq!(f.take_starved_retry(), None, "taken once");
+    assert_eq!(f.gc_begin(0, 3), Some(1));
+    assert!(!f.is_starved(0));
+    f.check_invariants().unwrap();
+}

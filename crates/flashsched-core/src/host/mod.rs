@@ -18,10 +18,15 @@ pub struct HostRequest {
     pub id: u32,
     /// Arrival order, unique over the run.
     pub seq: u64,
+    /// Arrival at the host queue.
     pub arrival: Ns,
+    /// What it does.
     pub op: Op,
+    /// Byte offset on the device's logical space.
     pub offset: u64,
+    /// Size in bytes.
     pub size: u32,
+    /// Stream id from the workload (a process or client).
     pub stream: u32,
     /// Tagged high-priority (bypasses reordering in schedulers that support it).
     pub priority: bool,
@@ -30,7 +35,9 @@ pub struct HostRequest {
 /// A request in flight with the time it left the host queue.
 #[derive(Debug, Clone, Copy)]
 pub struct Slot {
+    /// The request (for a merged group, its lead with the merged range).
     pub req: HostRequest,
+    /// When it left the host queue.
     pub dispatched: Ns,
     /// A probe read injected by the scheduler, not a user request.
     pub probe: bool,
@@ -40,22 +47,29 @@ pub struct Slot {
 /// `id`, or a probe).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Issue {
+    /// Host slot of the request (the group's lead).
     pub id: u32,
+    /// What it does.
     pub op: Op,
+    /// Byte offset (of the merged range).
     pub offset: u64,
+    /// Size in bytes (of the merged range).
     pub size: u32,
 }
 
 /// Host queue + scheduler + outstanding-request limit.
 pub struct Host {
     name: String,
+    /// Device requests that may be outstanding at once.
     pub queue_depth: u32,
+    /// The I/O scheduler ordering the queue.
     pub sched: Box<dyn HostScheduler>,
     slots: Vec<Slot>,
     /// Requests merged into each lead slot (reused buffers).
     members: Vec<Vec<u32>>,
     free: Vec<u32>,
     scratch: Vec<u32>,
+    /// Device requests outstanding now.
     pub outstanding: u32,
     next_seq: u64,
     /// The scheduler never dispatches from an empty queue (`idle_when_empty`),

@@ -44,6 +44,7 @@ fn bucket_range(i: usize) -> (u64, u64) {
 }
 
 impl Histogram {
+    /// An empty histogram.
     pub fn new() -> Self {
         Histogram {
             counts: Vec::new(),
@@ -54,6 +55,7 @@ impl Histogram {
         }
     }
 
+    /// Add one value.
     #[inline]
     pub fn record(&mut self, v: u64) {
         let i = index(v);
@@ -67,10 +69,12 @@ impl Histogram {
         self.max = self.max.max(v);
     }
 
+    /// Values recorded.
     pub fn count(&self) -> u64 {
         self.n
     }
 
+    /// Exact mean (0 when empty).
     pub fn mean(&self) -> f64 {
         if self.n == 0 {
             0.0
@@ -79,10 +83,12 @@ impl Histogram {
         }
     }
 
+    /// Largest value (0 when empty).
     pub fn max(&self) -> u64 {
         self.max
     }
 
+    /// Smallest value (0 when empty).
     pub fn min(&self) -> u64 {
         if self.n == 0 {
             0
@@ -113,6 +119,7 @@ impl Histogram {
         self.max as f64
     }
 
+    /// Add every value of `o`.
     pub fn merge(&mut self, o: &Histogram) {
         if o.counts.len() > self.counts.len() {
             self.counts.resize(o.counts.len(), 0);

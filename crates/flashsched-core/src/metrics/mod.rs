@@ -1,7 +1,9 @@
 //! Run metrics: per-request records (struct of arrays, cheap to hand to
 //! Arrow/pandas), latency histograms for reads, writes and all, and
-//! per-second series.
+//! per-second series (sparse: only seconds in which something completed).
 
+pub mod bins;
+pub mod gc_detect;
 pub mod histogram;
 pub mod summary;
 
@@ -11,6 +13,7 @@ use std::sync::Arc;
 use crate::engine::{Ns, NS_PER_S};
 pub use crate::io::Completion;
 use crate::io::Op;
+pub use bins::SparseBins;
 pub use histogram::Histogram;
 pub use summary::{GcSummary, LatencySummary, Summary};
 
@@ -28,8 +31,9 @@ impl<T> Default for Column<T> {
 }
 
 impl<T: Clone> Column<T> {
+    /// Append a row (copying the contents first if they are shared).
     #[inline]
-    pub fn push(&mut self, x: T) {
+    pub(crate) fn push(&mut self, x: T) {
         Arc::make_mut(&mut self.0).push(x);
     }
 
@@ -38,7 +42,8 @@ impl<T: Clone> Column<T> {
         Arc::clone(&self.0)
     }
 
-    pub fn capacity(&self) -> usize {
+    /// Rows allocated (for the memory estimate).
+    pub(crate) fn capacity(&self) -> usize {
         self.0.capacity()
     }
 }
@@ -50,35 +55,50 @@ impl<T> Deref for Column<T> {
     }
 }
 
-/// Per-request columns; row i is the i-th completed request.
+/// Per-request columns; row i is the i-th completed request (completion
+/// order). Empty unless the run keeps records.
 #[derive(Debug, Default, Clone)]
 pub struct Records {
+    /// Arrival at the host queue, ns.
     pub arrival: Column<u64>,
+    /// Dispatch from the host queue to the device (or array layer), ns.
     pub dispatch: Column<u64>,
+    /// Completion, ns.
     pub complete: Column<u64>,
     /// 0 = read, 1 = write, 2 = trim.
     pub op: Column<u8>,
+    /// Byte offset on the device's (or array volume's) logical space.
     pub offset: Column<u64>,
+    /// Size in bytes.
     pub size: Column<u32>,
+    /// Stream id from the workload.
     pub stream: Column<u32>,
 }
 
 impl Records {
+    /// Rows recorded.
     pub fn len(&self) -> usize {
         self.arrival.len()
     }
+    /// No row recorded.
     pub fn is_empty(&self) -> bool {
         self.arrival.is_empty()
     }
 }
 
-/// Totals for one second of simulated time (by completion time).
+/// Totals for one second of simulated time (by completion time). Unlike the
+/// latency histograms, `ios`, `bytes` and `latency_sum_ns` include TRIMs.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub struct Second {
+    /// Requests completed in this second (reads, writes and TRIMs).
     pub ios: u64,
+    /// Reads completed.
     pub reads: u64,
+    /// Writes completed.
     pub writes: u64,
+    /// Bytes of the requests completed (TRIMmed bytes included).
     pub bytes: u64,
+    /// Sum of those requests' latencies (arrival to completion), ns.
     pub latency_sum_ns: u128,
 }
 
@@ -86,18 +106,35 @@ pub struct Second {
 #[derive(Debug, Clone)]
 pub struct Metrics {
     keep_records: bool,
+    /// One row per request, if kept.
     pub records: Records,
+    /// Latency (ns, arrival to completion) of every read and write.
     pub all: Histogram,
+    /// Latency of reads, ns.
     pub read: Histogram,
+    /// Latency of writes, ns.
     pub write: Histogram,
-    pub seconds: Vec<Second>,
+    /// Per completion second, for the seconds in which something completed.
+    pub seconds: SparseBins<Second>,
+    /// Bytes of completed reads.
     pub bytes_read: u64,
+    /// Bytes of completed writes.
     pub bytes_written: u64,
+    /// Completed TRIMs.
     pub trims: u64,
+    /// Time of the latest completion, ns.
     pub last_completion: Ns,
+    /// Bytes records and series may take (`u64::MAX`: no limit).
+    budget: u64,
+    /// Completions at which the budget is checked next (powers of two:
+    /// where the record columns are about to double).
+    next_check: u64,
+    /// (completions, bytes projected) when the budget was exceeded.
+    over_budget: Option<(u64, u64)>,
 }
 
 impl Metrics {
+    /// Empty metrics; `keep_records` keeps one row per request.
     pub fn new(keep_records: bool) -> Self {
         Metrics {
             keep_records,
@@ -105,23 +142,53 @@ impl Metrics {
             all: Histogram::new(),
             read: Histogram::new(),
             write: Histogram::new(),
-            seconds: Vec::new(),
+            seconds: SparseBins::default(),
             bytes_read: 0,
             bytes_written: 0,
             trims: 0,
             last_completion: 0,
+            budget: u64::MAX,
+            next_check: 1024,
+            over_budget: None,
         }
     }
 
+    /// Hold per-request records and time series to `bytes`: once they would
+    /// need more, records stop and [`over_budget`](Self::over_budget)
+    /// reports it (the simulation then stops with an error).
+    pub fn set_budget(&mut self, bytes: u64) {
+        self.budget = bytes;
+    }
+
+    /// (completions, bytes needed) if records and series outgrew the budget.
+    pub fn over_budget(&self) -> Option<(u64, u64)> {
+        self.over_budget
+    }
+
+    /// Bytes records and series would hold after their next growth.
+    fn projected_bytes(&self) -> u64 {
+        let r = &self.records;
+        let rows = r.arrival.capacity() as u64 * 8 * 4 + r.op.capacity() as u64;
+        let rows = rows + (r.size.capacity() + r.stream.capacity()) as u64 * 4;
+        2 * (rows + self.seconds.heap_bytes() as u64)
+    }
+
+    #[cold]
+    fn check_budget(&mut self) {
+        self.next_check = self.next_check.saturating_mul(2);
+        let need = self.projected_bytes();
+        if need > self.budget && self.over_budget.is_none() {
+            self.over_budget = Some((self.completed(), need));
+            self.keep_records = false;
+        }
+    }
+
+    /// Account one completed request.
     #[inline]
     pub fn record(&mut self, c: &Completion) {
         let lat = c.complete - c.arrival;
         self.last_completion = self.last_completion.max(c.complete);
-        let sec = (c.complete / NS_PER_S) as usize;
-        if sec >= self.seconds.len() {
-            self.seconds.resize(sec + 1, Second::default());
-        }
-        let s = &mut self.seconds[sec];
+        let s = self.seconds.at(c.complete / NS_PER_S);
         s.ios += 1;
         s.bytes += c.size as u64;
         s.latency_sum_ns += lat as u128;
@@ -140,6 +207,9 @@ impl Metrics {
         }
         if c.op != Op::Trim {
             self.all.record(lat);
+        }
+        if self.completed() >= self.next_check {
+            self.check_budget();
         }
         if self.keep_records {
             let r = &mut self.records;
@@ -162,8 +232,9 @@ impl Metrics {
         self.all.count() + self.trims
     }
 
-    /// p99 latency (ns) per second, from the per-request records (empty when
-    /// records are not kept).
+    /// p99 latency (ns) of each second in [`seconds`](Self::seconds) (same
+    /// order; 0 for a second of TRIMs only), from the per-request records
+    /// (empty when records are not kept).
     pub fn p99_per_second(&self) -> Vec<f64> {
         if !self.keep_records {
             return Vec::new();
@@ -177,7 +248,8 @@ impl Metrics {
             order.sort_by_key(|&i| r.complete[i]);
         }
         let row = |k: usize| if order.is_empty() { k } else { order[k] };
-        let mut out = vec![0.0; self.seconds.len()];
+        let secs = self.seconds.bins();
+        let mut out = vec![0.0; secs.len()];
         let mut lat = Vec::new();
         let mut k = 0;
         while k < r.len() {
@@ -193,7 +265,9 @@ impl Metrics {
             if !lat.is_empty() {
                 let n = lat.len();
                 let q = ((0.99 * n as f64).ceil() as usize).clamp(1, n) - 1;
-                out[sec as usize] = *lat.select_nth_unstable(q).1 as f64;
+                if let Ok(i) = secs.binary_search(&sec) {
+                    out[i] = *lat.select_nth_unstable(q).1 as f64;
+                }
             }
         }
         out
@@ -236,16 +310,19 @@ mod tests {
     fn p99_per_second_by_completion_second() {
         let s = NS_PER_S;
         // Second 0: latencies 1..=100 (p99 = 99); second 1: none (trim
-        // only); second 2: one write of 7.
+        // only); second 2: one write of 7; seconds 3..10^9 idle.
         let mut rows: Vec<Completion> = (1..=100).map(|l| done(0, l, Op::Read)).collect();
         rows.push(done(s, s + 5, Op::Trim));
         rows.push(done(2 * s, 2 * s + 7, Op::Write));
+        rows.push(done(1_000_000_000 * s, 1_000_000_000 * s + 3, Op::Read));
         let mut m = Metrics::new(true);
         rows.iter().for_each(|c| m.record(c));
-        assert_eq!(m.p99_per_second(), vec![99.0, 0.0, 7.0]);
+        assert_eq!(m.seconds.bins(), &[0, 1, 2, 1_000_000_000]);
+        assert_eq!(m.p99_per_second(), vec![99.0, 0.0, 7.0, 3.0]);
         let mut shuffled = Metrics::new(true);
         rows.iter().rev().for_each(|c| shuffled.record(c));
-        assert_eq!(shuffled.p99_per_second(), vec![99.0, 0.0, 7.0]);
+        assert_eq!(shuffled.seconds, m.seconds);
+        assert_eq!(shuffled.p99_per_second(), vec![99.0, 0.0, 7.0, 3.0]);
         assert!(Metrics::new(false).p99_per_second().is_empty());
     }
 }

@@ -20,6 +20,7 @@ pub struct Phases {
 }
 
 impl Phases {
+    /// Run `phases` one after the other.
     pub fn new(phases: Vec<Box<dyn Workload>>) -> Phases {
         Phases {
             phases,
@@ -100,6 +101,7 @@ pub struct Concurrent {
 }
 
 impl Concurrent {
+    /// Run `clients` at the same time.
     pub fn new(clients: Vec<Box<dyn Workload>>) -> Concurrent {
         let n = clients.len();
         Concurrent {

@@ -26,6 +26,7 @@ pub struct IoRecord {
     pub offset: u64,
     /// Size in bytes (> 0).
     pub size: u32,
+    /// What the request does.
     pub op: Op,
     /// Stream id (trace host/disk/process id, synthetic stream): used by
     /// per-stream schedulers such as CFQ/BFQ.

@@ -35,18 +35,29 @@ use crate::workload::Op;
 /// Parsed Postmark parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostmarkSpec {
+    /// Files in the initial pool (`files`).
     pub files: u32,
+    /// Transactions to start (`tx`).
     pub transactions: u64,
+    /// Concurrent workers, each a stream (`qd`).
     pub workers: u32,
+    /// Smallest file or append, bytes (`min`).
     pub min: u64,
+    /// Largest file or append, bytes (`max`).
     pub max: u64,
+    /// Largest request a transaction's I/O is split into, bytes (`io`).
     pub io: u64,
+    /// Probability that a transaction reads rather than appends (`read`).
     pub read_bias: f64,
+    /// Probability that it creates rather than deletes a file (`create`).
     pub create_bias: f64,
+    /// A delete TRIMs the file's extents (`trim`).
     pub trim: bool,
     /// Issue a transaction's requests one at a time.
     pub sync: bool,
+    /// Footprint on the device, bytes (0 = the whole device).
     pub span: u64,
+    /// Seed of the generator (the run's seed if `None`).
     pub seed: Option<u64>,
     text: String,
 }

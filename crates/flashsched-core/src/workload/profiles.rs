@@ -24,11 +24,15 @@ use crate::workload::Op;
 /// A published trace profile.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Profile {
+    /// Trace name (`profile:NAME`).
     pub name: &'static str,
+    /// Fraction of requests that are reads.
     pub read_ratio: f64,
+    /// Published request rate, requests/s (before `scale`).
     pub iops: f64,
     /// Mean request size in bytes.
     pub mean_bytes: f64,
+    /// Where the numbers are published.
     pub source: &'static str,
 }
 
@@ -110,12 +114,19 @@ pub fn profile(name: &str) -> SimResult<Profile> {
 /// A parsed `profile:` spec.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProfileSpec {
+    /// The trace profile matched.
     pub profile: Profile,
+    /// Arrival-rate multiplier over the published IOPS (`scale`).
     pub scale: f64,
+    /// Requests to generate (`n`).
     pub count: Option<u64>,
+    /// Simulated time to generate requests for (`time`).
     pub duration: Option<Ns>,
+    /// Streams the requests are spread over, round-robin.
     pub streams: u32,
+    /// Mean burst size (1 = plain Poisson arrivals).
     pub burst: f64,
+    /// Seed of the generator (the run's seed if `None`).
     pub seed: Option<u64>,
 }
 
@@ -176,6 +187,8 @@ impl ProfileSpec {
         Ok(s)
     }
 
+    /// The generator for a device of `capacity` logical bytes; `seed` is the
+    /// run's seed.
     pub fn build(&self, capacity: u64, seed: u64) -> SimResult<Box<dyn Workload>> {
         if capacity < 2 << 20 {
             return Err(bad("capacity", "device too small".into()));

@@ -1,11 +1,38 @@
 //! Open-loop replay of a record stream: arrival times divided by the
 //! intensity (the papers replay HDD-era traces ×10 faster), kept monotonic,
 //! addresses folded onto the device's logical space, optional request limit.
+//!
+//! A scaled time beyond [`MAX_ARRIVAL`] (548 years; e.g. a one-second gap
+//! at intensity 1e-18) is an error naming the record and the intensity; it
+//! never saturates or wraps.
 
 use super::trace::{TraceReader, TraceStats};
 use super::{IoRecord, IoSource, Poll, Workload};
-use crate::engine::Ns;
-use crate::error::SimResult;
+use crate::engine::{Ns, MAX_ARRIVAL};
+use crate::error::{SimError, SimResult};
+
+/// `intensity` is a finite number > 0 (else a config error on `intensity`).
+pub fn check_intensity(intensity: f64) -> SimResult<()> {
+    if intensity.is_finite() && intensity > 0.0 {
+        Ok(())
+    } else {
+        Err(SimError::config(
+            "intensity",
+            format!("{intensity} is not a finite number > 0 (an arrival-rate multiplier)"),
+        ))
+    }
+}
+
+/// `t` (ns) divided by `intensity`, rounded; `None` beyond [`MAX_ARRIVAL`].
+pub fn scale_time(t: Ns, intensity: f64) -> Option<Ns> {
+    if intensity == 1.0 {
+        // Exact: f64 has 53 bits, trace times up to 64.
+        return (t <= MAX_ARRIVAL).then_some(t);
+    }
+    let x = (t as f64 / intensity).round();
+    // MAX_ARRIVAL = 15 · 2^60 is exact in f64; NaN and ∞ fail the test.
+    (x <= MAX_ARRIVAL as f64).then_some(x as Ns)
+}
 
 /// Where the records come from: a trace reader (whose line statistics go to
 /// the run summary) or any other record source.
@@ -28,7 +55,9 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// `capacity` is the device's logical size in bytes; `intensity` > 0.
+    /// `capacity` is the device's logical size in bytes; `intensity` must
+    /// be finite and > 0 ([`check_intensity`]; otherwise the first poll
+    /// returns that error).
     pub fn new(
         source: Box<dyn IoSource>,
         intensity: f64,
@@ -38,7 +67,7 @@ impl Replay {
     ) -> Replay {
         Replay {
             source: Source::Other(source),
-            intensity: if intensity > 0.0 { intensity } else { 1.0 },
+            intensity,
             capacity,
             limit,
             emitted: 0,
@@ -79,10 +108,32 @@ impl Replay {
         r.size = size;
     }
 
+    /// The error for record `r` (the next to be emitted), whose time
+    /// scales beyond [`MAX_ARRIVAL`].
+    #[cold]
+    fn out_of_range(&self, r: &IoRecord) -> SimError {
+        let which = match &self.source {
+            Source::Trace(t) => format!("record #{} of {}", self.emitted + 1, t.path().display()),
+            Source::Other(_) => format!("record #{}", self.emitted + 1),
+        };
+        let i = self.intensity;
+        SimError::config(
+            "intensity",
+            format!(
+                "{which} arrives at {} ns; divided by intensity {i:e} that is {:e} ns, beyond \
+                 the simulated time range ({MAX_ARRIVAL} ns, about 548 years): use a larger \
+                 intensity (or a trace without such a gap)",
+                r.time_ns,
+                r.time_ns as f64 / i
+            ),
+        )
+    }
+
     fn fetch(&mut self) -> SimResult<Option<IoRecord>> {
         if self.pending.is_some() {
             return Ok(self.pending);
         }
+        check_intensity(self.intensity)?;
         if self.exhausted || self.limit.is_some_and(|l| self.emitted >= l) {
             return Ok(None);
         }
@@ -97,7 +148,9 @@ impl Replay {
             }
             Some(Err(e)) => Err(e),
             Some(Ok(mut r)) => {
-                let t = (r.time_ns as f64 / self.intensity).round() as Ns;
+                let Some(t) = scale_time(r.time_ns, self.intensity) else {
+                    return Err(self.out_of_range(&r));
+                };
                 // Traces may step back slightly (per-CPU clocks): never
                 // deliver a request before the previous one.
                 r.time_ns = t.max(self.last_t);
@@ -182,5 +235,56 @@ mod tests {
             "an 8 KiB request at 8 KiB is pulled back inside 8 KiB"
         );
         assert_eq!(out[1].time_ns, 100);
+    }
+
+    fn times(intensity: f64, ts: &[u64]) -> SimResult<Vec<u64>> {
+        let src: Vec<_> = ts.iter().map(|&t| rec(t, 0, 4096)).collect();
+        let mut r = Replay::new(
+            Box::new(src.into_iter()),
+            intensity,
+            1 << 30,
+            None,
+            "t".into(),
+        );
+        let mut out = Vec::new();
+        let mut now = 0;
+        loop {
+            match r.poll(now, &mut out)? {
+                Poll::Done => return Ok(out.iter().map(|r| r.time_ns).collect()),
+                Poll::At(t) => now = t,
+                Poll::Blocked => unreachable!(),
+            }
+        }
+    }
+
+    /// Records at 0 and 1 s: scaled exactly, or an error naming the record
+    /// and the intensity; never a saturated or wrapped time.
+    #[test]
+    fn intensity_extremes() {
+        let s = 1_000_000_000;
+        assert_eq!(
+            times(1e-9, &[0, s]).unwrap(),
+            vec![0, 1_000_000_000_000_000_000]
+        );
+        assert_eq!(times(1e-10, &[0, s]).unwrap(), vec![0, 10u64.pow(19)]);
+        assert_eq!(times(1e12, &[0, s, 3 * s]).unwrap(), vec![0, 0, 0]);
+        assert_eq!(times(1.0, &[0, MAX_ARRIVAL]).unwrap(), vec![0, MAX_ARRIVAL]);
+        for (i, shown) in [
+            (1e-18, "1e-18"),
+            (1e-11, "1e-11"),
+            (5e-324, "5e-324"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
+        ] {
+            let e = times(i, &[0, s]).unwrap_err().to_string();
+            assert!(e.contains("intensity") && e.contains("record #2"), "{e}");
+            assert!(e.contains(shown) && e.contains("548 years"), "{e}");
+        }
+        let e = times(1.0, &[0, MAX_ARRIVAL + 1]).unwrap_err().to_string();
+        assert!(e.contains("record #2"), "{e}");
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, -2.0] {
+            let e = times(bad, &[0]).unwrap_err().to_string();
+            assert!(e.contains("config key `intensity`"), "{bad}: {e}");
+            assert!(check_intensity(bad).is_err());
+        }
     }
 }

@@ -14,7 +14,7 @@
 
 use super::fio_words;
 use super::{IoRecord, Poll, Workload};
-use crate::engine::{Ns, NS_PER_MS, NS_PER_S, NS_PER_US};
+use crate::engine::{Ns, MAX_ARRIVAL, NS_PER_MS, NS_PER_S, NS_PER_US};
 use crate::error::{SimError, SimResult};
 use crate::io::Completion;
 use crate::rng::Rng;
@@ -23,11 +23,15 @@ use crate::workload::Op;
 /// Request sizes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Sizes {
+    /// Every request this many bytes.
     Fixed(u32),
     /// Uniform over `lo, lo+step, …, hi`.
     Range {
+        /// Smallest size, bytes.
         lo: u32,
+        /// Largest size, bytes.
         hi: u32,
+        /// Granularity, bytes.
         step: u32,
     },
     /// Uniform over the listed sizes.
@@ -37,30 +41,49 @@ pub enum Sizes {
 /// How requests are issued.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Mode {
-    /// Open loop at `iops`, Poisson (or evenly spaced) arrivals.
-    Open { iops: f64, poisson: bool },
-    /// Closed loop keeping `qd` requests outstanding.
-    Closed { qd: u32 },
+    /// Open loop: arrivals at a fixed mean rate.
+    Open {
+        /// Requests per second.
+        iops: f64,
+        /// Poisson arrivals (else evenly spaced).
+        poisson: bool,
+    },
+    /// Closed loop: a new request as soon as one completes.
+    Closed {
+        /// Requests kept outstanding.
+        qd: u32,
+    },
 }
 
 /// A parsed synthetic workload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SyntheticSpec {
+    /// Fraction of requests that are reads (`read`).
     pub read_fraction: f64,
+    /// Request sizes (`bs`).
     pub sizes: Sizes,
+    /// Random offsets (else sequential; `pattern`).
     pub random: bool,
+    /// Open or closed loop.
     pub mode: Mode,
     /// Footprint in bytes (0 = whole device).
     pub span: u64,
+    /// Start of the footprint, bytes.
     pub offset: u64,
-    /// `span` and `offset` given as shares of the logical capacity (`50%`),
-    /// resolved when the workload is built for a device.
+    /// `span` given as a share of the logical capacity (`50%`), resolved
+    /// when the workload is built for a device.
     pub span_share: Option<f64>,
+    /// `offset` given as such a share.
     pub offset_share: Option<f64>,
+    /// Requests to generate (`n`).
     pub count: Option<u64>,
+    /// Simulated time to generate requests for (`time`).
     pub duration: Option<Ns>,
+    /// Streams the requests are spread over.
     pub streams: u32,
+    /// Offset alignment, bytes.
     pub align: u32,
+    /// Seed of the generator (the run's seed if `None`).
     pub seed: Option<u64>,
     text: String,
 }
@@ -447,8 +470,19 @@ impl Workload for Synthetic {
                     out.push(r);
                     let mean = 1e9 / iops;
                     let gap = if poisson { self.rng.exp(mean) } else { mean };
-                    self.next_t += (gap.round() as Ns).max(1);
+                    // The cast saturates; the sum must not wrap.
+                    self.next_t = self.next_t.saturating_add((gap.round() as Ns).max(1));
                     self.draw_ahead();
+                }
+                if self.next_t > MAX_ARRIVAL && !self.finished(self.next_t) {
+                    return Err(SimError::config(
+                        "synthetic.iops",
+                        format!(
+                            "request #{} would arrive after {MAX_ARRIVAL} ns (about 548 \
+                             years), beyond the simulated time range: iops={iops:e} is too low",
+                            self.issued + 1
+                        ),
+                    ));
                 }
                 if self.finished(self.next_t) {
                     return Ok(Poll::Done);

@@ -35,36 +35,44 @@ pub struct ChipSet {
 }
 
 impl ChipSet {
+    /// An empty set with room for members `0..n`.
     pub fn with_capacity(n: u32) -> Self {
         ChipSet {
             words: vec![0; n.div_ceil(64).max(1) as usize],
         }
     }
+    /// Add `i`.
     #[inline]
     pub fn insert(&mut self, i: u32) {
         self.words[(i / 64) as usize] |= 1 << (i % 64);
     }
+    /// Remove `i`.
     #[inline]
     pub fn remove(&mut self, i: u32) {
         self.words[(i / 64) as usize] &= !(1 << (i % 64));
     }
+    /// Whether `i` is a member.
     #[inline]
     pub fn contains(&self, i: u32) -> bool {
         self.words[(i / 64) as usize] >> (i % 64) & 1 == 1
     }
+    /// Whether the sets share a member.
     #[inline]
     pub fn intersects(&self, o: &ChipSet) -> bool {
         self.words.iter().zip(&o.words).any(|(a, b)| a & b != 0)
     }
+    /// Add every member of `o`.
     #[inline]
     pub fn union_with(&mut self, o: &ChipSet) {
         for (a, b) in self.words.iter_mut().zip(&o.words) {
             *a |= b;
         }
     }
+    /// Remove every member.
     pub fn clear(&mut self) {
         self.words.fill(0);
     }
+    /// No member.
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|&w| w == 0)
     }
@@ -106,6 +114,8 @@ pub struct BatchQueue {
 }
 
 impl BatchQueue {
+    /// An empty queue; `channel_level` splits chip batches into channel
+    /// batches.
     pub fn new(channel_level: bool) -> Self {
         BatchQueue {
             batches: VecDeque::new(),
@@ -154,6 +164,7 @@ impl BatchQueue {
         (pos, g)
     }
 
+    /// No batch left.
     pub fn is_empty(&self) -> bool {
         self.batches.is_empty()
     }
@@ -173,8 +184,11 @@ impl BatchQueue {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Unit {
+    /// Conflicts are per chip.
     Chip,
+    /// Conflicts are per die.
     Die,
+    /// Conflicts are per plane.
     Plane,
 }
 

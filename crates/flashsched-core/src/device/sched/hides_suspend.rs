@@ -7,7 +7,7 @@ use crate::device::tx::{Tx, TxId};
 use crate::engine::Ns;
 use crate::flash::Geometry;
 
-pub struct HidesSuspend(PeSuspend);
+pub(crate) struct HidesSuspend(PeSuspend);
 
 impl TxSchedulerType for HidesSuspend {
     const NAME: &'static str = "test-hides-suspend";

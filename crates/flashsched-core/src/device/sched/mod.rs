@@ -45,7 +45,9 @@ pub use vios::{Vios, ViosParams};
 
 /// What a scheduler may consult when choosing work for a die.
 pub struct PickCtx<'a> {
+    /// Current simulated time.
     pub now: Ns,
+    /// Every live transaction (the queued ids point into it).
     pub txs: &'a TxArena,
     /// Free-page state, for [`PickCtx::can_issue`].
     pub ftl: &'a Ftl,
@@ -237,6 +239,7 @@ pub trait TxSchedulerType: TxScheduler + Sized + 'static {
     const ABOUT: &'static str;
     /// Its `[controller.<NAME>]` table.
     type Params: Params;
+    /// A scheduler with tunables `params` for a device of geometry `geo`.
     fn new(params: Self::Params, geo: &Geometry) -> Self;
 }
 

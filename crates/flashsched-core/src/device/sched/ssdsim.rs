@@ -37,7 +37,9 @@ pub struct SsdsimParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FcfsOrder {
+    /// Reads and writes in arrival order.
     Arrival,
+    /// Reads before writes, each in arrival order.
     ReadsFirst,
 }
 

@@ -1,5 +1,5 @@
-//! Amphibian (Xu et al., "Improving the SSD Performance by Exploiting Request
-//! Characteristics and Internal Parallelism", §III), three modules that can
+//! Amphibian (Mao, Wu and Duan, "Improving the SSD Performance by Exploiting
+//! Request Characteristics and Internal Parallelism", §III), three modules that can
 //! each be switched off for ablation:
 //!
 //! 1. **Type-based queueing** (§III-C, Fig. 4): separate read and write
@@ -11,13 +11,14 @@
 //!    (the read-priority rule). A request tagged high-priority bypasses all
 //!    ordering. Off: FIFO inside each queue (the timeouts still apply).
 //! 3. **GC-aware dispatching** (§III-E, Fig. 7): the host watches response
-//!    times per *zone*. A completed read (and write, with `detect_writes`)
-//!    that touched one zone and took
-//!    longer than `detect_factor` × the running mean for its direction (and
-//!    at least `detect_min_us`) makes the zone suspect: nothing more is sent
-//!    to it and `probes` page reads are injected there. If the slowest probe
-//!    is above `probe_factor` × the mean read latency (and `detect_min_us`)
-//!    the zone is in GC: its requests stay in the host waiting queue while
+//!    times per *zone* ("continuously monitors the response times of each
+//!    flash chip"). A completed read (and write, with `detect_writes`) that
+//!    touched one zone and took longer than `detect_factor` × that zone's
+//!    running mean for its direction (and at least `detect_min_us`) makes
+//!    the zone suspect: nothing more is sent to it and `probes` page reads
+//!    are injected there, on different planes of the zone where the host can
+//!    tell them apart. If the slowest probe is above `probe_factor` × the
+//!    zone's mean read latency (and `detect_min_us`) the zone is in GC: its requests stay in the host waiting queue while
 //!    other zones are served; every `retry_ms` probes are sent again and the
 //!    zone returns to normal when they come back at normal latency.
 //!    `gc_detect = "oracle"` instead reads the device's per-chip GC flag
@@ -29,8 +30,9 @@
 //! else equal contiguous LBA ranges (`zones = "range"`, the paper's "space
 //! zones"); a held request is still released when its starvation timeout
 //! expires, so GC holding is bounded; a request is held if any zone it
-//! touches is in GC; running means are EWMAs, weight 1/16 for normal samples
-//! and 1/256 for abnormal ones (so sustained load lifts the baseline).
+//! touches is in GC; running means (per zone, and a device-wide one for
+//! zones without samples yet) are EWMAs, weight 1/16 for normal samples and
+//! 1/256 for abnormal ones (so sustained load lifts the baseline).
 
 use std::collections::BTreeMap;
 
@@ -38,8 +40,8 @@ use serde::{Deserialize, Serialize};
 
 use super::merge::Merger;
 use super::{
-    check_range, ms, Done, GcFlag, HostCaps, HostCtx, HostEnv, HostScheduler, HostSchedulerType,
-    Pick,
+    check_range, ms, DetectorLog, Done, GcFlag, HostCaps, HostCtx, HostEnv, HostScheduler,
+    HostSchedulerType, Pick, ZoneChange,
 };
 use crate::engine::{Ns, NS_PER_US};
 use crate::error::SimResult;
@@ -57,7 +59,9 @@ pub struct AmphibianParams {
     pub size_ordering: bool,
     /// Module 3: hold requests to zones in GC.
     pub gc_aware: bool,
+    /// A read queued this long goes next, whatever its size.
     pub read_timeout_ms: f64,
+    /// A write queued this long goes next (after expired reads).
     pub write_timeout_ms: f64,
     /// How a zone in GC is recognised.
     pub gc_detect: GcDetect,
@@ -65,13 +69,19 @@ pub struct AmphibianParams {
     pub zones: Zones,
     /// Zones in `range` mode (0 = number of chips).
     pub zone_count: u32,
+    /// A response above this × its direction's running mean makes the zone
+    /// suspect.
     pub detect_factor: f64,
+    /// The response must also exceed this, µs (probes too).
     pub detect_min_us: f64,
     /// Also use write response times (off: with a DRAM write buffer a
     /// write's latency reflects the buffer, not a chip).
     pub detect_writes: bool,
+    /// Page reads injected to confirm a suspect zone.
     pub probes: u32,
+    /// The zone is in GC if its slowest probe is above this × the read mean.
     pub probe_factor: f64,
+    /// Probes are sent again this often while a zone is in GC.
     pub retry_ms: f64,
 }
 
@@ -182,13 +192,23 @@ pub struct Amphibian {
     /// Zones not Normal (fast path when 0).
     abnormal: u32,
     zone_bytes: u64,
-    /// EWMA of normal device latency per direction (ns; 0 = no sample yet).
-    mean: [f64; 2],
-    /// First logical page found on each chip (probe target), lazily filled.
-    probe_lpn: Vec<Option<u64>>,
+    /// EWMA of normal latency per zone and direction (ns; 0 = no sample
+    /// yet); a zone without samples falls back to `device_mean`.
+    mean: Vec<[f64; 2]>,
+    /// The same over all zones.
+    device_mean: [f64; 2],
+    /// Chip zones: logical pages of the zone on distinct planes within one
+    /// striping period (probe targets), lazily filled.
+    probe_lpns: Vec<Vec<u64>>,
     next_probe_k: u32,
+    /// Zones flagged as in GC, in order.
     pub log: Vec<GcFlag>,
+    /// Hold changes of every zone (the detector report).
+    changes: Vec<ZoneChange>,
+    /// Probe reads injected.
     pub probes_sent: u64,
+    /// Time of the call being handled (stamps zone changes).
+    now: Ns,
     merger: Merger,
     held: usize,
 }
@@ -216,7 +236,8 @@ impl Amphibian {
         }
         .max(1);
         self.zones = vec![Zone::Normal; n as usize];
-        self.probe_lpn = vec![None; n as usize];
+        self.mean = vec![[0.0; 2]; n as usize];
+        self.probe_lpns = vec![Vec::new(); n as usize];
         self.zone_bytes = dev.logical_bytes().div_ceil(n as u64).max(1);
     }
 
@@ -261,6 +282,11 @@ impl Amphibian {
             } else {
                 self.abnormal += 1;
             }
+            self.changes.push(ZoneChange {
+                at: self.now,
+                zone: z,
+                held: to != Zone::Normal,
+            });
         }
         self.zones[z as usize] = to;
     }
@@ -331,16 +357,24 @@ impl Amphibian {
         self.next_probe_k = (self.next_probe_k + 1) % 1024;
         let k = self.next_probe_k as u64;
         if self.chip_zones {
+            // One striping period holds one page of every plane: the zone's
+            // pages there sit on its distinct planes. Probes rotate over
+            // them (and move on by whole periods), so a chip's probes do
+            // not all queue on one plane.
             let period = dev.planes() as u64;
-            let base = match self.probe_lpn[z as usize] {
-                Some(l) => l,
-                None => {
-                    let l = (0..period.min(pages)).find(|&l| dev.chip_of_lpn(l) == Some(z))?;
-                    self.probe_lpn[z as usize] = Some(l);
-                    l
+            if self.probe_lpns[z as usize].is_empty() {
+                let on_chip: Vec<u64> = (0..period.min(pages))
+                    .filter(|&l| dev.chip_of_lpn(l) == Some(z))
+                    .collect();
+                if on_chip.is_empty() {
+                    return None;
                 }
-            };
-            Some(((base + k * period) % pages.max(1)) * ps)
+                self.probe_lpns[z as usize] = on_chip;
+            }
+            let lpns = &self.probe_lpns[z as usize];
+            let n = lpns.len() as u64;
+            let base = lpns[(k % n) as usize];
+            Some(((base + (k / n) * period) % pages.max(1)) * ps)
         } else {
             let zone_pages = (self.zone_bytes / ps).max(1);
             let lpn = z as u64 * zone_pages + (k * 7919) % zone_pages;
@@ -391,17 +425,6 @@ impl Amphibian {
         if d == 1 && !self.p.detect_writes {
             return;
         }
-        let m = self.mean[d];
-        let min = self.p.detect_min_us * NS_PER_US as f64;
-        let abnormal = m > 0.0 && lat > self.p.detect_factor * m && lat > min;
-        // Normal samples move the mean fast; abnormal ones slowly, so a
-        // generally loaded device raises the baseline (instead of looking
-        // like GC everywhere) while short GC spikes stand out.
-        let w = if abnormal { 256.0 } else { 16.0 };
-        self.mean[d] = if m == 0.0 { lat } else { m + (lat - m) / w };
-        if !abnormal {
-            return;
-        }
         // Attribute only requests that touched a single zone.
         let mut zone = None;
         let mut single = true;
@@ -413,8 +436,27 @@ impl Amphibian {
             zone = Some(z);
             false
         });
+        let min = self.p.detect_min_us * NS_PER_US as f64;
+        // Normal samples move a mean fast; abnormal ones slowly, so a
+        // generally loaded zone raises its baseline (instead of looking
+        // like GC) while short GC spikes stand out.
+        let step = |m: f64, abnormal: bool| {
+            let w = if abnormal { 256.0 } else { 16.0 };
+            if m == 0.0 {
+                lat
+            } else {
+                m + (lat - m) / w
+            }
+        };
+        let dm = self.device_mean[d];
+        let dev_abnormal = dm > 0.0 && lat > self.p.detect_factor * dm && lat > min;
+        self.device_mean[d] = step(dm, dev_abnormal);
         if let (true, Some(z)) = (single, zone) {
-            if self.zones[z as usize] == Zone::Normal {
+            let zm = self.mean[z as usize][d];
+            let m = if zm > 0.0 { zm } else { dm };
+            let abnormal = m > 0.0 && lat > self.p.detect_factor * m && lat > min;
+            self.mean[z as usize][d] = step(zm, abnormal);
+            if abnormal && self.zones[z as usize] == Zone::Normal {
                 let n = self.p.probes;
                 self.set_zone(
                     z,
@@ -452,8 +494,11 @@ impl Amphibian {
             return;
         }
         let min = self.p.detect_min_us * NS_PER_US as f64;
-        let base = if self.mean[0] > 0.0 {
-            self.mean[0]
+        let zm = self.mean[z as usize][0];
+        let base = if zm > 0.0 {
+            zm
+        } else if self.device_mean[0] > 0.0 {
+            self.device_mean[0]
         } else {
             min
         };
@@ -494,11 +539,14 @@ impl HostSchedulerType for Amphibian {
             zones: Vec::new(),
             abnormal: 0,
             zone_bytes: 0,
-            mean: [0.0; 2],
-            probe_lpn: Vec::new(),
+            mean: Vec::new(),
+            device_mean: [0.0; 2],
+            probe_lpns: Vec::new(),
             next_probe_k: 0,
             log: Vec::new(),
+            changes: Vec::new(),
             probes_sent: 0,
+            now: 0,
             merger: Merger::new(env.max_merge_bytes),
             held: 0,
         }
@@ -556,6 +604,7 @@ impl HostScheduler for Amphibian {
     }
 
     fn dispatch(&mut self, ctx: &HostCtx, merged: &mut Vec<u32>) -> Option<Pick> {
+        self.now = ctx.now;
         if self.p.gc_aware {
             self.init_zones(ctx.device);
             if self.oracle {
@@ -578,6 +627,7 @@ impl HostScheduler for Amphibian {
         if !self.p.gc_aware || self.oracle {
             return;
         }
+        self.now = ctx.now;
         if done.probe {
             self.on_probe_complete(done, ctx);
         } else {
@@ -622,6 +672,17 @@ impl HostScheduler for Amphibian {
 
     fn gc_log(&self) -> &[GcFlag] {
         &self.log
+    }
+
+    fn detector(&self) -> Option<DetectorLog<'_>> {
+        self.p.gc_aware.then_some(DetectorLog {
+            // Before the first dispatch the table is not sized yet.
+            zones: self.zones.len() as u32,
+            chip_zones: self.chip_zones,
+            changes: &self.changes,
+            flags: &self.log,
+            probes_sent: self.probes_sent,
+        })
     }
 
     fn len(&self) -> usize {

@@ -37,9 +37,13 @@ use crate::registry::Params;
 pub struct BfqParams {
     /// Largest budget in 512-byte sectors.
     pub max_budget: u64,
+    /// Longest a queue keeps the device before its budget expires.
     pub timeout_ms: f64,
+    /// Age at which a read is served out of offset order.
     pub fifo_expire_sync_ms: f64,
+    /// Age at which a write is served out of offset order.
     pub fifo_expire_async_ms: f64,
+    /// Writes are charged this many times their size.
     pub async_charge: u64,
 }
 

@@ -42,12 +42,21 @@ use crate::registry::Params;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CfqParams {
+    /// Requests a queue may have in flight when others are busy.
     pub quantum: u32,
+    /// Time slice of a sync (read) queue.
     pub slice_sync_ms: f64,
+    /// Time slice of the async (write) queue.
     pub slice_async_ms: f64,
+    /// The async queue yields after `2 × slice_async_rq × 4` requests in its
+    /// slice when other queues are busy.
     pub slice_async_rq: u32,
+    /// Age at which a read is served out of offset order.
     pub fifo_expire_sync_ms: f64,
+    /// Age at which a write is served out of offset order.
     pub fifo_expire_async_ms: f64,
+    /// Linux's idle window: never idled on an NCQ SSD, but it decides when a
+    /// slice ends soon (`now + slice_idle × dispatched > slice end`).
     pub slice_idle_ms: f64,
 }
 

@@ -23,10 +23,15 @@ use crate::registry::Params;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DeadlineParams {
+    /// Deadline of a read.
     pub read_expire_ms: f64,
+    /// Deadline of a write.
     pub write_expire_ms: f64,
+    /// Read batches that may pass over waiting writes before a write batch.
     pub writes_starved: u32,
+    /// Requests per batch.
     pub fifo_batch: u32,
+    /// Also merge a request in front of a queued one.
     pub front_merges: bool,
 }
 

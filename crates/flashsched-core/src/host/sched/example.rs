@@ -16,18 +16,20 @@ use crate::registry::{check_range, Params};
 /// `[host.example-lifo]` tunables.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct LifoParams {
+pub(crate) struct LifoParams {
     /// Which queued request goes first.
-    pub order: Order,
+    pub(crate) order: Order,
     /// Requests this scheduler lets be outstanding at the device.
-    pub depth_limit: u32,
+    pub(crate) depth_limit: u32,
 }
 
 /// `order`: newest first (a stack) or oldest first (a queue).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Order {
+pub(crate) enum Order {
+    /// Newest first (a stack).
     Newest,
+    /// Oldest first (a queue).
     Oldest,
 }
 
@@ -47,7 +49,7 @@ impl Params for LifoParams {
 }
 
 /// A stack of request ids.
-pub struct Lifo {
+pub(crate) struct Lifo {
     p: LifoParams,
     held: std::collections::VecDeque<u32>,
 }

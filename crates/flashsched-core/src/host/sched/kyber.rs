@@ -9,7 +9,9 @@
 //! completion (the kernel's timer is armed by completions), for each domain
 //! with ≥ 500 samples or 1 s of samples: if any domain's p90 I/O latency is
 //! above target, or a domain's p99 total latency is, its depth becomes
-//! `depth × (p99 bucket + 1) / 4` clamped to [1, kyber_depth].
+//! `depth × (p99 bucket + 1) / 4` clamped to [1, kyber_depth]. A domain
+//! without fresh samples is resized only under congestion, once, with the
+//! p99 it last had (as Linux's timer does).
 //! Not modelled: the 75 % async tag limit (`nr_requests` is the host queue).
 
 use std::collections::VecDeque;
@@ -28,8 +30,11 @@ use crate::registry::Params;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct KyberParams {
+    /// Target read latency.
     pub read_lat_us: f64,
+    /// Target write latency.
     pub write_lat_us: f64,
+    /// Shortest time between depth adjustments.
     pub window_ms: f64,
 }
 
@@ -104,7 +109,7 @@ pub struct Kyber {
     domain_of: Vec<u8>,
     total: [Hist; DOMAINS],
     io: [Hist; DOMAINS],
-    /// p99 bucket remembered across windows.
+    /// A p99 bucket kept for the next congested window (used once).
     p99: [Option<usize>; DOMAINS],
     last_adjust: Ns,
     held: usize,
@@ -145,10 +150,22 @@ impl Kyber {
         }
         #[allow(clippy::needless_range_loop)] // d indexes five parallel arrays
         for d in 0..3 {
-            if let Some(b) = self.total[d].percentile(99, now) {
-                self.p99[d] = Some(b);
-            }
-            if let Some(b) = self.p99[d] {
+            // As Linux's timer: domains rarely have enough samples in the
+            // same window, so a fresh p99 is remembered for the next window
+            // that sees congestion, which uses it once and forgets it.
+            // Without congestion only a fresh p99 counts: a domain with no
+            // new samples is left alone (re-applying a stale p99 every
+            // window would keep shrinking its depth to 1).
+            let fresh = self.total[d].percentile(99, now);
+            let p99 = if bad {
+                fresh.or(self.p99[d].take())
+            } else {
+                if fresh.is_some() {
+                    self.p99[d] = fresh;
+                }
+                fresh
+            };
+            if let Some(b) = p99 {
                 if bad || b >= 4 {
                     let nd = (self.depth[d] as usize * (b + 1)) >> 2;
                     self.depth[d] = (nd as u32).clamp(1, DEPTH[d]);
@@ -241,5 +258,60 @@ impl HostScheduler for Kyber {
 
     fn len(&self) -> usize {
         self.held
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kyber() -> Kyber {
+        let env = HostEnv {
+            max_merge_bytes: 0,
+            chips: 1,
+            logical_bytes: 1 << 30,
+        };
+        Kyber::new(KyberParams::default(), &env)
+    }
+
+    /// 500 samples in bucket `b` of domain `d`'s total-latency histogram.
+    fn fill_total(k: &mut Kyber, d: usize, b: u64, now: Ns) {
+        let w = k.target[d] >> 2;
+        for _ in 0..500 {
+            k.total[d].add(b * w + 1, k.target[d], now);
+        }
+    }
+
+    /// A read p99 in bucket 1 (within target) without congestion leaves
+    /// reads alone and is remembered; a window with no fresh samples and no
+    /// congestion changes nothing; the first congested window uses the
+    /// remembered p99 once (256 * (1 + 1) / 4 = 128) and forgets it, so a
+    /// second congested window without fresh read samples does not shrink
+    /// reads again (the old behaviour gave 64, then 32, ... down to 1).
+    #[test]
+    fn a_remembered_p99_is_used_once_under_congestion() {
+        let mut k = kyber();
+        fill_total(&mut k, 0, 1, 0);
+        k.adjust(ms(100.0));
+        assert_eq!(k.depth[0], 256, "no congestion, p99 within target");
+        assert_eq!(k.p99[0], Some(1));
+        // No fresh samples, no congestion: untouched, still remembered.
+        k.adjust(ms(200.0));
+        assert_eq!(k.depth[0], 256);
+        assert_eq!(k.p99[0], Some(1));
+        // Congestion: the write domain's p90 I/O latency is above target.
+        let t = k.target[1];
+        for _ in 0..500 {
+            k.io[1].add(t * 2, t, ms(250.0));
+        }
+        k.adjust(ms(300.0));
+        assert_eq!(k.depth[0], 128, "256 * (1 + 1) / 4");
+        assert_eq!(k.p99[0], None, "used once");
+        // Congested again, nothing fresh for reads: no further shrinking.
+        for _ in 0..500 {
+            k.io[1].add(t * 2, t, ms(350.0));
+        }
+        k.adjust(ms(400.0));
+        assert_eq!(k.depth[0], 128);
     }
 }

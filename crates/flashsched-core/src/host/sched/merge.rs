@@ -25,7 +25,7 @@ struct Group {
 /// applied at once (a deferred insert overwrites an older group's entry with
 /// the same key, and dispatching it removes that key — see `take`).
 #[derive(Default)]
-pub struct Merger {
+pub(crate) struct Merger {
     /// Largest merged request in bytes.
     max_bytes: u64,
     /// Keep the start-offset index (only schedulers that front-merge pay for it).
@@ -49,7 +49,7 @@ fn op_key(op: Op) -> u8 {
 
 impl Merger {
     /// Back merges only.
-    pub fn new(max_bytes: u64) -> Self {
+    pub(crate) fn new(max_bytes: u64) -> Self {
         Merger {
             max_bytes,
             ..Default::default()
@@ -57,7 +57,7 @@ impl Merger {
     }
 
     /// Back and front merges.
-    pub fn with_front_merges(max_bytes: u64) -> Self {
+    pub(crate) fn with_front_merges(max_bytes: u64) -> Self {
         Merger {
             max_bytes,
             front: true,
@@ -74,7 +74,7 @@ impl Merger {
     }
 
     /// Start a group led by `r`.
-    pub fn insert(&mut self, r: &HostRequest) {
+    pub(crate) fn insert(&mut self, r: &HostRequest) {
         let op = op_key(r.op);
         let end = r.offset + r.size as u64;
         let g = self.group(r.id);
@@ -100,7 +100,7 @@ impl Merger {
     }
 
     /// Append `r` to a queued group that ends where `r` starts; returns the lead.
-    pub fn try_back(&mut self, r: &HostRequest) -> Option<u32> {
+    pub(crate) fn try_back(&mut self, r: &HostRequest) -> Option<u32> {
         if r.op == Op::Trim || self.max_bytes == 0 {
             return None;
         }
@@ -122,7 +122,7 @@ impl Merger {
 
     /// Prepend `r` to a queued group that starts where `r` ends; returns the
     /// lead (whose start offset moved down to `r.offset`).
-    pub fn try_front(&mut self, r: &HostRequest) -> Option<u32> {
+    pub(crate) fn try_front(&mut self, r: &HostRequest) -> Option<u32> {
         if r.op == Op::Trim || self.max_bytes == 0 || !self.front {
             return None;
         }
@@ -143,14 +143,14 @@ impl Merger {
     }
 
     /// Start offset and byte length of the group led by `lead`.
-    pub fn range(&self, lead: u32) -> (u64, u64) {
+    pub(crate) fn range(&self, lead: u32) -> (u64, u64) {
         let g = &self.groups[lead as usize];
         (g.offset, g.end - g.offset)
     }
 
     /// Remove the group led by `lead` (it is being dispatched) and push its
     /// other members into `out`.
-    pub fn take(&mut self, lead: u32, out: &mut Vec<u32>) {
+    pub(crate) fn take(&mut self, lead: u32, out: &mut Vec<u32>) {
         let g = &mut self.groups[lead as usize];
         let (op, s, e) = (g.op, g.offset, g.end);
         out.append(&mut g.members);

@@ -39,9 +39,13 @@ pub use pardispatcher::{ParDispatcher, ParDispatcherParams};
 
 /// State passed to a host scheduler at each decision.
 pub struct HostCtx<'a> {
+    /// Current time.
     pub now: Ns,
+    /// Device requests outstanding.
     pub outstanding: u32,
+    /// The most that may be outstanding.
     pub queue_depth: u32,
+    /// What the host can see of the device.
     pub device: &'a dyn DeviceView,
 }
 
@@ -52,14 +56,51 @@ pub enum Pick {
     Req(u32),
     /// A probe read injected by the scheduler (not a user request); `tag`
     /// comes back as `Done::req.stream`.
-    Probe { offset: u64, size: u32, tag: u32 },
+    Probe {
+        /// Byte offset.
+        offset: u64,
+        /// Size in bytes.
+        size: u32,
+        /// The scheduler's own tag.
+        tag: u32,
+    },
 }
 
 /// A zone flagged as in GC at a time (GC-aware schedulers; tests, reports).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GcFlag {
+    /// When the flag was raised.
     pub at: Ns,
+    /// The zone flagged.
     pub zone: u32,
+}
+
+/// A zone's hold state changing: `held` when a GC-aware scheduler stops
+/// sending to it (suspect or judged in GC), not `held` when it sends again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZoneChange {
+    /// When.
+    pub at: Ns,
+    /// The zone.
+    pub zone: u32,
+    /// Held from now on (true) or released (false).
+    pub held: bool,
+}
+
+/// What a GC-detecting scheduler did, for the detector report
+/// (`metrics::gc_detect`): its zones and their history.
+#[derive(Debug, Clone, Copy)]
+pub struct DetectorLog<'a> {
+    /// Number of zones.
+    pub zones: u32,
+    /// Zones are flash chips (zone `z` is chip `z`); else LBA ranges.
+    pub chip_zones: bool,
+    /// Hold changes in time order.
+    pub changes: &'a [ZoneChange],
+    /// Zones judged in GC, in time order.
+    pub flags: &'a [GcFlag],
+    /// Probe reads sent.
+    pub probes_sent: u64,
 }
 
 /// A finished device request as the scheduler sees it.
@@ -134,8 +175,15 @@ pub trait HostScheduler: Send {
     fn gc_log(&self) -> &[GcFlag] {
         &[]
     }
+    /// The GC detector's history (schedulers that detect GC only): the
+    /// device then records its chips' GC periods so the run reports the
+    /// detector's precision and recall against them.
+    fn detector(&self) -> Option<DetectorLog<'_>> {
+        None
+    }
     /// Requests held in the scheduler.
     fn len(&self) -> usize;
+    /// No request held.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -160,6 +208,7 @@ pub trait HostSchedulerType: HostScheduler + Sized + 'static {
     const ABOUT: &'static str;
     /// Its `[host.<NAME>]` table.
     type Params: Params;
+    /// A scheduler with tunables `params` for the device `env` describes.
     fn new(params: Self::Params, env: &HostEnv) -> Self;
 }
 

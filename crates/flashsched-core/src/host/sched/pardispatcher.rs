@@ -31,8 +31,11 @@ pub struct ParDispatcherParams {
     pub regions: u32,
     /// Requests per region turn.
     pub batch: u32,
+    /// Read turns that may pass over a region's waiting writes.
     pub writes_starved: u32,
+    /// Age at which a read starts its region's turn.
     pub read_expire_ms: f64,
+    /// Age at which a write starts its region's turn.
     pub write_expire_ms: f64,
 }
 

@@ -73,22 +73,31 @@ pub struct OpWords {
 /// A complete column mapping.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ColumnMap {
+    /// How fields are separated.
     pub sep: Sep,
+    /// The arrival-time column.
     pub time: Column,
     /// ns per time unit as a power of ten (s 9, ms 6, us 3, 100ns 2, ns 0).
     pub time_scale: u32,
+    /// The operation column.
     pub op: Column,
+    /// What the operation column's words mean.
     pub op_words: OpWords,
+    /// The offset column.
     pub offset: Column,
     /// Bytes per offset unit.
     pub offset_unit: u64,
+    /// The size column.
     pub size: Column,
+    /// Bytes per size unit.
     pub size_unit: u64,
+    /// The stream column, if any (else every record is stream 0).
     pub stream: Option<Column>,
     /// Physical lines at the start that are a header.
     pub skip: u64,
-    /// Allowed field counts (inclusive).
+    /// Fewest fields a record may have.
     pub min_fields: usize,
+    /// Most fields a record may have.
     pub max_fields: usize,
     /// A header row (every field starts with a letter) is not a record
     /// (built-in formats, whose files sometimes carry one).

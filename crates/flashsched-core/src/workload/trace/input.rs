@@ -18,9 +18,13 @@ use crate::error::{SimError, SimResult};
 /// A compression format recognised by its magic bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
+    /// gzip (`1f 8b`).
     Gzip,
+    /// Zstandard.
     Zstd,
+    /// xz (LZMA2).
     Xz,
+    /// bzip2.
     Bzip2,
 }
 

@@ -153,9 +153,9 @@ pub(super) mod testutil {
     use crate::workload::IoRecord;
     use std::io::Cursor;
 
-    pub const PATH: &str = "/tmp/sample.trace";
+    pub(crate) const PATH: &str = "/tmp/sample.trace";
 
-    pub fn reader(format: TraceFormat, text: &[u8]) -> TraceReader {
+    pub(crate) fn reader(format: TraceFormat, text: &[u8]) -> TraceReader {
         TraceReader::from_reader(
             Path::new(PATH),
             format,
@@ -164,14 +164,14 @@ pub(super) mod testutil {
     }
 
     /// All records; panics on the first error.
-    pub fn records(format: TraceFormat, text: &[u8]) -> Vec<IoRecord> {
+    pub(crate) fn records(format: TraceFormat, text: &[u8]) -> Vec<IoRecord> {
         reader(format, text)
             .collect::<SimResult<Vec<_>>>()
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// The first error's Display text; panics when there is none.
-    pub fn first_error(format: TraceFormat, text: &[u8]) -> String {
+    pub(crate) fn first_error(format: TraceFormat, text: &[u8]) -> String {
         for item in reader(format, text) {
             if let Err(e) = item {
                 return e.to_string();
@@ -181,7 +181,7 @@ pub(super) mod testutil {
     }
 
     /// Asserts the error names `PATH:line` and contains `needle`.
-    pub fn assert_error(format: TraceFormat, text: &[u8], line: u64, needle: &str) {
+    pub(crate) fn assert_error(format: TraceFormat, text: &[u8], line: u64, needle: &str) {
         let e = first_error(format, text);
         let loc = format!("{PATH}:{line}: ");
         assert!(e.starts_with(&loc), "error {e:?} should start with {loc:?}");

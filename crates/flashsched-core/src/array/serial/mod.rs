@@ -35,13 +35,20 @@
 use std::collections::VecDeque;
 
 use crate::error::{SimError, SimResult};
+use xgc::Job;
+
+mod xgc;
 
 const NONE: u32 = u32::MAX;
 
 /// xGC victim order among the source's segments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Victim {
+    /// The back-end out of the front-end role longest; its segments in
+    /// write order.
     Fifo,
+    /// The back-end with the fewest valid units; its segments fewest valid
+    /// first.
     Greedy,
 }
 
@@ -54,6 +61,7 @@ pub struct SerialConfig {
     pub unit: u64,
     /// Segment (xGC victim unit) in bytes.
     pub segment: u64,
+    /// How xGC picks its victim SSD and orders its segments.
     pub victim: Victim,
     /// xGC unit copies in flight.
     pub window: u32,
@@ -93,6 +101,7 @@ pub enum Role {
 }
 
 impl Role {
+    /// Lowercase name, as in the summary's `per_ssd[].role`.
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Clean => "clean",
@@ -106,41 +115,48 @@ impl Role {
 /// Serial-array counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SerialStats {
+    /// Front-ends retired to back-end when full (one per SSD retired).
     pub rotations: u64,
+    /// Units xGC copied to another SSD.
     pub xgc_units_copied: u64,
+    /// Units xGC read but did not write: overwritten or TRIMmed while the
+    /// copy read was in flight.
     pub xgc_units_skipped: u64,
+    /// xGC copies appended to a front-end because no back-end or clean SSD
+    /// had room.
     pub xgc_to_front: u64,
+    /// Whole-SSD TRIMs of drained xGC victims.
     pub trims: u64,
+    /// Version-oracle checks made (0 unless `verify`).
     pub version_checks: u64,
+    /// Checks that found an old version or TRIMmed data (must be 0).
     pub version_mismatches: u64,
-}
-
-#[derive(Debug, Clone)]
-struct Job {
-    ssd: u32,
-    order: Vec<u32>,
-    seg_i: usize,
-    pos: u32,
-    in_flight: u32,
 }
 
 /// The serial array's log, mapping and xGC state.
 #[derive(Debug, Clone)]
 pub struct SerialLog {
-    pub n: u32,
+    /// SSDs in the array.
+    pub(crate) n: u32,
     /// Slots per SSD.
     pub cap: u32,
+    /// Mapping unit (slot size), bytes.
     pub unit: u64,
-    pub seg_units: u32,
-    pub volume_units: u32,
-    pub front_target: u32,
+    /// Units per segment.
+    pub(crate) seg_units: u32,
+    /// Logical units of the volume.
+    pub(crate) volume_units: u32,
+    /// Front-ends to keep.
+    front_target: u32,
     victim: Victim,
-    pub window: u32,
+    /// xGC copies in flight at most.
+    window: u32,
     fwd: Vec<u32>,
     inv: Vec<u32>,
     wp: Vec<u32>,
     valid: Vec<u32>,
     seg_valid: Vec<u32>,
+    /// Role of each SSD.
     pub role: Vec<Role>,
     fronts: Vec<u32>,
     rr: usize,
@@ -153,13 +169,19 @@ pub struct SerialLog {
     ver: Vec<u32>,
     slot_ver: Vec<u32>,
     /// Role changes not yet seen by the array loop.
-    pub changes: Vec<(u32, Role)>,
+    pub(crate) changes: Vec<(u32, Role)>,
+    /// Counters.
     pub stats: SerialStats,
 }
 
 impl SerialLog {
     /// A log over `n` SSDs of `ssd_bytes` logical bytes each.
-    pub fn new(cfg: &SerialConfig, n: u32, ssd_bytes: u64, page: u64) -> SimResult<SerialLog> {
+    pub(crate) fn new(
+        cfg: &SerialConfig,
+        n: u32,
+        ssd_bytes: u64,
+        page: u64,
+    ) -> SimResult<SerialLog> {
         let unit = if cfg.unit == 0 { page } else { cfg.unit };
         if unit == 0 || !unit.is_multiple_of(page) {
             return Err(SimError::config(
@@ -282,14 +304,17 @@ impl SerialLog {
         }
     }
 
+    /// Valid units held by `ssd`.
     pub fn valid_units(&self, ssd: u32) -> u32 {
         self.valid[ssd as usize]
     }
 
+    /// Next slot (in units) to be written on `ssd`.
     pub fn write_pointer(&self, ssd: u32) -> u32 {
         self.wp[ssd as usize]
     }
 
+    /// The current front-end SSDs.
     pub fn fronts(&self) -> &[u32] {
         &self.fronts
     }
@@ -342,7 +367,7 @@ impl SerialLog {
     /// and has room: "with time, the selected SSD will contain a mix of
     /// valid and invalid data", §2.1); otherwise the SSD with the most free
     /// space (a clean one when available).
-    pub fn refill_fronts(&mut self) {
+    fn refill_fronts(&mut self) {
         while (self.fronts.len() as u32) < self.front_target {
             let dest = self
                 .gc_dest
@@ -420,7 +445,7 @@ impl SerialLog {
 
     /// Place a user write of logical `unit`; returns (ssd, slot offset), or
     /// `None` when no front-end has room (the write must wait).
-    pub fn write_unit(&mut self, unit: u32) -> Option<(u32, u32)> {
+    pub(crate) fn write_unit(&mut self, unit: u32) -> Option<(u32, u32)> {
         let f = self.front_with_room()?;
         let slot = self.append(f);
         self.assign(unit, slot);
@@ -433,20 +458,20 @@ impl SerialLog {
 
     /// Next write goes to a front-end with room (after rotating): whether
     /// any front-end has room at all.
-    pub fn can_write(&mut self) -> bool {
+    pub(crate) fn can_write(&mut self) -> bool {
         self.front_with_room().is_some()
     }
 
     /// Rotate to the next front-end after the current one ends on a request
     /// boundary (used when rr should advance between requests).
-    pub fn next_request(&mut self) {
+    pub(crate) fn next_request(&mut self) {
         if !self.fronts.is_empty() {
             self.rr = (self.rr + 1) % self.fronts.len();
         }
     }
 
     /// Version oracle at read issue: the slot must hold the newest version.
-    pub fn check_read(&mut self, unit: u32, ssd: u32, off: u32) {
+    pub(crate) fn check_read(&mut self, unit: u32, ssd: u32, off: u32) {
         if self.ver.is_empty() {
             return;
         }
@@ -459,7 +484,7 @@ impl SerialLog {
 
     /// Version oracle at read completion: the slot still holds data (it was
     /// not TRIMmed under the read).
-    pub fn check_read_done(&mut self, ssd: u32, off: u32) {
+    pub(crate) fn check_read_done(&mut self, ssd: u32, off: u32) {
         if self.ver.is_empty() {
             return;
         }
@@ -470,206 +495,11 @@ impl SerialLog {
     }
 
     /// Unmap logical `unit` (array-level TRIM).
-    pub fn trim_unit(&mut self, unit: u32) {
+    pub(crate) fn trim_unit(&mut self, unit: u32) {
         if let Some((s, o)) = self.lookup(unit) {
             self.invalidate(s * self.cap + o);
             self.fwd[unit as usize] = NONE;
         }
-    }
-
-    /// Start xGC when at most one clean SSD is left (it is kept for the
-    /// xGC destination): the victim is the back-end chosen by the policy —
-    /// FIFO: the one that left the front-end role longest ago (with one
-    /// back-end between the front-end and the clean SSD this is the old
-    /// front-end, as in Fig. 5(b)); greedy: fewest valid units.
-    fn maybe_start_xgc(&mut self) {
-        if !self.sources.is_empty() || self.job.is_some() {
-            return;
-        }
-        let clean = self.role.iter().filter(|&&r| r == Role::Clean).count();
-        if clean > 1 {
-            return;
-        }
-        let backs = (0..self.n).filter(|&s| {
-            self.role[s as usize] == Role::Back
-                && self.gc_dest != Some(s)
-                && self.valid[s as usize] < self.wp[s as usize]
-        });
-        let victim = match self.victim {
-            Victim::Greedy => backs.min_by_key(|&s| (self.valid[s as usize], s)),
-            Victim::Fifo => backs.min_by_key(|&s| (self.back_since[s as usize], s)),
-        };
-        let Some(v) = victim else { return };
-        // Only start when its valid data has somewhere to go (back-end room
-        // plus clean SSDs); otherwise wait until front-ends free up room.
-        let room: u64 = (0..self.n)
-            .filter(|&s| s != v)
-            .map(|s| match self.role[s as usize] {
-                Role::Back => self.free(s) as u64,
-                Role::Clean => self.cap as u64,
-                _ => 0,
-            })
-            .sum();
-        let need = self.valid[v as usize];
-        if room < need as u64 {
-            return;
-        }
-        if self.gc_dest.is_some_and(|d| self.free(d) < need) {
-            self.gc_dest = None; // start this victim on a fresh SSD
-        }
-        self.set_role(v, Role::Source);
-        self.sources.push_back(v);
-    }
-
-    fn start_job(&mut self) {
-        if self.job.is_some() {
-            return;
-        }
-        self.maybe_start_xgc();
-        let Some(&ssd) = self.sources.front() else {
-            return;
-        };
-        let segs = self.cap / self.seg_units;
-        let first = ssd * segs;
-        let mut order: Vec<u32> = (0..segs)
-            .filter(|&k| self.seg_valid[(first + k) as usize] > 0)
-            .collect();
-        if self.victim == Victim::Greedy {
-            order.sort_by_key(|&k| (self.seg_valid[(first + k) as usize], k));
-        }
-        self.job = Some(Job {
-            ssd,
-            order,
-            seg_i: 0,
-            pos: 0,
-            in_flight: 0,
-        });
-    }
-
-    /// Next unit for xGC to copy (logical unit, source SSD, slot offset),
-    /// if the copy window allows.
-    pub fn next_copy(&mut self) -> Option<(u32, u32, u32)> {
-        self.start_job();
-        let cap = self.cap;
-        let seg_units = self.seg_units;
-        let window = self.window;
-        let job = self.job.as_mut()?;
-        if job.in_flight >= window {
-            return None;
-        }
-        let segs = cap / seg_units;
-        while job.seg_i < job.order.len() {
-            let seg = job.ssd * segs + job.order[job.seg_i];
-            while job.pos < seg_units {
-                let slot = seg * seg_units + job.pos;
-                job.pos += 1;
-                let u = self.inv[slot as usize];
-                if u != NONE {
-                    job.in_flight += 1;
-                    return Some((u, job.ssd, slot % cap));
-                }
-            }
-            job.seg_i += 1;
-            job.pos = 0;
-        }
-        None
-    }
-
-    fn gc_slot(&mut self) -> SimResult<u32> {
-        if let Some(d) = self.gc_dest {
-            if self.free(d) > 0 && self.role[d as usize] == Role::Back {
-                return Ok(self.append(d));
-            }
-            self.gc_dest = None;
-        }
-        // A clean SSD first (it becomes the next front-end with the copied
-        // data in it), else the back-end with the most room.
-        let pick = (0..self.n)
-            .find(|&s| self.role[s as usize] == Role::Clean)
-            .or_else(|| {
-                (0..self.n)
-                    .filter(|&s| self.role[s as usize] == Role::Back && self.free(s) > 0)
-                    .max_by_key(|&s| (self.free(s), std::cmp::Reverse(s)))
-            });
-        if let Some(d) = pick {
-            if self.role[d as usize] == Role::Clean {
-                self.set_role(d, Role::Back);
-            }
-            self.gc_dest = Some(d);
-            return Ok(self.append(d));
-        }
-        if let Some(&f) = self.fronts.iter().find(|&&f| self.free(f) > 0) {
-            self.stats.xgc_to_front += 1;
-            return Ok(self.append(f));
-        }
-        Err(SimError::Invalid(format!(
-            "serial array out of space: xGC has nowhere to copy valid data \
-             (roles {:?}, write pointers {:?}, valid units {:?} of {} per SSD); \
-             lower the array volume fraction (array.volume)",
-            self.role, self.wp, self.valid, self.cap
-        )))
-    }
-
-    /// The copy read of `unit` from (`ssd`, `off`) finished: if the unit
-    /// still lives there, move its mapping to a back-end slot and return it
-    /// (the caller writes the data there).
-    pub fn copy_read_done(
-        &mut self,
-        unit: u32,
-        ssd: u32,
-        off: u32,
-    ) -> SimResult<Option<(u32, u32)>> {
-        let src = ssd * self.cap + off;
-        if self.fwd[unit as usize] != src {
-            self.stats.xgc_units_skipped += 1;
-            self.copy_write_done();
-            return Ok(None);
-        }
-        let dst = self.gc_slot()?;
-        if !self.ver.is_empty() {
-            self.stats.version_checks += 1;
-            if self.slot_ver[src as usize] != self.ver[unit as usize] {
-                self.stats.version_mismatches += 1;
-            }
-            self.slot_ver[dst as usize] = self.slot_ver[src as usize];
-        }
-        self.assign(unit, dst);
-        self.stats.xgc_units_copied += 1;
-        Ok(Some(self.split(dst)))
-    }
-
-    /// A copy finished (written, or skipped).
-    pub fn copy_write_done(&mut self) {
-        if let Some(j) = self.job.as_mut() {
-            j.in_flight -= 1;
-        }
-    }
-
-    /// The source SSD whose copies are all done (ready for TRIM).
-    pub fn drained_source(&self) -> Option<u32> {
-        let j = self.job.as_ref()?;
-        (j.seg_i >= j.order.len() && j.in_flight == 0 && self.valid[j.ssd as usize] == 0)
-            .then_some(j.ssd)
-    }
-
-    /// The source was TRIMmed: it is clean again.
-    pub fn trimmed(&mut self, ssd: u32) {
-        debug_assert_eq!(self.valid[ssd as usize], 0);
-        self.job = None;
-        self.sources.retain(|&s| s != ssd);
-        self.wp[ssd as usize] = 0;
-        if !self.slot_ver.is_empty() {
-            let a = (ssd * self.cap) as usize;
-            self.slot_ver[a..a + self.cap as usize].fill(0);
-        }
-        self.set_role(ssd, Role::Clean);
-        self.stats.trims += 1;
-        self.refill_fronts();
-    }
-
-    /// Whether xGC has work (a source waiting or being emptied).
-    pub fn xgc_pending(&self) -> bool {
-        self.job.is_some() || !self.sources.is_empty()
     }
 
     /// Check mapping invariants: `fwd`/`inv` inverse, per-SSD and

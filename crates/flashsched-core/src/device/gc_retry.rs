@@ -1,0 +1,49 @@
+//! GC that found no victim: when a plane falls below its GC threshold while
+//! every full block in it is fully valid, there is nothing to reclaim, and
+//! GC is otherwise retried only when a user write starts in the plane or
+//! an erase there ends. Once user writes can no longer start there (the
+//! last free block is GC's), neither happens, so pages that become invalid
+//! later (overwritten elsewhere under dynamic allocation, TRIMmed) would
+//! never be reclaimed and the writes would wait forever. The FTL remembers
+//! such planes (`Ftl::take_starved_retry`); here GC is retried in them, but
+//! only where user writes are stuck — so runs that never got stuck are
+//! unchanged.
+
+use super::tx::{Tx, TxKind};
+use super::Ssd;
+use crate::engine::Ns;
+use crate::ftl::Stream;
+
+impl Ssd {
+    /// A transaction was queued: count foreground programs (user pages and
+    /// mapping write-backs, both from the user stream) per plane, and retry
+    /// GC if this one is stuck in a starved plane.
+    #[inline]
+    pub(super) fn note_queued(&mut self, tx: &Tx, now: Ns) {
+        if tx.kind == TxKind::Program && tx.origin.foreground() {
+            self.queued_programs[tx.plane as usize] += 1;
+            if self.ftl.is_starved(tx.plane) && !self.ftl.can_alloc(tx.plane, Stream::User) {
+                self.maybe_start_gc(tx.plane, now);
+            }
+        }
+    }
+
+    /// A foreground program of `plane` started.
+    #[inline]
+    pub(super) fn note_program_started(&mut self, plane: u32) {
+        self.queued_programs[plane as usize] -= 1;
+    }
+
+    /// Decide phase: retry GC in starved planes where a page became
+    /// invalid and user writes are stuck.
+    pub(super) fn retry_starved_gc(&mut self, now: Ns) {
+        let Some(planes) = self.ftl.take_starved_retry() else {
+            return;
+        };
+        for p in planes {
+            if self.queued_programs[p as usize] > 0 && !self.ftl.can_alloc(p, Stream::User) {
+                self.maybe_start_gc(p, now);
+            }
+        }
+    }
+}
