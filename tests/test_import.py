@@ -305,10 +305,11 @@ def test_mqsim_device_maps_every_key(tmp_path, toml_loads):
         3.0,
     )
     assert k["interface.rate_mb_s"] == 1000.0
-    # 8 MiB SIMPLE cache: an eager buffer; DRAM 2 x 400 MT/s x 2 B = 1600 MB/s,
-    # tRCD + tCL = 22 ns.
-    assert (k["cache.mib"], k["cache.policy"]) == (8.0, "eager")
+    # 8 MiB SIMPLE cache: MQSim's destage buffer (hot-cold); DRAM 2 x 400 MT/s
+    # x 2 B = 1600 MB/s, tRCD + tCL = 22 ns, 4 KiB rows, tRP 11 ns.
+    assert (k["cache.mib"], k["cache.policy"]) == (8.0, "hot-cold")
     assert (k["cache.dram_mb_s"], k["cache.dram_latency_ns"]) == (1600.0, 22.0)
+    assert (k["cache.dram_row_bytes"], k["cache.dram_precharge_ns"]) == (4096, 11.0)
     assert (k["controller.scheduler"], k["controller.busy_unit"], k["controller.multiplane"]) == (
         "mqsim-priority",
         "chip",
@@ -317,7 +318,7 @@ def test_mqsim_device_maps_every_key(tmp_path, toml_loads):
     # The core accepts the converted device and resolves the same values.
     cfg = resolved(imp, toml_loads)
     assert cfg["geometry"]["planes_per_die"] == 4 and cfg["ftl"]["gc_policy"] == "d-choice"
-    assert cfg["cache"]["policy"] == "eager" and cfg["interface"]["kind"] == "sata"
+    assert cfg["cache"]["policy"] == "hot-cold" and cfg["interface"]["kind"] == "sata"
 
 
 def test_mqsim_device_drops_nothing_silently(tmp_path):
@@ -398,7 +399,8 @@ def test_mqsim_shipped_config_matches_the_preset(toml_loads):
     for key in ("scheduler", "busy_unit", "multiplane"):
         assert ours["controller"][key] == preset["controller"][key], key
     assert ours["interface"]["kind"] == "nvme" and ours["interface"]["rate_mb_s"] == 4000.0
-    assert ours["cache"]["mib"] == 256.0 and ours["cache"]["policy"] == "lru"
+    assert ours["cache"] == preset["cache"]
+    assert ours["host"]["queue_depth"] == preset["host"]["queue_depth"] == 512
 
 
 # --- SSDsim page.parameters --------------------------------------------------

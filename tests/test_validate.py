@@ -64,7 +64,10 @@ def _raw(peer: str) -> dict[str, Any]:
         (lambda o: o.update(colour="red"), r"unknown keys \['colour'\]"),
         (lambda o: o["cases"][0].update(quick="yes"), r"cases\[0\]\.quick: expected bool"),
         (lambda o: o["cases"][1].update(name=o["cases"][0]["name"]), "duplicate names"),
-        (lambda o: o["flashsched"]["why"].pop("cache.mib"), r"no reason given for \['cache.mib'\]"),
+        (
+            lambda o: o["flashsched"]["why"].pop("ftl.gc_mode"),
+            r"no reason given for \['ftl.gc_mode'\]",
+        ),
         (
             lambda o: o["targets"]["default"]["latency"].update(reason=" "),
             "reason given",

@@ -370,8 +370,9 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
             "controller.multiplane={}",
             pick(rng, &["off", "onfi", "relaxed"])
         ),
-        format!("cache.policy={}", pick(rng, &["eager", "lru"])),
+        format!("cache.policy={}", pick(rng, &["eager", "lru", "hot-cold"])),
         format!("cache.dram_mb_s={}", pick(rng, &["0", "1600"])),
+        format!("timing.sector_transfers={}", pick(rng, &["false", "true"])),
         format!("interface.kind={}", pick(rng, &["none", "nvme", "sata"])),
         format!("interface.command_us={}", pick(rng, &["0", "2"])),
         format!("mapping.cmt_kib={}", pick(rng, &["0", "0", "1", "16"])),

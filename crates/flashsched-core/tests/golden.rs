@@ -17,9 +17,12 @@ use common::small_ssd;
 
 /// `mqsim-default` gained MQSim's controller model (host interface, DRAM
 /// cache, chip-level busy, multi-plane, its transaction scheduler,
-/// preemptive GC); the cases recorded before it keep their results with
-/// these overrides, and the `mqsim_full_*` cases record the full model.
+/// preemptive GC, then its 512-request fetch size and sector transfers);
+/// the cases recorded before it keep their results with these overrides,
+/// and the `mqsim_full_*` cases record the full model.
 const LEGACY: &[&str] = &[
+    "host.queue_depth=64",
+    "timing.sector_transfers=false",
     "interface.kind=none",
     "cache.mib=0",
     "controller.busy_unit=die",

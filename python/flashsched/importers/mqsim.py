@@ -95,14 +95,6 @@ NOT_MODELLED = {
         IGNORED,
         "a run has one flow, so the cache is not shared among flows",
     ),
-    "Data_Cache_DRAM_Row_Size": (
-        APPROXIMATED,
-        "DRAM row crossings are not modelled: every access costs the latency once",
-    ),
-    "Data_Cache_DRAM_tRP": (
-        APPROXIMATED,
-        "row precharge (paid between rows) is not modelled",
-    ),
     "CMT_Sharing_Mode": (IGNORED, "a run has one flow, so the mapping cache is not shared"),
     "Dynamic_Wearleveling_Enabled": (UNSUPPORTED, "flashsched does no wear leveling"),
     "Static_Wearleveling_Enabled": (UNSUPPORTED, "flashsched does no wear leveling"),
@@ -274,6 +266,7 @@ def _timing(out: DeviceImport, dev: Fields, flash: Fields) -> None:
     rate = dev.number("Channel_Transfer_Rate", lo=1)
     out.set("timing.channel_mb_s", rate * width, "Channel_Transfer_Rate x Flash_Channel_Width")
     out.set("timing.command_us", 0.0, "")
+    out.set("timing.sector_transfers", True, "(MQSim moves only the sectors a request asks for)")
     dev.choice("Flash_Comm_Protocol", ["NVDDR2"])
     dev.match("Flash_Comm_Protocol", "NVDDR2 (the channel is timed by its byte rate)")
 
@@ -388,12 +381,15 @@ def _cache(out: DeviceImport, dev: Fields) -> None:
     capacity = dev.integer("Data_Cache_Capacity")
     out.set("cache.mib", capacity / (1 << 20), "Data_Cache_Capacity")
     mech = dev.choice("Caching_Mechanism", ["ADVANCED", "SIMPLE"])
-    out.set("cache.policy", "lru" if mech == "ADVANCED" else "eager", "Caching_Mechanism")
+    # Both managers write new pages back at once and keep rewritten ones:
+    # MQSim's destage buffer with its back-pressure limit (cache.policy docs).
+    out.set("cache.policy", "hot-cold", "Caching_Mechanism")
     if mech == "SIMPLE":
         dev.note(
             APPROXIMATED,
             "Caching_Mechanism",
-            'SIMPLE becomes an eager write buffer (cache.policy = "eager")',
+            "SIMPLE writes as ADVANCED does (hot-cold); in MQSim 7ec40e3 it stops with an "
+            "error on the first request it caches",
         )
     rate = dev.number("Data_Cache_DRAM_Data_Rate", lo=1)
     burst = dev.number("Data_Cache_DRAM_Data_Busrt_Size", lo=1)
@@ -406,3 +402,12 @@ def _cache(out: DeviceImport, dev: Fields) -> None:
     trcd = dev.number("Data_Cache_DRAM_tRCD")
     tcl = dev.number("Data_Cache_DRAM_tCL")
     out.set("cache.dram_latency_ns", trcd + tcl, "Data_Cache_DRAM_tRCD + Data_Cache_DRAM_tCL")
+    row = dev.integer("Data_Cache_DRAM_Row_Size")
+    out.set("cache.dram_row_bytes", row, "Data_Cache_DRAM_Row_Size")
+    out.set("cache.dram_precharge_ns", dev.number("Data_Cache_DRAM_tRP"), "Data_Cache_DRAM_tRP")
+    if burst != 1:
+        dev.note(
+            APPROXIMATED,
+            "Data_Cache_DRAM_Data_Busrt_Size",
+            "a transfer's bytes past its whole DRAM rows are timed as with 1-byte bursts",
+        )

@@ -58,7 +58,8 @@ impl WriteBuffer {
     /// Pages a write of `lpns` needs new room for.
     fn need(&self, lpns: impl Iterator<Item = u32>) -> u32 {
         match self.policy {
-            CachePolicy::Eager => lpns.count() as u32,
+            // (`hot-cold` has its own cache, `hot_cold.rs`.)
+            CachePolicy::Eager | CachePolicy::HotCold => lpns.count() as u32,
             CachePolicy::Lru | CachePolicy::SsdsimLru => {
                 lpns.filter(|l| !self.held.contains_key(l)).count() as u32
             }
@@ -130,6 +131,9 @@ impl Ssd {
     /// room (acknowledged after its DRAM write), else it waits; without a
     /// cache, straight to flash (acknowledged when programmed).
     pub(super) fn accept_write(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
+        if self.hot_cold.is_some() {
+            return self.hot_cold_write(r, offset, size, now);
+        }
         let Some(buf) = &self.buffer else {
             return self.submit_write(r, offset, size, now);
         };
@@ -162,7 +166,7 @@ impl Ssd {
         let Some(buf) = &mut self.buffer else { return };
         buf.used += need;
         match buf.policy {
-            CachePolicy::Eager => self.submit_write(r, offset, size, now),
+            CachePolicy::Eager | CachePolicy::HotCold => self.submit_write(r, offset, size, now),
             CachePolicy::Lru | CachePolicy::SsdsimLru => {
                 self.cache_write(offset, size);
                 // An oversized write leaves the cache over capacity.
@@ -238,9 +242,12 @@ impl Ssd {
         self.enqueue(Tx::user_program(r, lpn, plane, die, seq, now), now);
     }
 
-    /// A read found `lpn` in DRAM: `ssdsim-lru` makes a held page the most
-    /// recently used.
+    /// A read found `lpn` in DRAM: `ssdsim-lru` and `hot-cold` make a held
+    /// page the most recently used.
     pub(super) fn cache_read_hit(&mut self, lpn: u32) {
+        if let Some(hc) = &mut self.hot_cold {
+            hc.read_hit(lpn);
+        }
         if let Some(buf) = &mut self.buffer {
             if buf.policy == CachePolicy::SsdsimLru && buf.held.contains_key(&lpn) {
                 buf.touch(lpn);
@@ -276,6 +283,9 @@ impl Ssd {
 
     /// TRIM of `lpn`: a held copy is dropped (its room returns at once).
     pub(super) fn cache_drop(&mut self, lpn: u32) {
+        if let Some(hc) = &mut self.hot_cold {
+            hc.forget(lpn);
+        }
         if let Some(buf) = &mut self.buffer {
             if buf.held.remove(&lpn).is_some() {
                 buf.used -= 1;
@@ -294,6 +304,8 @@ impl Ssd {
             }
             // Its room returned when it was evicted.
             CachePolicy::SsdsimLru => return,
+            // Not used: `hot-cold` has its own cache (`hot_cold.rs`).
+            CachePolicy::HotCold => return,
         }
         self.admit_waiting(now);
     }

@@ -228,13 +228,20 @@ pub enum CachePolicy {
     Eager,
     /// Written pages stay until the cache is full; then the least recently
     /// written are flushed. A rewrite of a page still held replaces it in
-    /// DRAM without a flash program (MQSim's write cache).
+    /// DRAM without a flash program.
     Lru,
     /// SSDsim's buffer: an LRU whose writes never wait for room. A write
     /// that needs room flushes the least recently used pages at once and
     /// completes when they are written (`controller.write_ack`); one that
     /// needs none, after its DRAM write. Reads of held pages refresh them.
     SsdsimLru,
+    /// MQSim's destage buffer (`Data_Cache_Manager_Flash_Advanced`): a page
+    /// not written since the hot window began is written back at once
+    /// (cold); a page written again within it stays in DRAM (hot; the least
+    /// recently used is written back when the cache is full). Writes are
+    /// admitted page by page while less than `backpressure_kib` of written
+    /// data is on its way to flash.
+    HotCold,
 }
 
 /// `[cache]`: the controller's DRAM data cache for writes. Reads of pages
@@ -251,6 +258,22 @@ pub struct CacheConfig {
     pub dram_mb_s: f64,
     /// Latency before each DRAM transfer, ns (MQSim: tRCD + tCL = 26).
     pub dram_latency_ns: f64,
+    /// DRAM row, bytes (0 = no rows: every byte at `dram_mb_s`). A longer
+    /// transfer is timed as MQSim times it: whole rows in pairs, each pair
+    /// at one row's bytes plus `dram_latency_ns` and `dram_precharge_ns`,
+    /// then one `dram_latency_ns`, and the bytes past whole rows almost
+    /// free (see `front.rs`).
+    pub dram_row_bytes: u32,
+    /// Row precharge, ns (MQSim's tRP), with `dram_row_bytes`.
+    pub dram_precharge_ns: f64,
+    /// `hot-cold`: a page written again within this many ms of the window's
+    /// start is hot (kept in DRAM). The pages seen are forgotten at the
+    /// first write after the window ends, which starts the next one.
+    pub hot_window_ms: f64,
+    /// `hot-cold`: written data on its way to flash (in 512-byte sectors of
+    /// what the host wrote), KiB, beyond which writes wait; 0 = one page
+    /// per plane (MQSim's `back_pressure_buffer_max_depth`).
+    pub backpressure_kib: f64,
 }
 
 impl Default for CacheConfig {
@@ -260,6 +283,10 @@ impl Default for CacheConfig {
             policy: CachePolicy::Eager,
             dram_mb_s: 0.0,
             dram_latency_ns: 0.0,
+            dram_row_bytes: 0,
+            dram_precharge_ns: 0.0,
+            hot_window_ms: 1000.0,
+            backpressure_kib: 0.0,
         }
     }
 }
@@ -269,7 +296,11 @@ impl CacheConfig {
     pub fn validate(&self) -> SimResult<()> {
         range("cache.mib", self.mib, 0.0, 1e6)?;
         range("cache.dram_mb_s", self.dram_mb_s, 0.0, 1e7)?;
-        range("cache.dram_latency_ns", self.dram_latency_ns, 0.0, 1e6)
+        range("cache.dram_latency_ns", self.dram_latency_ns, 0.0, 1e6)?;
+        range("cache.dram_row_bytes", self.dram_row_bytes as f64, 0.0, 1e9)?;
+        range("cache.dram_precharge_ns", self.dram_precharge_ns, 0.0, 1e6)?;
+        range("cache.hot_window_ms", self.hot_window_ms, 0.0, 1e9)?;
+        range("cache.backpressure_kib", self.backpressure_kib, 0.0, 1e9)
     }
 }
 

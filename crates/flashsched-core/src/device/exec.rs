@@ -170,7 +170,9 @@ impl Ssd {
                 let ready = self.plan_cell(die, sense, now);
                 let ch = self.geo.channel_of_die(die as u32);
                 for &m in &kept {
-                    self.channels[ch as usize].add_readout(ready, die as u32, m, &mut self.retimed);
+                    let dur = self.timing.xfer_ns(self.txs.get(m).sectors);
+                    let c = &mut self.channels[ch as usize];
+                    c.add_readout(ready, dur, die as u32, m, &mut self.retimed);
                 }
                 self.push_retimed(ch, sink);
             }
@@ -245,7 +247,8 @@ impl Ssd {
                 let ch = self.geo.channel_of_die(die as u32);
                 let mut end = now;
                 for &m in &kept {
-                    end = self.channels[ch as usize].reserve(now, &mut self.retimed);
+                    let dur = self.timing.xfer_ns(self.txs.get(m).sectors);
+                    end = self.channels[ch as usize].reserve(now, dur, &mut self.retimed);
                     self.ack_at_data_in(m, end);
                 }
                 self.push_retimed(ch, sink);
@@ -449,6 +452,7 @@ impl Ssd {
                 if !self.ack_data_in {
                     self.page_written(tx.owner, now);
                 }
+                self.hot_cold_programmed(tx.lpn, tx.seq, now);
             }
             (TxKind::Read, Origin::Mapping) => self.translation_read_done(tx.owner, now),
             (TxKind::Program, Origin::Mapping) => {

@@ -9,6 +9,7 @@
 //! may have been erased by GC since the read was translated).
 
 mod buffer;
+mod hot_cold;
 use buffer::{Inflight, WriteBuffer};
 use command::Commands;
 use gc_job::GcJob;
@@ -42,6 +43,7 @@ use crate::flash::{Geometry, Timing};
 use crate::ftl::precondition::PreconditionReport;
 use crate::ftl::{Allocation, Ftl};
 use crate::io::DeviceView;
+use config::CachePolicy;
 pub use config::{ControllerConfig, SsdSpec};
 use parallel::Parallelism;
 use sched::{TxCaps, TxScheduler};
@@ -184,8 +186,8 @@ struct DevReq {
     remaining: u32,
     /// Bytes the completion carries back to the host (a read's data).
     out_bytes: u32,
-    /// Pages of a read answered from the DRAM cache.
-    dram_pages: u32,
+    /// Bytes (whole sectors) of a read answered from the DRAM cache.
+    dram_bytes: u32,
 }
 
 /// A chip entering (`in_gc`) or leaving GC: a GC job started in one of its
@@ -250,6 +252,8 @@ pub struct Ssd {
     rr_die: u32,
     rr_plane: Vec<u32>,
     buffer: Option<WriteBuffer>,
+    /// The `hot-cold` data cache (then `buffer` is none).
+    hot_cold: Option<hot_cold::HotCold>,
     /// The cached mapping table, if the table does not all fit in DRAM.
     cmt: Option<mapping::MappingCache>,
     write_seq: u64,
@@ -301,8 +305,8 @@ impl Ssd {
             ftl.add_hidden_pages(c.pages)?;
         }
         let buffer_pages = (cfg.cache.mib * 1024.0 * 1024.0 / geo.page_size as f64) as u32;
+        let hot_cold = cfg.cache.policy == CachePolicy::HotCold;
         let timing = Timing::new(cfg.timing, geo.page_size);
-        let xfer = timing.command + timing.xfer_page;
         let variation = cfg.variation.enabled.then(|| {
             let v = Variation::new(cfg.variation, geo.blocks(), ftl.erase_counts(), seed);
             let keys = (0..geo.blocks())
@@ -338,7 +342,7 @@ impl Ssd {
             op_log: None,
             read_ids: 0,
             dies: vec![Die::default(); geo.dies() as usize],
-            channels: vec![Channel::new(xfer); geo.channels as usize],
+            channels: vec![Channel::default(); geo.channels as usize],
             decide_stamp: 0,
             cmds: Commands::new(c, &geo),
             retimed: Vec::new(),
@@ -359,7 +363,10 @@ impl Ssd {
             die_load: vec![0; geo.dies() as usize],
             rr_die: 0,
             rr_plane: vec![0; geo.dies() as usize],
-            buffer: (buffer_pages > 0).then(|| WriteBuffer::new(buffer_pages, cfg.cache.policy)),
+            buffer: (buffer_pages > 0 && !hot_cold)
+                .then(|| WriteBuffer::new(buffer_pages, cfg.cache.policy)),
+            hot_cold: (buffer_pages > 0 && hot_cold)
+                .then(|| hot_cold::HotCold::new(cfg.cache, &geo, buffer_pages)),
             cmt,
             write_seq: 0,
             ack_data_in: c.write_ack == config::WriteAck::DataIn,
@@ -479,6 +486,7 @@ impl Ssd {
         self.txs.is_empty()
             && self.front.open() == 0
             && self.buffer.as_ref().is_none_or(|b| b.waiting.is_empty())
+            && self.hot_cold.as_ref().is_none_or(|h| h.waiting.is_empty())
     }
 
     /// Busy time per die (ns).

@@ -52,7 +52,7 @@ impl Ssd {
             host,
             remaining: 0,
             out_bytes: 0,
-            dram_pages: 0,
+            dram_bytes: 0,
         };
         match self.free_reqs.pop() {
             Some(i) => {
@@ -71,6 +71,28 @@ impl Ssd {
         let first = self.geo.page_of_byte(offset);
         let last = self.geo.page_of_byte(offset + size.max(1) as u64 - 1);
         (first, last)
+    }
+
+    /// The bytes of page `lpn` (unfolded) a request of `size` bytes at
+    /// `offset` covers, in whole 512-byte sectors.
+    #[inline]
+    pub(super) fn page_bytes(&self, offset: u64, size: u32, lpn: u64) -> u64 {
+        let page = self.geo.page_size as u64;
+        let base = lpn * page;
+        let lo = offset.max(base) - base;
+        let hi = (offset + size.max(1) as u64).min(base + page) - base;
+        (hi.div_ceil(512) - lo / 512) * 512
+    }
+
+    /// The 512-byte sectors of page `lpn` a host transfer moves over the
+    /// channel when host transfers move only what they ask for
+    /// (`timing.sector_transfers`); else 0 (the whole page).
+    #[inline]
+    pub(super) fn xfer_sectors(&self, offset: u64, size: u32, lpn: u64) -> u16 {
+        match self.timing.sector_transfers {
+            true => (self.page_bytes(offset, size, lpn) / 512).min(u16::MAX as u64) as u16,
+            false => 0,
+        }
     }
 
     #[inline]
@@ -168,8 +190,7 @@ impl Ssd {
         if req.host != NONE {
             self.reqs[r as usize].host = NONE;
             if self.front.timed() {
-                let page = self.geo.page_size as u64;
-                let t = self.front.dram(req.dram_pages as u64 * page, ready);
+                let t = self.front.dram(req.dram_bytes as u64, ready);
                 let t = match req.out_bytes {
                     0 => t,
                     n => self.front.link(Dir::ToHost, n as u64, t),
@@ -190,8 +211,8 @@ impl Ssd {
         let (a, b) = self.lpn_range(offset, size);
         self.begin_conflict_scan();
         let mut conflict = false;
-        for lpn in a..=b {
-            let lpn = self.fold(lpn);
+        for page in a..=b {
+            let lpn = self.fold(page);
             let read_id = self.read_ids;
             if self.op_log.is_some() {
                 self.read_ids += 1;
@@ -205,7 +226,7 @@ impl Ssd {
             if self.in_dram(lpn) {
                 self.cache_read_hit(lpn);
                 self.stats.dram_read_hits += 1;
-                self.reqs[r as usize].dram_pages += 1;
+                self.reqs[r as usize].dram_bytes += self.page_bytes(offset, size, page) as u32;
                 self.log(OpRecord::DramHit { id: read_id, lpn });
                 continue;
             }
@@ -241,7 +262,10 @@ impl Ssd {
             let plane = self.geo.plane_of(ppn);
             let die = self.geo.die_of_plane(plane);
             let epoch = self.ftl.erase_count(self.geo.block_of(ppn));
-            let tx = Tx::user_read(r, lpn, ppn, plane, die, epoch, read_id, now);
+            let tx = Tx {
+                sectors: self.xfer_sectors(offset, size, page),
+                ..Tx::user_read(r, lpn, ppn, plane, die, epoch, read_id, now)
+            };
             conflict |= self.note_chip(tx.die);
             self.reqs[r as usize].remaining += 1;
             self.enqueue_mapped(tx, now);
@@ -256,8 +280,8 @@ impl Ssd {
         let (a, b) = self.lpn_range(offset, size);
         self.begin_conflict_scan();
         let mut conflict = false;
-        for lpn in a..=b {
-            let lpn = self.fold(lpn);
+        for page in a..=b {
+            let lpn = self.fold(page);
             // Its mapping, then the old copy's reverse entry, are updated
             // when its program starts: fetch them ahead, in two stages.
             self.ftl.prefetch_lookup(lpn);
@@ -272,7 +296,10 @@ impl Ssd {
             e.newest = self.write_seq;
             e.newest_done = false;
             let die = self.geo.die_of_plane(plane);
-            let tx = Tx::user_program(r, lpn, plane, die, seq, now);
+            let tx = Tx {
+                sectors: self.xfer_sectors(offset, size, page),
+                ..Tx::user_program(r, lpn, plane, die, seq, now)
+            };
             conflict |= self.note_chip(tx.die);
             self.reqs[r as usize].remaining += 1;
             self.enqueue_mapped(tx, now);

@@ -70,6 +70,9 @@ pub struct Tx {
     pub seq: u64,
     /// When it entered the scheduler's queue.
     pub enqueued: Ns,
+    /// 512-byte sectors its data transfer moves (`timing.sector_transfers`:
+    /// what the host asked for); 0 = the whole page.
+    pub sectors: u16,
 }
 
 impl Tx {
@@ -99,6 +102,7 @@ impl Tx {
             epoch,
             seq: id,
             enqueued: now,
+            sectors: 0,
         }
     }
 
@@ -117,6 +121,7 @@ impl Tx {
             epoch: 0,
             seq,
             enqueued: now,
+            sectors: 0,
         }
     }
 
@@ -153,6 +158,7 @@ impl Tx {
             epoch: 0,
             seq: 0,
             enqueued: now,
+            sectors: 0,
         }
     }
 
@@ -170,6 +176,7 @@ impl Tx {
             epoch: 0,
             seq: 0,
             enqueued: now,
+            sectors: 0,
         }
     }
 

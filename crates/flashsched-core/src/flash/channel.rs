@@ -1,5 +1,6 @@
-//! A channel bus shared by the chips wired to it. Transfers run one at a time
-//! in the order they are asked for, so when one runs follows from the
+//! A channel bus shared by the chips wired to it. Transfers (each of its
+//! own length: a page, or the sectors a host request moves) run one at a
+//! time in the order they are asked for, so when one runs follows from the
 //! transfers asked for before it: the channel is a reservation timeline and
 //! no event marks the bus changing hands.
 //!
@@ -25,13 +26,13 @@ struct Pending {
     slot: u32,
     /// End if nothing else is asked for before it.
     end: Ns,
+    /// Its length.
+    dur: Ns,
 }
 
 /// One channel.
 #[derive(Debug, Default, Clone)]
 pub struct Channel {
-    /// Length of one transfer (command + one page), ns.
-    xfer: Ns,
     /// When the last fixed transfer ends.
     pub free_at: Ns,
     /// Pending data-outs in request order (`ready`, then die).
@@ -45,19 +46,11 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// A channel whose transfers take `xfer` ns each.
-    pub fn new(xfer: Ns) -> Self {
-        Channel {
-            xfer,
-            ..Default::default()
-        }
-    }
-
-    /// Fix a transfer asked for at `ready`; returns its end. It
+    /// Fix a transfer of `dur` ns asked for at `ready`; returns its end. It
     /// starts at `ready` if the bus is free by then (a transfer ending
     /// exactly at `ready` has freed it), else when the last one ends.
     #[inline]
-    fn fix(&mut self, ready: Ns) -> Ns {
+    fn fix(&mut self, ready: Ns, dur: Ns) -> Ns {
         self.transfers += 1;
         let start = if self.free_at > ready {
             self.conflicts += 1;
@@ -65,8 +58,8 @@ impl Channel {
         } else {
             ready
         };
-        self.busy_ns += self.xfer;
-        self.free_at = start + self.xfer;
+        self.busy_ns += dur;
+        self.free_at = start + dur;
         self.free_at
     }
 
@@ -75,8 +68,8 @@ impl Channel {
     fn fix_pending_until(&mut self, t: Ns) {
         let n = self.pending.iter().take_while(|p| p.ready <= t).count();
         for i in 0..n {
-            let ready = self.pending[i].ready;
-            let end = self.fix(ready);
+            let Pending { ready, dur, .. } = self.pending[i];
+            let end = self.fix(ready, dur);
             debug_assert_eq!(end, self.pending[i].end);
         }
         self.pending.drain(..n);
@@ -86,7 +79,7 @@ impl Channel {
     fn retime(&mut self, changed: &mut Vec<(u32, Ns)>) {
         let mut t = self.free_at;
         for p in &mut self.pending {
-            let end = p.ready.max(t) + self.xfer;
+            let end = p.ready.max(t) + p.dur;
             if end != p.end {
                 p.end = end;
                 changed.push((p.slot, end));
@@ -95,22 +88,29 @@ impl Channel {
         }
     }
 
-    /// A program's data-in asked for at `now`; returns its end. Pending
-    /// data-outs it delays are pushed to `changed`.
-    pub fn reserve(&mut self, now: Ns, changed: &mut Vec<(u32, Ns)>) -> Ns {
+    /// A program's data-in of `dur` ns asked for at `now`; returns its end.
+    /// Pending data-outs it delays are pushed to `changed`.
+    pub fn reserve(&mut self, now: Ns, dur: Ns, changed: &mut Vec<(u32, Ns)>) -> Ns {
         self.fix_pending_until(now);
-        let end = self.fix(now);
+        let end = self.fix(now, dur);
         if !self.pending.is_empty() {
             self.retime(changed);
         }
         end
     }
 
-    /// Transfer `slot` of a read on `die` will ask for its data-out at
-    /// `ready` (at one instant, dies in index order; one die's transfers in
-    /// the order added). Pushes its (planned) end, and those of pending
-    /// data-outs it delays, to `changed`.
-    pub fn add_readout(&mut self, ready: Ns, die: u32, slot: u32, changed: &mut Vec<(u32, Ns)>) {
+    /// Transfer `slot` (`dur` ns) of a read on `die` will ask for its
+    /// data-out at `ready` (at one instant, dies in index order; one die's
+    /// transfers in the order added). Pushes its (planned) end, and those
+    /// of pending data-outs it delays, to `changed`.
+    pub fn add_readout(
+        &mut self,
+        ready: Ns,
+        dur: Ns,
+        die: u32,
+        slot: u32,
+        changed: &mut Vec<(u32, Ns)>,
+    ) {
         let pos = self
             .pending
             .iter()
@@ -123,6 +123,7 @@ impl Channel {
                 die,
                 slot,
                 end: Ns::MAX,
+                dur,
             },
         );
         self.retime(changed);
@@ -133,8 +134,7 @@ impl Channel {
     pub fn finish_readout(&mut self, slot: u32) {
         if let Some(&p) = self.pending.first() {
             if p.slot == slot {
-                let ready = p.ready;
-                let end = self.fix(ready);
+                let end = self.fix(p.ready, p.dur);
                 debug_assert_eq!(end, p.end);
                 self.pending.remove(0);
             }
@@ -148,15 +148,15 @@ mod tests {
 
     #[test]
     fn programs_run_back_to_back_in_request_order() {
-        let mut c = Channel::new(10);
+        let mut c = Channel::default();
         let mut ch = Vec::new();
-        assert_eq!(c.reserve(0, &mut ch), 10);
-        assert_eq!(c.reserve(5, &mut ch), 20);
-        assert_eq!(c.reserve(6, &mut ch), 30);
+        assert_eq!(c.reserve(0, 10, &mut ch), 10);
+        assert_eq!(c.reserve(5, 10, &mut ch), 20);
+        assert_eq!(c.reserve(6, 10, &mut ch), 30);
         // Free exactly when asked: no wait, no conflict.
-        assert_eq!(c.reserve(30, &mut ch), 40);
+        assert_eq!(c.reserve(30, 10, &mut ch), 40);
         // Idle gap: starts when asked.
-        assert_eq!(c.reserve(100, &mut ch), 110);
+        assert_eq!(c.reserve(100, 10, &mut ch), 110);
         assert!(ch.is_empty());
         assert_eq!(c.busy_ns, 50);
         assert_eq!(c.conflicts, 2);
@@ -165,18 +165,18 @@ mod tests {
 
     #[test]
     fn a_program_asked_for_first_delays_a_pending_readout() {
-        let mut c = Channel::new(10);
+        let mut c = Channel::default();
         let mut ch = Vec::new();
         // Die 3's sense ends at 50: data out 50..60 if nothing comes first.
-        c.add_readout(50, 3, 3, &mut ch);
+        c.add_readout(50, 10, 3, 3, &mut ch);
         assert_eq!(ch, [(3, 60)]);
         ch.clear();
         // A program asked for at 45 takes 45..55; the data-out moves to 55..65.
-        assert_eq!(c.reserve(45, &mut ch), 55);
+        assert_eq!(c.reserve(45, 10, &mut ch), 55);
         assert_eq!(ch, [(3, 65)]);
         ch.clear();
         // A program asked for at 50 comes after the data-out asked at 50.
-        assert_eq!(c.reserve(50, &mut ch), 75);
+        assert_eq!(c.reserve(50, 10, &mut ch), 75);
         assert!(ch.is_empty());
         assert_eq!(c.conflicts, 2);
         c.finish_readout(3); // already fixed: nothing to do
@@ -184,22 +184,24 @@ mod tests {
     }
 
     /// Against a reference that knows every request up front: transfers
-    /// run in request order (time; at one instant data-outs by die, then
-    /// programs in the order asked), each from max(request, previous end).
+    /// (of mixed lengths) run in request order (time; at one instant
+    /// data-outs by die, then programs in the order asked), each from
+    /// max(request, previous end).
     /// The timeline, told of data-outs early and of programs only when they
     /// are asked for, must give every transfer the same end.
     #[test]
     fn online_timeline_matches_the_offline_order() {
         use std::collections::HashMap;
-        let dur = 7;
         for seed in 0..20 {
             let mut rng = crate::rng::Rng::new(seed);
-            let mut c = Channel::new(dur);
+            let mut c = Channel::default();
             let mut changed = Vec::new();
             // (request time, class, key) -> transfer id; planned end by die.
             let mut requests: Vec<(Ns, u8, u64, usize)> = Vec::new();
             let mut planned: HashMap<u32, (Ns, usize)> = HashMap::new();
             let mut ends: Vec<Ns> = Vec::new();
+            // Each transfer's length: a page (7) or part of one.
+            let mut durs: Vec<Ns> = Vec::new();
             let mut fixed_programs = 0u64;
             for t in 0..3_000u64 {
                 // Data-outs whose planned end has come complete first.
@@ -218,7 +220,9 @@ mod tests {
                 let n = u64::from(rng.below(60) < 2 + seed);
                 for _ in 0..n {
                     let id = ends.len();
-                    ends.push(c.reserve(t, &mut changed));
+                    let dur = [7, 7, 3, 5][rng.below(4) as usize];
+                    durs.push(dur);
+                    ends.push(c.reserve(t, dur, &mut changed));
                     requests.push((t, 1, fixed_programs, id));
                     fixed_programs += 1;
                 }
@@ -227,10 +231,12 @@ mod tests {
                     if !planned.contains_key(&die) && rng.below(8) == 0 {
                         let ready = t + 1 + rng.below(40);
                         let id = ends.len();
+                        let dur = [7, 7, 2, 4][rng.below(4) as usize];
+                        durs.push(dur);
                         ends.push(Ns::MAX);
                         requests.push((ready, 0, die as u64, id));
                         planned.insert(die, (Ns::MAX, id));
-                        c.add_readout(ready, die, die, &mut changed);
+                        c.add_readout(ready, dur, die, die, &mut changed);
                     }
                 }
                 for (d, e) in changed.drain(..) {
@@ -248,7 +254,7 @@ mod tests {
             requests.sort();
             let mut free = 0;
             for &(at, _, _, id) in &requests {
-                free = at.max(free) + dur;
+                free = at.max(free) + durs[id];
                 assert_eq!(ends[id], free, "seed {seed}: transfer {id} asked at {at}");
             }
             assert_eq!(c.free_at, free);
@@ -258,11 +264,11 @@ mod tests {
 
     #[test]
     fn readouts_order_by_ready_time_then_die() {
-        let mut c = Channel::new(10);
+        let mut c = Channel::default();
         let mut ch = Vec::new();
-        c.add_readout(20, 5, 5, &mut ch);
-        c.add_readout(20, 2, 2, &mut ch);
-        c.add_readout(15, 7, 7, &mut ch);
+        c.add_readout(20, 10, 5, 5, &mut ch);
+        c.add_readout(20, 10, 2, 2, &mut ch);
+        c.add_readout(15, 10, 7, 7, &mut ch);
         ch.clear();
         c.retime(&mut ch);
         assert!(ch.is_empty());

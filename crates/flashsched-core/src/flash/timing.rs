@@ -25,6 +25,11 @@ pub struct TimingConfig {
     /// Vary read/program latency by page type (LSB/CSB/MSB) around the nominal.
     #[serde(default)]
     pub per_page_type: bool,
+    /// A host read or write moves only the 512-byte sectors it asked for
+    /// over the channel (MQSim, SSDsim); false: always the whole page. GC
+    /// moves and translation pages move whole pages either way.
+    #[serde(default)]
+    pub sector_transfers: bool,
 }
 
 /// `timing.cell`: bits per cell.
@@ -82,6 +87,10 @@ pub struct Timing {
     pub command: Ns,
     /// Bus time to move one page; 0 = infinite bus (no channel contention).
     pub xfer_page: Ns,
+    /// Channel rate (MB/s), for transfers of part of a page.
+    mb_s: f64,
+    /// Whether host transfers move only their sectors.
+    pub sector_transfers: bool,
     /// Per page-type multipliers (index = page % bits_per_cell); empty = uniform.
     read_factor: Vec<f64>,
     program_factor: Vec<f64>,
@@ -119,9 +128,22 @@ impl Timing {
             erase: us(t.erase_us),
             command: us(t.command_us),
             xfer_page,
+            mb_s: t.channel_mb_s,
+            sector_transfers: t.sector_transfers,
             read_factor,
             program_factor,
         }
+    }
+
+    /// Bus time (command included) of a transfer of `sectors` 512-byte
+    /// sectors; 0 = a whole page.
+    #[inline]
+    pub fn xfer_ns(&self, sectors: u16) -> Ns {
+        self.command
+            + match sectors {
+                0 => self.xfer_page,
+                n => (n as f64 * 512.0 * 1000.0 / self.mb_s).round() as Ns,
+            }
     }
 
     /// tR for a page at `page_in_block`.
@@ -159,6 +181,7 @@ mod tests {
             channel_mb_s: 333.0,
             command_us: 0.0,
             per_page_type: false,
+            sector_transfers: false,
         }
     }
 
@@ -169,6 +192,10 @@ mod tests {
         assert_eq!(t.erase, 3_800_000);
         // 8192 B at 333 MB/s = 24.6 us
         assert_eq!(t.xfer_page, 24_601);
+        assert_eq!(t.xfer_ns(0), 24_601);
+        assert_eq!(t.xfer_ns(16), 24_601);
+        // 4 KiB: 12.3 us (MQSim's partial-page read).
+        assert_eq!(t.xfer_ns(8), 12_300);
         let inf = Timing::new(
             &TimingConfig {
                 channel_mb_s: 0.0,
