@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -60,8 +60,11 @@ def simulation(
     skip_bad: bool = False,
     time_order: str = "auto",
     max_memory: int | str | None = None,
+    records_held: int | None = None,
 ) -> _core.Simulation:
-    """Build (but do not run) a native simulation; see :func:`run`."""
+    """Build (but do not run) a native simulation; see :func:`run`.
+    ``records_held``: the caller drains per-request rows as the run goes
+    (``take_records``) and holds at most this many at once."""
     if (trace is None) == (synthetic is None):
         raise A.ArgumentValueError("give exactly one of `trace` or `synthetic`")
     dev, spec, imported = _imported(device_arg(device), A.optional_text("synthetic", synthetic))
@@ -79,6 +82,7 @@ def simulation(
         skip_bad=A.flag("skip_bad", skip_bad),
         time_order=A.one_of("time_order", time_order, TIME_ORDERS),
         max_memory=A.memory_size("max_memory", max_memory),
+        records_held=A.optional_integer("records_held", records_held, 1),
     )
 
 
@@ -107,18 +111,26 @@ def drive(
     sim: _core.Simulation | _core.ArraySimulation,
     progress: bool | None = None,
     desc: str = "simulating",
+    between: Callable[[], None] | None = None,
 ) -> None:
     """Run a single-device or array simulation to the end in chunks, with a
-    tqdm bar when ``progress`` (``None`` = only when stderr is a terminal)."""
+    tqdm bar when ``progress`` (``None`` = only when stderr is a terminal),
+    calling ``between`` after every chunk."""
     show = sys.stderr.isatty() if A.optional_flag("progress", progress) is None else progress
     if not show:
-        sim.run()
+        if between is None:
+            sim.run()
+            return
+        while not sim.advance(STEPS_PER_CHUNK):
+            between()
         return
     from tqdm import tqdm
 
     done, total, _ = sim.progress()
     with tqdm(total=total, desc=desc, unit="req", unit_scale=True, mininterval=0.5) as bar:
         while not sim.advance(STEPS_PER_CHUNK):
+            if between is not None:
+                between()
             now_done, _, now_ns = sim.progress()
             bar.update(now_done - done)
             bar.set_postfix_str(f"t={now_ns / 1e9:.2f}s", refresh=False)
@@ -146,6 +158,7 @@ def run(
     time_order: str = "auto",
     bin_ms: float | None = None,
     max_memory: int | str | None = None,
+    records_to: str | os.PathLike[str] | None = None,
 ) -> RunResult:
     """Simulate one workload on one device and return its results.
 
@@ -187,9 +200,21 @@ def run(
     :class:`flashsched.MemoryLimitError` names the geometry, the estimate and
     the limit; per-request records that outgrow it during the run raise it
     too.
+
+    ``records_to`` (a ``.parquet`` path) streams the per-request rows to
+    that file in row groups as the run goes, so memory holds at most one
+    group of them whatever the run's length (the estimate counts only
+    that); ``res.requests`` then reads the file back, and ``bin_ms`` series
+    are summed as the rows pass.
     """
     if bin_ms is not None:
         A.number("bin_ms", bin_ms, positive=True)
+        keep_records = True
+    stream = None
+    if records_to is not None:
+        from flashsched.records_stream import RecordStream
+
+        stream = RecordStream(A.path("records_to", records_to), bin_ms=bin_ms)
         keep_records = True
     sim = simulation(
         trace=trace,
@@ -208,11 +233,22 @@ def run(
         skip_bad=skip_bad,
         time_order=time_order,
         max_memory=max_memory,
+        records_held=None if stream is None else 2 * stream.rows_per_group,
     )
-    drive(sim, progress)
     from flashsched.results import RunResult
 
-    return RunResult.from_sim(sim, 1000.0 if bin_ms is None else float(bin_ms))
+    width = 1000.0 if bin_ms is None else float(bin_ms)
+    if stream is None:
+        drive(sim, progress)
+        return RunResult.from_sim(sim, width)
+    try:
+        drive(sim, progress, between=lambda: stream.maybe_drain(sim))
+        stream.drain(sim)
+        stream.close()
+    except BaseException:
+        stream.abandon()
+        raise
+    return RunResult.from_sim(sim, width, stream)
 
 
 def load_config(device: str | os.PathLike[str] = "default", overrides: Overrides = None) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import shutil
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +21,8 @@ from flashsched import summary as summaries
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+
+    from flashsched.records_stream import RecordStream
 
 OPS = ("read", "write", "trim")
 MIB = float(1 << 20)
@@ -36,16 +39,29 @@ class RunResult:
     _erase_counts: _core.Column | None = field(repr=False, default=None)
     #: width of the time-series bins (ms); 1000 = the core's per-second series
     bin_ms: float = 1000.0
+    #: the Parquet file the run streamed its per-request rows to, if it did
+    requests_file: Path | None = None
+    #: the series at ``bin_ms``, when computed as the rows streamed past
+    _binned: pd.DataFrame | None = field(repr=False, default=None)
 
     @classmethod
-    def from_sim(cls, sim: _core.Simulation, bin_ms: float = 1000.0) -> RunResult:
+    def from_sim(
+        cls,
+        sim: _core.Simulation,
+        bin_ms: float = 1000.0,
+        stream: RecordStream | None = None,
+    ) -> RunResult:
+        """The results of a finished run; ``stream`` is where its rows went
+        if it streamed them (``records_to``)."""
         return cls(
             summary=summaries.from_sim(sim),
             config_toml=sim.config_toml(),
-            _records=sim.records(),
+            _records={} if stream else sim.records(),
             _timeseries=sim.timeseries(),
             _erase_counts=sim.erase_counts(),
             bin_ms=bin_ms,
+            requests_file=stream.path if stream else None,
+            _binned=stream.series() if stream else None,
         )
 
     @property
@@ -59,6 +75,8 @@ class RunResult:
 
     @property
     def has_records(self) -> bool:
+        if self.requests_file is not None:
+            return True
         return bool(self._records) and len(next(iter(self._records.values()))) > 0
 
     @cached_property
@@ -66,26 +84,15 @@ class RunResult:
         """One row per completed request (empty if records were not kept).
 
         Built once, on first access, as read-only views of the columns the
-        core filled (no copy); later accesses return the same DataFrame.
+        core filled (no copy); later accesses return the same DataFrame. A
+        run that streamed its rows to a file (``records_to``) reads them
+        back from it (all of them, into memory).
         """
-        import numpy as np
-        import pandas as pd
+        if self.requests_file is not None:
+            import pandas as pd
 
-        cols = {name: np.asarray(col) for name, col in self._records.items()}
-        # Op codes index OPS directly (no per-row strings to factorise).
-        op = pd.Categorical.from_codes(cols.pop("op"), categories=list(OPS))
-        data: dict[str, Any] = {}
-        for name, col in cols.items():
-            data[name] = col
-            if name == "complete_ns":
-                data["op"] = op
-        # Derived in the core: (t - arrival) / 1000 in plain memory (numpy
-        # would ask for huge pages, slow to touch first on some kernels).
-        rec = self._records
-        data["latency_us"] = np.asarray(_core.us_since(rec["complete_ns"], rec["arrival_ns"]))
-        data["wait_us"] = np.asarray(_core.us_since(rec["dispatch_ns"], rec["arrival_ns"]))
-        # All columns at once: adding them one by one copies each.
-        return pd.DataFrame(data, copy=False)
+            return pd.read_parquet(self.requests_file)
+        return frame(self._records)
 
     @property
     def timeseries(self) -> pd.DataFrame:
@@ -98,6 +105,8 @@ class RunResult:
         idle bins are rows of zero counts and NaN latencies, unless the run
         spans more than 10 million bins: then only the bins with completions
         are listed (a bin without a row was idle)."""
+        if self._binned is not None:
+            return self._binned
         if self.bin_ms != 1000.0:
             return self.series(self.bin_ms)
         import pandas as pd
@@ -114,6 +123,13 @@ class RunResult:
         lists only the bins with completions."""
         if not self.has_records:
             raise _value_error("series(bin_ms) needs per-request records (keep_records=True)")
+        if self.requests_file is not None:
+            import pandas as pd
+
+            cols = ["arrival_ns", "complete_ns", "size"]
+            df = pd.read_parquet(self.requests_file, columns=[*cols, "op"])
+            rows = {c: df[c].to_numpy() for c in cols}
+            return binned({**rows, "op": df["op"].cat.codes.to_numpy()}, bin_ms)
         return binned(self._records, bin_ms)
 
     def latency(self, kind: str = "all") -> dict[str, float]:
@@ -128,8 +144,12 @@ class RunResult:
         (d / "summary.json").write_text(json.dumps(self.summary, indent=2))
         (d / "config.toml").write_text(self.config_toml)
         self.timeseries.to_csv(d / "timeseries.csv", index=False)
-        if self.has_records:
-            self.requests.to_parquet(d / "requests.parquet", index=False)
+        target = d / "requests.parquet"
+        if self.requests_file is not None:
+            if target.resolve() != self.requests_file.resolve():
+                shutil.copyfile(self.requests_file, target)
+        elif self.has_records:
+            self.requests.to_parquet(target, index=False)
         return d
 
     # -- display ------------------------------------------------------------
@@ -161,6 +181,40 @@ class RunResult:
 
     def _repr_html_(self) -> str:
         return _html_table("RunResult", self._headline())
+
+
+def frame(records: dict[str, Any]) -> pd.DataFrame:
+    """Per-request columns from the core as a DataFrame: the columns as
+    read-only views (no copy), ``op`` as a categorical of :data:`OPS`, and
+    ``latency_us`` / ``wait_us`` derived."""
+    import numpy as np
+    import pandas as pd
+
+    cols = {name: np.asarray(col) for name, col in records.items()}
+    if not cols:
+        times = ("arrival_ns", "dispatch_ns", "complete_ns")
+        cols = {name: np.zeros(0, np.uint64) for name in times}
+        cols.update(op=np.zeros(0, np.uint8), offset=np.zeros(0, np.uint64))
+        cols.update(size=np.zeros(0, np.uint32), stream=np.zeros(0, np.uint32))
+        records = cols
+    # Op codes index OPS directly (no per-row strings to factorise).
+    op = pd.Categorical.from_codes(cols.pop("op"), categories=list(OPS))
+    data: dict[str, Any] = {}
+    for name, col in cols.items():
+        data[name] = col
+        if name == "complete_ns":
+            data["op"] = op
+    # Derived in the core: (t - arrival) / 1000 in plain memory (numpy
+    # would ask for huge pages, slow to touch first on some kernels).
+    arrival = records["arrival_ns"]
+    if isinstance(arrival, _core.Column):
+        data["latency_us"] = np.asarray(_core.us_since(records["complete_ns"], arrival))
+        data["wait_us"] = np.asarray(_core.us_since(records["dispatch_ns"], arrival))
+    else:
+        data["latency_us"] = (cols["complete_ns"].astype(np.float64) - cols["arrival_ns"]) * 1e-3
+        data["wait_us"] = (cols["dispatch_ns"].astype(np.float64) - cols["arrival_ns"]) * 1e-3
+    # All columns at once: adding them one by one copies each.
+    return pd.DataFrame(data, copy=False)
 
 
 def _value_error(msg: str) -> Exception:
@@ -208,14 +262,26 @@ def binned(records: dict[str, Any], bin_ms: float) -> pd.DataFrame:
     """Per-bin counts, bandwidth and latency (mean; p99 by nearest rank over
     reads and writes, as the core's per-second series) from per-request
     columns."""
-    import numpy as np
-    import pandas as pd
+    bin_ns = bin_width_ns(bin_ms)
+    return finish_bins(raw_bins(records, bin_ns), bin_ns)
 
+
+def bin_width_ns(bin_ms: float) -> int:
+    """``bin_ms`` checked and in whole nanoseconds."""
     from flashsched import arguments
 
     bin_ns = int(round(arguments.number("bin_ms", bin_ms, positive=True) * 1e6))
     if bin_ns < 1:
         raise _value_error(f"bin_ms: {bin_ms} is below one nanosecond")
+    return bin_ns
+
+
+def raw_bins(records: dict[str, Any], bin_ns: int) -> pd.DataFrame:
+    """Per-bin sums of the rows in ``records``, only the bins they touch:
+    bin, ios, reads, writes, bytes, mean_latency_us, p99_latency_us."""
+    import numpy as np
+    import pandas as pd
+
     complete = np.asarray(records["complete_ns"]).astype(np.int64)
     arrival = np.asarray(records["arrival_ns"]).astype(np.int64)
     op = np.asarray(records["op"])
@@ -224,7 +290,7 @@ def binned(records: dict[str, Any], bin_ms: float) -> pd.DataFrame:
     bins, inv = np.unique(complete // bin_ns, return_inverse=True)
     n = len(bins)
     ios = np.bincount(inv, minlength=n)
-    df = pd.DataFrame(
+    return pd.DataFrame(
         {
             "bin": bins,
             "ios": ios,
@@ -235,6 +301,11 @@ def binned(records: dict[str, Any], bin_ms: float) -> pd.DataFrame:
             "p99_latency_us": _p99_per_bin(inv[op != 2], lat[op != 2], n),
         }
     )
+
+
+def finish_bins(df: pd.DataFrame, bin_ns: int) -> pd.DataFrame:
+    """Raw bins (:func:`raw_bins`) as the series: idle bins filled, the
+    start time in seconds, rates per second."""
     df = _fill_idle_bins(df)
     df.insert(0, "time_s", df.pop("bin") * (bin_ns / 1e9))
     return _rates(df, bin_ns / 1e9)

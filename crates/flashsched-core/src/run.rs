@@ -103,12 +103,25 @@ pub fn build(spec: &RunSpec) -> SimResult<Simulation> {
 /// [`build`] in check mode if `check` (the checker's tables count in the
 /// memory estimate), with memory held to `max_memory`.
 pub fn build_with(spec: &RunSpec, check: bool, max_memory: MemoryLimit) -> SimResult<Simulation> {
+    build_streaming(spec, check, max_memory, None)
+}
+
+/// [`build_with`] for a caller that drains per-request records as the run
+/// goes ([`Simulation::take_records`]), holding at most `records_held` rows
+/// at once: the memory estimate counts only those.
+pub fn build_streaming(
+    spec: &RunSpec,
+    check: bool,
+    max_memory: MemoryLimit,
+    records_held: Option<u64>,
+) -> SimResult<Simulation> {
     let cfg = DeviceConfig::load(&spec.device, &spec.overrides)?;
     let opts = RunOptions {
         seed: spec.seed,
         keep_records: spec.keep_records,
         check,
         max_memory,
+        records_held,
         ..RunOptions::default()
     };
     // Capacity is known from the config alone; build the workload first so a

@@ -13,7 +13,7 @@ use crate::host::Host;
 use crate::io::Completion;
 use crate::memory::{fmt_bytes, Budget, Estimate, MemoryLimit};
 use crate::metrics::summary::{FlashSummary, MappingSummary, PreconditionSummary};
-use crate::metrics::{gc_detect, GcSummary, LatencySummary, Metrics, Summary};
+use crate::metrics::{gc_detect, GcSummary, LatencySummary, Metrics, Records, Summary};
 use crate::workload::{Feed, Workload};
 
 /// What can happen in a one-device simulation.
@@ -52,6 +52,10 @@ pub struct RunOptions {
     /// The memory limit the run is estimated against before the device is
     /// built (`memory`): an error instead of an allocation failure.
     pub max_memory: MemoryLimit,
+    /// At most this many per-request rows are held at once: the caller
+    /// drains them with [`Simulation::take_records`] as the run goes (to
+    /// stream them to a file), so the memory estimate counts only these.
+    pub records_held: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -62,6 +66,7 @@ impl Default for RunOptions {
             check: false,
             verify_hints: false,
             max_memory: MemoryLimit::Available,
+            records_held: None,
         }
     }
 }
@@ -105,6 +110,11 @@ impl Simulation {
             .keep_records
             .then(|| workload.expected_requests())
             .flatten();
+        let records = match (records, opts.records_held) {
+            (Some(n), Some(held)) => Some(n.min(held)),
+            (None, Some(held)) => Some(held),
+            (n, None) => n,
+        };
         let budget = Estimate::new(&cfg, 1, opts.check, records).admit(opts.max_memory)?;
         let mut ssd = Ssd::new(cfg.ssd(), opts.seed)?;
         let mut host = Host::new(&cfg.host, ssd.geo.chips(), ssd.logical_bytes())?;
@@ -175,6 +185,13 @@ impl Simulation {
     /// Process up to `max_steps` time steps; true once the run is finished.
     pub fn advance(&mut self, max_steps: u64) -> SimResult<bool> {
         engine::advance(self, max_steps)
+    }
+
+    /// The per-request rows recorded since the last call, leaving none held:
+    /// a long run streams its records out in pieces this way (rows stay in
+    /// completion order across pieces).
+    pub fn take_records(&mut self) -> Records {
+        self.metrics.take_records()
     }
 
     /// The host's view changed at this instant: asked again in `settle`.

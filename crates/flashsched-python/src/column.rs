@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use flashsched_core::metrics::Metrics;
+use flashsched_core::metrics::{Metrics, Records};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -169,7 +169,11 @@ pub(crate) fn us_since(t: &Column, start: &Column) -> PyResult<Column> {
 
 /// A run's per-request columns, shared without a copy: {name: Column}.
 pub(crate) fn records_dict<'py>(py: Python<'py>, m: &Metrics) -> PyResult<Bound<'py, PyDict>> {
-    let r = &m.records;
+    rows_dict(py, &m.records)
+}
+
+/// Per-request columns, shared without a copy: {name: Column}.
+pub(crate) fn rows_dict<'py>(py: Python<'py>, r: &Records) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let u64s = [
         ("arrival_ns", &r.arrival),

@@ -10,7 +10,7 @@ use flashsched_core::workload::trace::{TimeOrder, TraceOptions};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::column::{records_dict, timeseries_dict, Column, ColumnData};
+use crate::column::{records_dict, rows_dict, timeseries_dict, Column, ColumnData};
 use crate::driven;
 use crate::errors::{guarded, memory_limit, poisoned, to_py, ConfigError, SimulationError};
 
@@ -55,7 +55,7 @@ pub(crate) struct Simulation {
 impl Simulation {
     /// Build a simulation. Give exactly one of `trace` or `synthetic`.
     #[new]
-    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false, skip_bad=false, time_order="auto", max_memory=None))]
+    #[pyo3(signature = (device="default", overrides=Vec::new(), trace=None, format="auto", intensity=1.0, limit=None, synthetic=None, seed=42, keep_records=true, check=false, skip_bad=false, time_order="auto", max_memory=None, records_held=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -72,6 +72,7 @@ impl Simulation {
         skip_bad: bool,
         time_order: &str,
         max_memory: Option<String>,
+        records_held: Option<u64>,
     ) -> PyResult<Self> {
         let mem_limit = memory_limit(max_memory.as_deref())?;
         let workload = workload_spec(
@@ -84,8 +85,9 @@ impl Simulation {
             seed,
             keep_records,
         };
-        let sim =
-            py.detach(|| guarded(|| run::build_with(&spec, check, mem_limit).map_err(to_py)))?;
+        let sim = py.detach(|| {
+            guarded(|| run::build_streaming(&spec, check, mem_limit, records_held).map_err(to_py))
+        })?;
         Ok(Simulation {
             inner: Mutex::new(sim),
         })
@@ -126,6 +128,14 @@ impl Simulation {
     /// {name: Column} (pass each to `numpy.asarray`).
     fn records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         records_dict(py, &self.inner.lock().map_err(poisoned)?.metrics)
+    }
+
+    /// The per-request columns recorded since the last call, leaving none
+    /// held (to stream a long run's rows out in pieces; build with
+    /// `records_held`): {name: Column}.
+    fn take_records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let rows = self.inner.lock().map_err(poisoned)?.take_records();
+        rows_dict(py, &rows)
     }
 
     /// Per-second series over the seconds in which something completed

@@ -27,7 +27,8 @@ def _add_output(p: argparse.ArgumentParser) -> None:
         "--out",
         metavar="DIR",
         type=A.out_dir,
-        help="write summary.json, timeseries.csv, requests.parquet and config.toml here",
+        help="write summary.json, timeseries.csv, requests.parquet and config.toml here "
+        "(per-request rows are streamed to the file as the run goes)",
     )
     p.add_argument(
         "--bin-ms",
@@ -137,6 +138,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         time_order=args.time_order,
         bin_ms=args.bin_ms,
         max_memory=args.max_memory,
+        # Rows go straight to the output file as the run goes: memory holds
+        # one row group of them, however long the run (issue #23).
+        records_to=Path(args.out) / "requests.parquet" if args.out else None,
     )
     _emit(res, args)
     return 0

@@ -183,6 +183,12 @@ impl Metrics {
         }
     }
 
+    /// The rows recorded so far, leaving none held (see
+    /// `Simulation::take_records`).
+    pub fn take_records(&mut self) -> Records {
+        std::mem::take(&mut self.records)
+    }
+
     /// Account one completed request.
     #[inline]
     pub fn record(&mut self, c: &Completion) {

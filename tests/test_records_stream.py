@@ -1,0 +1,107 @@
+"""Per-request rows streamed to Parquet as a run goes (records_stream.py):
+the file holds exactly the rows an in-memory run gives, in several row
+groups; series summed as rows pass equal those from all rows at once; a
+failed run leaves no file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import flashsched
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from flashsched import api
+from flashsched.records_stream import RecordStream
+from flashsched.results import RunResult
+
+WORKLOAD = "read=0.6,bs=4k-32k,iops=40000,n=20000"
+SET = ["ftl.precondition_fill=0.5"]
+
+
+def _streamed(path: Path, rows: int, bin_ms: float | None = None) -> RunResult:
+    sim = api.simulation(synthetic=WORKLOAD, overrides=SET, seed=3, records_held=2 * rows)
+    stream = RecordStream(path, rows_per_group=rows, bin_ms=bin_ms)
+    api.drive(sim, progress=False, between=lambda: stream.maybe_drain(sim))
+    stream.drain(sim)
+    stream.close()
+    return RunResult.from_sim(sim, bin_ms or 1000.0, stream)
+
+
+@pytest.fixture(scope="module")
+def whole() -> RunResult:
+    return flashsched.run(synthetic=WORKLOAD, overrides=SET, seed=3)
+
+
+def test_streamed_rows_are_the_rows_of_an_in_memory_run(tmp_path: Path, whole: RunResult) -> None:
+    res = _streamed(tmp_path / "r.parquet", rows=3000)
+    f = pq.ParquetFile(tmp_path / "r.parquet")
+    assert f.metadata.num_rows == 20_000
+    assert f.num_row_groups >= 5, "rows must leave in several groups, not at the end"
+    pd.testing.assert_frame_equal(res.requests, whole.requests)
+    assert not (tmp_path / "r.parquet.partial").exists()
+    # The summary is the run's, whichever way its rows went.
+    for key in ("latency_us", "read_latency_us", "write_latency_us", "iops", "waf"):
+        assert res.summary[key] == whole.summary[key]
+
+
+@pytest.mark.parametrize("bin_ms", [7.0, 50.0, 1000.0])
+def test_series_summed_as_rows_pass_equal_the_series_of_all_rows(
+    tmp_path: Path, whole: RunResult, bin_ms: float
+) -> None:
+    # 1000 rows per piece: bins (7 ms ≈ 280 completions) split across pieces.
+    res = _streamed(tmp_path / "r.parquet", rows=1000, bin_ms=bin_ms)
+    pd.testing.assert_frame_equal(res.timeseries, whole.series(bin_ms))
+    pd.testing.assert_frame_equal(res.series(bin_ms), whole.series(bin_ms))
+
+
+def test_run_records_to_streams_and_save_copies(tmp_path: Path, whole: RunResult) -> None:
+    res = flashsched.run(
+        synthetic=WORKLOAD, overrides=SET, seed=3, records_to=tmp_path / "a" / "rows.parquet"
+    )
+    assert res.requests_file == tmp_path / "a" / "rows.parquet"
+    pd.testing.assert_frame_equal(res.requests, whole.requests)
+    out = res.save(tmp_path / "b")
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "requests.parquet"), whole.requests)
+
+
+def test_a_stream_without_rows_writes_the_columns(tmp_path: Path, whole: RunResult) -> None:
+    stream = RecordStream(tmp_path / "r.parquet", bin_ms=10.0)
+    stream.close()
+    df = pd.read_parquet(tmp_path / "r.parquet")
+    assert df.empty
+    assert list(df.columns) == list(whole.requests.columns)
+    series = stream.series()
+    assert series is not None and series.empty
+
+
+def test_a_failed_run_leaves_no_file(tmp_path: Path) -> None:
+    trace = tmp_path / "t.csv"
+    good = [f"{128166372000000000 + i * 10000},hm,0,Read,{i * 4096},4096,100" for i in range(3000)]
+    trace.write_text("\n".join([*good, "not,a,trace,line"]) + "\n")
+    with pytest.raises(flashsched.TraceError, match="t.csv:3001"):
+        flashsched.run(trace=trace, format="msr", records_to=tmp_path / "r.parquet")
+    assert not (tmp_path / "r.parquet").exists()
+    assert not (tmp_path / "r.parquet.partial").exists()
+
+
+def test_cli_run_out_streams_the_rows(tmp_path: Path, whole: RunResult) -> None:
+    from flashsched.cli import main
+
+    out = tmp_path / "out"
+    rc = main(
+        [
+            "run",
+            "--synthetic",
+            WORKLOAD,
+            "--seed",
+            "3",
+            "--set",
+            SET[0],
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
+    assert rc == 0
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "requests.parquet"), whole.requests)
