@@ -70,7 +70,7 @@ def _ray() -> bool:
     ("backend", "wait_s"),
     [
         ("local", 5),
-        pytest.param("ray", 20, marks=pytest.mark.skipif(not _ray(), reason="ray not installed")),
+        pytest.param("ray", 60, marks=pytest.mark.skipif(not _ray(), reason="ray not installed")),
     ],
 )
 def test_workers_exit_when_the_sweep_is_killed(tmp_path: Path, backend: str, wait_s: float) -> None:
