@@ -33,7 +33,8 @@ def quick(tmp_path_factory):
     """One quick foundation reproduction shared by the tests below."""
     out = tmp_path_factory.mktemp("foundation")
     table = flashsched.reproduce(
-        "foundation", quick=True, traces=traces_or_none(), out=out, workers=2, progress=False
+        "foundation", quick=True, traces=traces_or_none(),
+        synthetic_only=traces_or_none() is None, out=out, workers=2, progress=False
     )
     return out, table
 
@@ -65,7 +66,8 @@ def amph(tmp_path_factory):
         pytest.skip("this build lacks Amphibian's schedulers")
     out = tmp_path_factory.mktemp("amphibian")
     table = flashsched.reproduce(
-        "amphibian", quick=True, traces=traces_or_none(), out=out, workers=2, progress=False
+        "amphibian", quick=True, traces=traces_or_none(),
+        synthetic_only=traces_or_none() is None, out=out, workers=2, progress=False
     )
     return out, table
 
@@ -274,6 +276,7 @@ def test_rerun_skips_everything(quick):
         "foundation",
         quick=True,
         traces=traces_or_none(),
+        synthetic_only=traces_or_none() is None,
         out=out,
         workers=1,
         progress=False,
@@ -437,3 +440,22 @@ def test_vios_quick_measures_every_claim_with_data(quick_vios):
     _figures_written(
         out, ["read_latency", "write_latency", "wear", "chips", "program_latency", "conflict_ratio"]
     )
+
+
+def test_missing_trace_directory_is_an_error_unless_synthetic_only(tmp_path, monkeypatch):
+    """A trace-reading reproduction without its traces must not quietly
+    measure only the synthetic mixes (a smaller table that looks complete)."""
+    from flashsched.exceptions import ArgumentValueError
+
+    monkeypatch.setenv("FLASHSCHED_TRACES", str(tmp_path / "nowhere"))
+    with pytest.raises(ArgumentValueError, match="synthetic-only") as e:
+        flashsched.reproduce("aos", quick=True, out=tmp_path / "o", progress=False)
+    assert "nowhere" in str(e.value) and "aos" in str(e.value)
+    assert not (tmp_path / "o").exists(), "nothing is run or written"
+    with pytest.raises(ArgumentValueError, match="no trace directory"):
+        flashsched.reproduce("vios", quick=True, traces=tmp_path / "nowhere", out=tmp_path / "p")
+    ctx_dir = rp._trace_dir(rp.get("aos"), tmp_path / "nowhere", synthetic_only=True)
+    assert ctx_dir is None, "synthetic-only runs without a trace directory"
+    # A reproduction that reads no traces is not held back by their absence.
+    got = rp._trace_dir(rp.get("serial-array"), None, synthetic_only=False)
+    assert got == tmp_path / "nowhere"
