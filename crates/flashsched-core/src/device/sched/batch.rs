@@ -223,6 +223,8 @@ pub struct BatchCore {
     /// Speed decided at release per transaction (variation-aware allocation).
     pref: Vec<SpeedPref>,
     variation_aware: bool,
+    /// Block speed for a sub-request whose chip has no other queued request.
+    free_pref: SpeedPref,
     wakes: Vec<u32>,
     /// Sub-requests (request, chip) released in the current scan.
     released: Vec<(usize, u32)>,
@@ -259,10 +261,17 @@ impl BatchCore {
             nr: vec![0; units as usize],
             pref: Vec::new(),
             variation_aware,
+            free_pref: SpeedPref::Slow,
             wakes: Vec::new(),
             released: Vec::new(),
             claimed: ChipSet::with_capacity(units),
         }
+    }
+
+    /// Non-conflicting writes get `pref` instead of the slowest block.
+    pub fn with_free_choice(mut self, pref: SpeedPref) -> Self {
+        self.free_pref = pref;
+        self
     }
 
     pub fn push(&mut self, id: TxId, tx: &Tx) {
@@ -431,7 +440,7 @@ impl BatchCore {
                     self.pref[k] = if fast {
                         SpeedPref::Fast
                     } else {
-                        SpeedPref::Slow
+                        self.free_pref
                     };
                 }
                 self.ready[t.die as usize].push_back(id);
@@ -475,6 +484,28 @@ impl BatchCore {
 
     pub fn wakes(&mut self, out: &mut Vec<u32>) {
         out.append(&mut self.wakes);
+    }
+
+    /// The oldest released (else GC) transaction of `die` that may join the
+    /// multi-plane command led by `lead`: released work is already cleared
+    /// to run on this die, so the controller may combine it.
+    pub fn pick_companion(
+        &mut self,
+        die: u32,
+        lead: &Tx,
+        taken: u64,
+        ctx: &PickCtx,
+    ) -> Option<TxId> {
+        for q in [&mut self.ready[die as usize], &mut self.gc[die as usize]] {
+            if let Some(pos) = q
+                .iter()
+                .position(|&id| ctx.companion_ok(lead, ctx.txs.get(id), taken))
+            {
+                self.pending -= 1;
+                return q.remove(pos);
+            }
+        }
+        None
     }
 
     pub fn alloc_pref(&mut self, id: TxId) -> SpeedPref {
@@ -538,6 +569,9 @@ impl<P: BatchPolicy> TxScheduler for Batched<P> {
     }
     fn wakes(&mut self, out: &mut Vec<u32>) {
         self.core.wakes(out);
+    }
+    fn pick_companion(&mut self, die: u32, lead: &Tx, taken: u64, ctx: &PickCtx) -> Option<TxId> {
+        self.core.pick_companion(die, lead, taken, ctx)
     }
     fn alloc_pref(&mut self, id: TxId, _tx: &Tx) -> SpeedPref {
         self.core.alloc_pref(id)

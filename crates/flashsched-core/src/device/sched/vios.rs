@@ -11,12 +11,16 @@
 //! - Variation-aware block allocation (§3.3, Fig. 4): when a request is
 //!   issued, each of its sub-requests (its pages on one chip) gets a block
 //!   from the fast end of the chip's speed-ordered tree if NR > 1 (others
-//!   wait behind it), otherwise from the slow end. The speed-ordered free
+//!   wait behind it), otherwise from the slow end (`free_choice`: the
+//!   paper's "a slower block" read as the slowest; `median` and `in-order`
+//!   are the other readings, reported beside it). The speed-ordered free
 //!   blocks live in the FTL (`ftl/speed.rs`) and need `variation.enabled`;
 //!   without it every block is equally fast and the preference is moot.
 
 use super::batch::{BatchCore, BatchPolicy, Batched, Unit};
 use serde::{Deserialize, Serialize};
+
+use crate::ftl::SpeedPref;
 
 use crate::error::SimResult;
 use crate::flash::Geometry;
@@ -31,12 +35,37 @@ pub type Vios = Batched<ViosPolicy>;
 pub struct ViosParams {
     /// Read batches issued in a row while writes wait (as PIQ's).
     pub max_read_batches: u32,
+    /// Block for a write whose chip has no other queued request (NR ≤ 1).
+    pub free_choice: FreeChoice,
+}
+
+/// `free_choice`: which block a non-conflicting write gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FreeChoice {
+    /// The slowest free block (§3.3 "a slower block", taken to the end).
+    Slowest,
+    /// The ordinary frontier, as any scheduler's writes.
+    InOrder,
+    /// The free block of median speed.
+    Median,
+}
+
+impl FreeChoice {
+    pub(crate) fn pref(self) -> SpeedPref {
+        match self {
+            FreeChoice::Slowest => SpeedPref::Slow,
+            FreeChoice::InOrder => SpeedPref::InOrder,
+            FreeChoice::Median => SpeedPref::Median,
+        }
+    }
 }
 
 impl Default for ViosParams {
     fn default() -> Self {
         ViosParams {
             max_read_batches: 4,
+            free_choice: FreeChoice::Slowest,
         }
     }
 }
@@ -64,5 +93,6 @@ impl BatchPolicy for ViosPolicy {
 
     fn core(p: ViosParams, g: &Geometry) -> BatchCore {
         BatchCore::new(g, Unit::Chip, true, true, p.max_read_batches)
+            .with_free_choice(p.free_choice.pref())
     }
 }
