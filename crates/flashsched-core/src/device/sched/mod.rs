@@ -15,6 +15,8 @@
 //!   (variation-aware allocation, VIOS §3.3).
 
 mod aos;
+#[cfg(test)]
+mod aos_tests;
 mod batch;
 mod fifo;
 #[cfg(test)]
