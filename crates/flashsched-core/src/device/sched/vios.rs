@@ -5,7 +5,9 @@
 //!   channel batches (no two share a channel), sets as bit masks; separate
 //!   read and write queues, reads preferred (§4.1: "read requests are always
 //!   preferentially scheduled in both PIQ and VIOS"), write starvation
-//!   bounded as for PIQ. See `batch.rs`.
+//!   bounded as for PIQ. Channel batches are released one after another
+//!   (`channel_barrier`; released at once they would order nothing). See
+//!   `batch.rs`.
 //! - Global chip-state vector (§3.2, Eq. 2): NR per chip = queued requests
 //!   touching it, +1 on arrival, −1 on issue.
 //! - Variation-aware block allocation (§3.3, Fig. 4): when a request is
@@ -37,6 +39,10 @@ pub struct ViosParams {
     pub max_read_batches: u32,
     /// Block for a write whose chip has no other queued request (NR ≤ 1).
     pub free_choice: FreeChoice,
+    /// Channel batches released one after another (`true`, the
+    /// hierarchical batches acting) or all at once (`false`: then VIOS
+    /// orders work as PIQ does and differs only in block choice).
+    pub channel_barrier: bool,
 }
 
 /// `free_choice`: which block a non-conflicting write gets.
@@ -66,6 +72,7 @@ impl Default for ViosParams {
         ViosParams {
             max_read_batches: 4,
             free_choice: FreeChoice::Slowest,
+            channel_barrier: true,
         }
     }
 }
@@ -94,5 +101,6 @@ impl BatchPolicy for ViosPolicy {
     fn core(p: ViosParams, g: &Geometry) -> BatchCore {
         BatchCore::new(g, Unit::Chip, true, true, p.max_read_batches)
             .with_free_choice(p.free_choice.pref())
+            .with_channel_barrier(p.channel_barrier)
     }
 }
