@@ -33,8 +33,13 @@ def quick(tmp_path_factory):
     """One quick foundation reproduction shared by the tests below."""
     out = tmp_path_factory.mktemp("foundation")
     table = flashsched.reproduce(
-        "foundation", quick=True, traces=traces_or_none(),
-        synthetic_only=traces_or_none() is None, out=out, workers=2, progress=False
+        "foundation",
+        quick=True,
+        traces=traces_or_none(),
+        synthetic_only=traces_or_none() is None,
+        out=out,
+        workers=2,
+        progress=False,
     )
     return out, table
 
@@ -66,8 +71,13 @@ def amph(tmp_path_factory):
         pytest.skip("this build lacks Amphibian's schedulers")
     out = tmp_path_factory.mktemp("amphibian")
     table = flashsched.reproduce(
-        "amphibian", quick=True, traces=traces_or_none(),
-        synthetic_only=traces_or_none() is None, out=out, workers=2, progress=False
+        "amphibian",
+        quick=True,
+        traces=traces_or_none(),
+        synthetic_only=traces_or_none() is None,
+        out=out,
+        workers=2,
+        progress=False,
     )
     return out, table
 

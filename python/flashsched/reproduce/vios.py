@@ -19,10 +19,10 @@ widely supported" — and NOOP is SSDsim's in-order per-chip FCFS
 (``ssdsim-fcfs``). The earlier device (every die on its own, no buffer,
 NOOP = per-die FIFO) is kept as the ``main_plain`` experiment and shown
 next to it in the ``platforms`` table. The rest as in the
-device-scheduler evaluation (docs/devsched.md): the ``vios-128g`` preset (§4: 8 channels × 8 chips, 2 dies, 4 planes, 64 × 2 KiB
-pages, 20/600/1500 µs) with 128 blocks per plane instead of 2048 (a
-capacity, not a timing, parameter; keeps memory small), fresh as SSDsim
-starts (VIOS keeps a fast and a slow frontier open per plane; on a device
+device-scheduler evaluation (docs/devsched.md): the ``vios-128g`` preset
+(§4: 8 channels × 8 chips, 2 dies, 4 planes, 64 × 2 KiB pages,
+20/600/1500 µs) with 128 blocks per plane instead of 2048 (a capacity,
+not a timing, parameter; keeps memory small), fresh as SSDsim starts (VIOS keeps a fast and a slow frontier open per plane; on a device
 preconditioned to the GC threshold that extra block alone starts GC,
 docs/variation.md), and the process-variation model on for every scheduler
 at wear stage ``variation.wear_pe``. NOOP is ``fifo``. The MSR/Financial1
@@ -69,6 +69,7 @@ from typing import Any
 
 import pandas as pd
 
+from flashsched.legacy import SSDSIM_PLAIN
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import (
     Claim,
@@ -79,7 +80,6 @@ from flashsched.reproduce.base import (
     Results,
     config_key_feature,
 )
-from flashsched.legacy import SSDSIM_PLAIN
 from flashsched.reproduce.common import (
     SSDSIM_BASIC,
     SSDSIM_CONTROLLER,

@@ -113,9 +113,17 @@ fn conflicting_reads_go_in_later_rounds_and_the_set_refills_only_when_empty() {
     assert_eq!(wakes(&mut s), vec![0, 1], "A (die 0) and C (die 1) issued");
     let d = push(&mut ssd, &mut s, TxKind::Read, 4, 13); // chip 1, die 2
     s.prepare(&ctx(&ssd));
-    assert_eq!(s.pick(2, &ctx(&ssd)), None, "D waits: B still holds the set");
+    assert_eq!(
+        s.pick(2, &ctx(&ssd)),
+        None,
+        "D waits: B still holds the set"
+    );
     assert_eq!(s.pick(0, &ctx(&ssd)), Some(a));
-    assert_eq!(s.pick(0, &ctx(&ssd)), None, "B not issued while A's round runs");
+    assert_eq!(
+        s.pick(0, &ctx(&ssd)),
+        None,
+        "B not issued while A's round runs"
+    );
     assert_eq!(s.pick(1, &ctx(&ssd)), Some(c));
     // The controller emptied: round 2 issues B, and the set is empty.
     assert_eq!(wakes(&mut s), vec![0]);
