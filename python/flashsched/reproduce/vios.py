@@ -22,10 +22,11 @@ next to it in the ``platforms`` table. The rest as in the
 device-scheduler evaluation (docs/devsched.md): the ``vios-128g`` preset
 (§4: 8 channels × 8 chips, 2 dies, 4 planes, 64 × 2 KiB pages,
 20/600/1500 µs) with 128 blocks per plane instead of 2048 (a capacity,
-not a timing, parameter; keeps memory small), fresh as SSDsim starts (VIOS keeps a fast and a slow frontier open per plane; on a device
+not a timing, parameter; keeps memory small), fresh as SSDsim starts
+(VIOS keeps a fast and a slow frontier open per plane; on a device
 preconditioned to the GC threshold that extra block alone starts GC,
 docs/variation.md), and the process-variation model on for every scheduler
-at wear stage ``variation.wear_pe``. NOOP is ``fifo``. The MSR/Financial1
+at wear stage ``variation.wear_pe``. The MSR/Financial1
 excerpts of Table 1 are not available offline; the workloads are the eight
 public samples of /work/shared/traces replayed at 50× their recorded
 arrival rate (``hm_0`` and ``rsrch_0`` are the first 1000 requests of the
