@@ -10,7 +10,11 @@ use flashsched_core::flash::VariationConfig;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let blocks: u32 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(65_536);
+    let blocks: u32 = args
+        .next()
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(65_536);
     let program_us: f64 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(600.0);
     let nominal = (program_us * 1000.0).round() as u64;
     let stages = [6_000u32, 9_000, 12_000, 15_000];
@@ -55,7 +59,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     print!("\n| p5 / p50 / p95 |");
     for v in &lat {
-        print!(" {:.0} / {:.0} / {:.0} |", q(v, 0.05), q(v, 0.5), q(v, 0.95));
+        print!(
+            " {:.0} / {:.0} / {:.0} |",
+            q(v, 0.05),
+            q(v, 0.5),
+            q(v, 0.95)
+        );
     }
     println!();
     Ok(())
