@@ -15,8 +15,6 @@
 //!   (variation-aware allocation, VIOS §3.3).
 
 mod aos;
-#[cfg(test)]
-mod aos_tests;
 mod batch;
 mod fifo;
 #[cfg(test)]
@@ -25,6 +23,8 @@ mod mqsim;
 mod pe_suspend;
 mod piq;
 mod ssdsim;
+#[cfg(test)]
+mod tests;
 mod vios;
 
 use crate::device::config::MultiPlane;
