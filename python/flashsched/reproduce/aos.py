@@ -456,8 +456,8 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
 
 
 RUNTIME = (
-    "full run: 11.5 s wall on 2 shared cores, 9.9 s CPU, 190 MB RSS, 80 runs; "
-    "quick: the same 40-run latency experiment, ~10 s"
+    "full run: 54 s wall on 2 shared cores, 170 runs (latency, plain, variants, nobuf); "
+    "quick: the same latency and plain experiments, 90 runs"
 )
 
 REPRODUCTION = Reproduction(
