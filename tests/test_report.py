@@ -22,7 +22,9 @@ SPEC = {
 @pytest.fixture(scope="module")
 def repro(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("repro")
-    flashsched.reproduce("foundation", quick=True, out=out, traces=None, workers=2, progress=False)
+    flashsched.reproduce(
+        "foundation", quick=True, out=out, synthetic_only=True, workers=2, progress=False
+    )
     return out
 
 

@@ -21,6 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--traces", help="sample traces directory (default: $FLASHSCHED_TRACES or ../shared/traces)"
     )
     p.add_argument(
+        "--synthetic-only",
+        action="store_true",
+        help="run without the sample traces (only the synthetic workloads; "
+        "without this flag a missing trace directory is an error)",
+    )
+    p.add_argument(
         "--out", type=A.out_dir, help="results directory (default: results/reproduce/PAPER)"
     )
     p.add_argument(
@@ -57,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
             args.paper,
             quick=args.quick,
             traces=args.traces,
+            synthetic_only=args.synthetic_only,
             out=args.out,
             workers=args.workers,
             backend=args.backend,

@@ -75,6 +75,32 @@ def default_traces() -> Path | None:
     return p.resolve() if p.is_dir() else None
 
 
+def _trace_dir(
+    rep: Reproduction, traces: str | os.PathLike[str] | None, synthetic_only: bool
+) -> Path | None:
+    """The sample-trace directory, or None when ``synthetic_only``. Without
+    it a trace-reading reproduction would silently measure only its
+    synthetic mixes (a smaller claims table that looks complete), so a
+    missing directory is an error naming where we looked."""
+    if synthetic_only:
+        return None
+    tdir = Path(traces) if traces is not None else default_traces()
+    if not rep.uses_traces:
+        return tdir
+    if tdir is None or not tdir.is_dir():
+        where = (
+            f"'{tdir}'"
+            if tdir is not None
+            else "$FLASHSCHED_TRACES (unset) and ../shared/traces from " + str(Path.cwd())
+        )
+        raise ArgumentValueError(
+            f"reproduction '{rep.name}' reads the sample traces but no trace directory was "
+            f"found at {where}: pass --traces DIR (traces=...), or --synthetic-only "
+            "(synthetic_only=True) to measure only the synthetic workloads"
+        )
+    return tdir
+
+
 def comparison(rep: Reproduction, measured: dict[str, Measured]) -> pd.DataFrame:
     """Published vs ours for every claim. A claim with no measurement, or
     measured as NaN (the reproduction's note says why), has ours empty and a
@@ -130,13 +156,18 @@ def reproduce(
     address: str | None = None,
     progress: bool | None = None,
     report: bool = True,
+    synthetic_only: bool = False,
 ) -> pd.DataFrame:
     """Reproduce ``paper`` and return the comparison table (published vs ours).
 
     Raises :class:`MissingFeatures` (naming every missing scheduler/feature)
     when this build cannot run it. ``quick`` runs the small CI version.
     ``traces`` is the sample-trace directory (default ``$FLASHSCHED_TRACES``
-    or ``../shared/traces``); experiments on missing traces are skipped.
+    or ``../shared/traces``). A reproduction that reads sample traces
+    refuses to run without them (:class:`~flashsched.exceptions.ArgumentValueError`
+    naming where it looked) unless ``synthetic_only`` says to measure only
+    its synthetic workloads; a trace missing from a found directory is
+    skipped (its claims are reported unmeasured).
     The table's ``attrs`` hold ``out`` and ``figures`` (paths).
     """
     sw = importlib.import_module("flashsched.sweep")
@@ -144,6 +175,7 @@ def reproduce(
     rep = get(paper)
     A.flag("quick", quick)
     A.flag("report", report)
+    A.flag("synthetic_only", synthetic_only)
     traces = A.optional_path("traces", traces)
     out = A.optional_path("out", out)
     missing = rep.missing()
@@ -152,7 +184,7 @@ def reproduce(
     if rep.published_only:
         raise MissingFeatures(rep.name, ["its experiment definitions (published numbers only)"])
     outdir = Path(out) if out is not None else Path("results") / "reproduce" / rep.name
-    tdir = Path(traces) if traces is not None else default_traces()
+    tdir = _trace_dir(rep, traces, synthetic_only)
     ctx = Context(quick=quick, out=outdir, traces=tdir)
     start = time.time()
     tables: dict[str, pd.DataFrame] = {}

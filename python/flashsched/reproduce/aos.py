@@ -7,12 +7,26 @@ and AOS normalised to FIFO (Fig. 3), write-caused interference and
 channel-level conflicts (Fig. 4), flash- and system-level parallelism
 (Fig. 5), each "on average" over EX, FIN1, FIN2 and MSN.
 
-How we reproduce them — the settings of the device-scheduler evaluation
-(docs/devsched.md, ``crates/flashsched-core/examples/devsched_eval.rs aos``): the paper extends
-SSDsim, so the device is the ``ssdsim-default`` preset, preconditioned to
-70 % full, and every scheduler gets the 2 MB DRAM write buffer of AOS's
-architecture (Fig. 2, §IV-B4; without it AOS holds writes in host queue
-slots and collapses at high load, docs/devsched.md). The enterprise traces
+How we reproduce them: the paper extends SSDsim, so the device is the
+``ssdsim-default`` preset with SSDsim's controller model (docs/devsched.md,
+"AOS and VIOS on the SSDsim platform": a chip is busy while any of its dies
+runs a command, die-interleaved and two-plane commands, blocking GC, an LRU
+write buffer, writes acknowledged at data-in), fresh as SSDsim starts
+(70 % preconditioned, blocking GC saturates every scheduler alike: read
+latencies of 10-600 ms), and every scheduler gets the 2 MB DRAM write buffer of AOS's architecture
+(Fig. 2, §IV-B4). FIFO is SSDsim's in-order per-chip FCFS with reads first
+(``ssdsim-fcfs``, the preset's own controller); the per-die pull FIFO of
+the earlier evaluation is run beside it as ``fifo`` (labelled *per-die
+FIFO*). PIQ batches at chip granularity (the AOS paper cites the MSST'14
+PIQ). AOS runs as written (``refill = "empty"``: the re-ordering set fills
+only when empty and empties into per-chip controller queues; 512 entries
+per pending queue); ``aos-topup`` in the ``variants`` experiment is the
+earlier reading (the set topped up whenever a die finds no work).
+
+The earlier device — every die busy on its own with a per-die FIFO, no
+multi-plane commands, GC interleaved with user I/O (``legacy.SSDSIM_PLAIN``)
+— is kept as the ``plain`` experiment, with FIFO = the per-die FIFO as
+before; the ``platforms`` table shows both devices' numbers side by side. The enterprise traces
 are not available offline; the workloads are the eight public samples of
 /work/shared/traces replayed at 20× their recorded arrival rate plus two
 synthetic write-heavy mixes (``synth_r30``: 30 % reads, 2–16 KiB, 6000 IOPS;
@@ -23,15 +37,19 @@ baseline value is 0 is left out and not named (write latency is 0 when the
 buffer absorbs every write: rsrch_0, ssdsim_example, synth_r50). Counters: read/write
 latency means, ``flash.interfered_reads`` (reads that waited behind a
 program/erase on their die), ``flash.channel_conflicts``, ``flash.flp``,
-``flash.slp_chips`` (docs/devsched.md, Metrics).
+``flash.slp_chips`` (docs/devsched.md, Metrics); flash-level parallelism
+is pages per flash command (``flash.pages_per_command``: what interleaved
+and multi-plane commands carry), with busy dies per busy chip
+(``flash.flp``) in the ``platforms`` table.
 
-Experiments: ``latency`` (the claims) and, in the full run only,
-``nobuf`` — the same runs without the DRAM write buffer (the evaluation's
-ablation: AOS then loses badly at high load, docs/devsched.md).
+Experiments: ``latency`` (the claims, SSDsim platform), ``plain`` (the
+earlier per-die device) and, in the full run only, ``variants`` (AOS
+top-up vs as-written, PIQ at die granularity) and ``nobuf`` — the SSDsim
+platform without the DRAM write buffer.
 
-``--quick`` runs ``latency`` exactly as the full run does (about 10 s on 2
-cores), so its numbers — and their directions — are the full run's; only the
-``nobuf`` ablation is left out. (A truncated subset of the traces was tried
+``--quick`` runs ``latency`` and ``plain`` exactly as the full run does, so
+their numbers — and their directions — are the full run's; only
+``variants`` and the ``nobuf`` ablation are left out. (A truncated subset of the traces was tried
 and rejected: with the first 2000 requests AOS beats P/E suspension on
 reads, the opposite of the full run.)
 
@@ -48,9 +66,11 @@ import pandas as pd
 from flashsched.legacy import SSDSIM_PLAIN
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
-from flashsched.reproduce.common import Compare, measure_compares
+from flashsched.reproduce.common import Compare, compare, measure_compares
 
-SCHEDULERS = ["fifo", "piq", "pe-suspend", "aos"]
+FIFO = "ssdsim-fcfs"  # SSDsim's FCFS: the paper's FIFO on its platform
+SCHEDULERS = [FIFO, "fifo", "piq", "pe-suspend", "aos"]
+PLAIN_SCHEDULERS = ["fifo", "piq", "pe-suspend", "aos"]
 # The evaluation's workloads (examples/devsched_eval.rs): samples at 20x.
 SAMPLES = {
     "hm_0": "msr/hm_0.first1000.csv",
@@ -166,25 +186,36 @@ CLAIMS = [
 
 DS = "device_sched"
 EXP = "latency"
+PLAIN = "plain"  # the earlier per-die device (legacy.SSDSIM_PLAIN)
+VARIANTS = "variants"  # AOS top-up, PIQ at die granularity (full run)
 NOBUF = "nobuf"  # ablation: no DRAM write buffer
+FLP = "flash.pages_per_command"
+FRESH = "ftl.precondition_fill=0"
+PER_DIE = "per-die FIFO"
 
 
-def _cmp(metric: str, base: str, kind: str = "reduction") -> Compare:
-    return Compare(EXP, metric, "aos", base, DS, kind=kind, average="geo")
+def _cmp(
+    metric: str, base: str, kind: str = "reduction", exp: str = EXP, ours: str = "aos"
+) -> Compare:
+    return Compare(exp, metric, ours, base, DS, kind=kind, average="geo")
 
 
-COMPARES = {
-    "read_fifo": _cmp("read_latency_us.mean", "fifo"),
-    "write_fifo": _cmp("write_latency_us.mean", "fifo"),
-    "read_pes": _cmp("read_latency_us.mean", "pe-suspend"),
-    "write_pes": _cmp("write_latency_us.mean", "pe-suspend"),
-    "interference": _cmp("flash.interfered_reads", "fifo"),
-    "channel_conflicts": _cmp("flash.channel_conflicts", "fifo"),
-    "flp": _cmp("flash.flp", "fifo", "ratio"),
-    "slp_fifo": _cmp("flash.slp_chips", "fifo", "ratio"),
-    "slp_pes": _cmp("flash.slp_chips", "pe-suspend", "ratio"),
-    "slp_piq": _cmp("flash.slp_chips", "piq", "ratio"),
-}
+def _compares(exp: str, fifo: str) -> dict[str, Compare]:
+    return {
+        "read_fifo": _cmp("read_latency_us.mean", fifo, exp=exp),
+        "write_fifo": _cmp("write_latency_us.mean", fifo, exp=exp),
+        "read_pes": _cmp("read_latency_us.mean", "pe-suspend", exp=exp),
+        "write_pes": _cmp("write_latency_us.mean", "pe-suspend", exp=exp),
+        "interference": _cmp("flash.interfered_reads", fifo, exp=exp),
+        "channel_conflicts": _cmp("flash.channel_conflicts", fifo, exp=exp),
+        "flp": _cmp(FLP, fifo, "ratio", exp=exp),
+        "slp_fifo": _cmp("flash.slp_chips", fifo, "ratio", exp=exp),
+        "slp_pes": _cmp("flash.slp_chips", "pe-suspend", "ratio", exp=exp),
+        "slp_piq": _cmp("flash.slp_chips", "piq", "ratio", exp=exp),
+    }
+
+
+COMPARES = _compares(EXP, FIFO)
 UNMEASURABLE = {
     "read_fifo_ex": "the EX (Exchange) trace is not available offline; "
     "no sample stands in for a single named trace",
@@ -202,24 +233,51 @@ def workloads(ctx: Context) -> dict[str, Any]:
     return wl
 
 
-def _experiment(name: str, buffer_mib: int, wl: dict[str, Any]) -> dict[str, Any]:
-    return {
+def _experiment(
+    name: str,
+    buffer_mib: int,
+    wl: dict[str, Any],
+    *,
+    plain: bool = False,
+    points: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    # The SSDsim platform starts fresh, as SSDsim does (aged = 0): 70 %
+    # preconditioned, its blocking GC saturates every scheduler alike
+    # (docs/devsched.md). The plain device keeps the earlier 70 %.
+    device = [*SSDSIM_PLAIN, "ftl.precondition_fill=0.7"] if plain else [FRESH]
+    spec: dict[str, Any] = {
         "name": name,
         "base": {
             "device": "ssdsim-default",
-            "set": [*SSDSIM_PLAIN, "ftl.precondition_fill=0.7", f"cache.mib={buffer_mib}"],
+            "set": [*device, f"cache.mib={buffer_mib}"],
         },
         "workloads": wl,
-        "grid": {DS: SCHEDULERS, "seed": [1]},
+        "grid": {"seed": [1]},
     }
+    if points is None:
+        spec["grid"][DS] = PLAIN_SCHEDULERS if plain else SCHEDULERS
+    else:
+        spec["points"] = points
+    return spec
 
 
 def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
     wl = workloads(ctx)
     # §IV-B4: AOS's write buffer is 2 MB (working + dispatching region);
     # every scheduler gets the same DRAM buffer.
-    out = {EXP: _experiment(EXP, 2, wl)}
+    out = {EXP: _experiment(EXP, 2, wl), PLAIN: _experiment(PLAIN, 2, wl, plain=True)}
     if not ctx.quick:
+        out[VARIANTS] = _experiment(
+            VARIANTS,
+            2,
+            wl,
+            points=[
+                {"label": "aos-topup", DS: "aos", "controller.aos.refill": "top-up"},
+                {"label": "aos-rs8", DS: "aos", "controller.aos.rs_per_chip": 8},
+                {"label": "aos-nolimit", DS: "aos", "controller.aos.queue_limit": 0},
+                {"label": "piq-die", DS: "piq", "controller.piq.granularity": "die"},
+            ],
+        )
         out[NOBUF] = _experiment(NOBUF, 0, wl)
     return out
 
@@ -229,6 +287,86 @@ def measure(res: Results, ctx: Context) -> dict[str, Measured]:
     for cid, why in UNMEASURABLE.items():
         out[cid] = Measured(float("nan"), "", why)
     return out
+
+
+# rows of the platforms table: claim id -> (metric, baseline on the SSDsim
+# platform, kind); the plain device's FIFO is the per-die FIFO
+PLATFORM_ROWS = {
+    "read_fifo": ("read_latency_us.mean", "FIFO", "reduction"),
+    "write_fifo": ("write_latency_us.mean", "FIFO", "reduction"),
+    "read_piq": ("read_latency_us.mean", "piq", "reduction"),
+    "write_piq": ("write_latency_us.mean", "piq", "reduction"),
+    "read_pes": ("read_latency_us.mean", "pe-suspend", "reduction"),
+    "write_pes": ("write_latency_us.mean", "pe-suspend", "reduction"),
+    "interference": ("flash.interfered_reads", "FIFO", "reduction"),
+    "channel_conflicts": ("flash.channel_conflicts", "FIFO", "reduction"),
+    "flp": (FLP, "FIFO", "ratio"),
+    "flp_dies": ("flash.flp", "FIFO", "ratio"),
+    "slp_fifo": ("flash.slp_chips", "FIFO", "ratio"),
+    "slp_piq": ("flash.slp_chips", "piq", "ratio"),
+}
+
+
+def platforms_table(res: Results, ctx: Context) -> dict[str, pd.DataFrame]:
+    """AOS against each baseline on both devices, side by side: the SSDsim
+    platform with FIFO = ``ssdsim-fcfs`` and with FIFO = the per-die FIFO,
+    and the earlier plain per-die device; plus each scheduler's raw values
+    (geometric mean over workloads) on both devices."""
+    published = {c.id: c.published for c in CLAIMS}
+    rows = []
+    for cid, (metric, base, kind) in PLATFORM_ROWS.items():
+        row: dict[str, Any] = {"quantity": cid, "metric": metric, "paper": published.get(cid)}
+        for col, exp, fifo in (
+            ("SSDsim, FIFO = in-order FCFS", EXP, FIFO),
+            ("SSDsim, FIFO = per-die", EXP, "fifo"),
+            ("plain per-die device", PLAIN, "fifo"),
+        ):
+            got = None
+            if exp in res.tables:
+                b = fifo if base == "FIFO" else base
+                got = compare(res.table(exp), _cmp(metric, b, kind, exp=exp))
+            row[col] = None if got is None else got[0]
+        rows.append(row)
+    out = {"platforms": pd.DataFrame(rows)}
+    raw = []
+    for exp in (EXP, PLAIN):
+        if exp not in res.tables:
+            continue
+        t = res.table(exp)
+        for metric in (
+            "read_latency_us.mean",
+            "write_latency_us.mean",
+            "flash.interfered_reads",
+            "flash.channel_conflicts",
+            FLP,
+            "flash.flp",
+            "flash.slp_chips",
+        ):
+            g = t.groupby(["workload", DS])[metric].mean().unstack(DS)
+            gm = np.exp(np.log(g.where(g > 0)).mean())
+            raw.append({"device": exp, "metric": metric, **gm.to_dict()})
+    out["platform_values"] = pd.DataFrame(raw)
+    if VARIANTS in res.tables:
+        out["variants"] = _variants_table(res)
+    return out
+
+
+def _variants_table(res: Results) -> pd.DataFrame:
+    """The full run's variants against the SSDsim platform's FIFO and AOS
+    (geometric mean of per-workload ratios)."""
+    main = res.table(EXP)
+    var = res.table(VARIANTS)
+    rows = []
+    for label, g in var.groupby("label"):
+        for metric in ("read_latency_us.mean", "write_latency_us.mean", FLP, "flash.slp_chips"):
+            v = g.groupby("workload")[metric].mean()
+            row: dict[str, Any] = {"variant": label, "metric": metric}
+            for base in (FIFO, "aos", "piq"):
+                b = main[main[DS] == base].groupby("workload")[metric].mean()
+                r = (v / b).where(lambda x: x > 0).dropna()
+                row[f"vs {base}"] = float(np.exp(np.log(r).mean())) if len(r) else None
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 FIGS = [
@@ -244,7 +382,7 @@ FIGS = [
         "flash.channel_conflicts",
         "Channel-level conflicts normalised to FIFO (cf. Fig. 4b)",
     ),
-    ("flp", "flash.flp", "Flash-level parallelism normalised to FIFO (cf. Fig. 5a)"),
+    ("flp", FLP, "Flash-level parallelism (pages per command) normalised to FIFO (cf. Fig. 5a)"),
     ("slp", "flash.slp_chips", "System-level parallelism normalised to FIFO (cf. Fig. 5b)"),
 ]
 
@@ -260,50 +398,66 @@ SUMMARY_NAMES = {
 }
 
 
-def _geomean_by_scheduler(t: pd.DataFrame) -> pd.DataFrame:
+def _geomean_by_scheduler(t: pd.DataFrame, fifo: str = FIFO) -> pd.DataFrame:
     """Geometric mean over workloads of each metric normalised to FIFO, as
     the claims compute it (workloads where FIFO's value is 0 left out)."""
     rows = {}
     for name, metric, _ in FIGS:
         wide = t.groupby(["workload", DS])[metric].mean().unstack(DS)
-        wide = wide[wide["fifo"] > 0]
-        norm = wide.div(wide["fifo"], axis=0).where(lambda x: x > 0)
+        wide = wide[wide[fifo] > 0]
+        norm = wide.div(wide[fifo], axis=0).where(lambda x: x > 0)
         rows[SUMMARY_NAMES[name]] = np.exp(np.log(norm).mean())
-    return pd.DataFrame(rows).T.reindex(columns=[s for s in SCHEDULERS if s in t[DS].unique()])
+    order = [PER_DIE if s == "fifo" else s for s in SCHEDULERS]
+    if fifo == "fifo":
+        order = PLAIN_SCHEDULERS
+    return pd.DataFrame(rows).T.reindex(columns=[s for s in order if s in t[DS].unique()])
 
 
 def make_figures(res: Results, ctx: Context) -> list[Figure]:
-    t = res.table(EXP)
+    # on the SSDsim platform the per-die FIFO is the labelled alternative
+    t = res.table(EXP).assign(**{DS: lambda d: d[DS].replace({"fifo": PER_DIE})})
     figs = [
-        F.normalized_bars(t, name=name, title=title, metric=metric, series=DS, baseline="fifo")
+        F.normalized_bars(t, name=name, title=title, metric=metric, series=DS, baseline=FIFO)
         for name, metric, title in FIGS
     ]
     figs.append(
         F.grouped_bars(
             _geomean_by_scheduler(t),
             name="summary",
-            title="Geometric mean over workloads, normalised to FIFO (Figs. 3-5)",
+            title="SSDsim platform: geometric mean over workloads, normalised to "
+            "in-order FIFO (Figs. 3-5)",
             ylabel="value normalised to FIFO (geometric mean)",
             hlines=[("FIFO = 1", 1.0)],
         )
     )
+    if PLAIN in res.tables:
+        figs.append(
+            F.grouped_bars(
+                _geomean_by_scheduler(res.table(PLAIN), "fifo"),
+                name="summary_plain",
+                title="Plain per-die device: geometric mean over workloads, normalised "
+                "to per-die FIFO",
+                ylabel="value normalised to FIFO (geometric mean)",
+                hlines=[("FIFO = 1", 1.0)],
+            )
+        )
     if NOBUF in res.tables:
         figs.append(
             F.normalized_bars(
-                res.table(NOBUF),
+                res.table(NOBUF).assign(**{DS: lambda d: d[DS].replace({"fifo": PER_DIE})}),
                 name="read_latency_nobuf",
                 title="Read latency normalised to FIFO, no write buffer (ablation)",
                 metric="read_latency_us.mean",
                 series=DS,
-                baseline="fifo",
+                baseline=FIFO,
             )
         )
     return figs
 
 
 RUNTIME = (
-    "full run: 11.5 s wall on 2 shared cores, 9.9 s CPU, 190 MB RSS, 80 runs; "
-    "quick: the same 40-run latency experiment, ~10 s"
+    "full run: 54 s wall on 2 shared cores, 170 runs (latency, plain, variants, nobuf); "
+    "quick: the same latency and plain experiments, 90 runs"
 )
 
 REPRODUCTION = Reproduction(
@@ -315,6 +469,7 @@ REPRODUCTION = Reproduction(
     experiments=experiments,
     measure=measure,
     figures=make_figures,
+    tables=platforms_table,
     device_schedulers=tuple(SCHEDULERS),
     notes=__doc__ or "",
     runtime=RUNTIME,

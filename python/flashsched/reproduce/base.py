@@ -148,6 +148,9 @@ class Reproduction:
     runtime: str = ""  # documented wall time of the full run
     published_only: bool = False  # True while its experiments are not defined yet
     run: Runner | None = None  # None: ``experiments`` are sweeps run by the framework
+    # reads the sample traces (``Context.trace``): a missing trace directory
+    # is then an error unless the run is explicitly synthetic-only
+    uses_traces: bool = True
 
     def missing(self) -> list[str]:
         """What this build lacks for this reproduction (empty = ready)."""

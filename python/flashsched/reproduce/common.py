@@ -117,3 +117,26 @@ def measure_compares(res: Results, compares: Mapping[str, Compare]) -> dict[str,
         if got is not None:
             out[cid] = Measured(got[0], got[1])
     return out
+
+
+# SSDsim's controller model (the ``ssdsim-default`` preset's, docs/model.md)
+# for another preset whose paper ran on SSDsim: a chip busy while any of its
+# dies runs a command, GC holding its chip until the victim is erased, the
+# LRU write buffer (128 KiB, writes evicted at once), flash writes
+# acknowledged at the end of their data-in, and FIFO = in-order FCFS per chip
+# with reads first. Die-interleaved and multi-plane commands are separate
+# (``SSDSIM_ADVANCED``): a paper states whether its platform used them.
+SSDSIM_CONTROLLER = [
+    "controller.scheduler=ssdsim-fcfs",
+    "controller.ssdsim-fcfs.order=reads-first",
+    "controller.busy_unit=chip",
+    "controller.write_ack=data-in",
+    "ftl.gc_mode=blocking",
+    "ftl.gc_block_unit=chip",
+    "cache.mib=0.125",
+    "cache.policy=ssdsim-lru",
+    "cache.dram_mb_s=10000000",
+    "cache.dram_latency_ns=1000",
+]
+SSDSIM_ADVANCED = ["controller.interleave=true", "controller.multiplane=relaxed"]
+SSDSIM_BASIC = ["controller.interleave=false", "controller.multiplane=off"]

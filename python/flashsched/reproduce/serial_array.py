@@ -602,4 +602,5 @@ REPRODUCTION = Reproduction(
     runtime="full run: 22 s wall on 2 shared cores, 16.6 s CPU, 212 MB RSS, 60 array runs "
     "(quick: about 4 s, 12 runs)",
     run=run,
+    uses_traces=False,
 )

@@ -396,13 +396,13 @@ impl Ftl {
     }
 
     /// A user page in `plane` from the block `pref` asks for (VIOS §3.3):
-    /// the fast or slow frontier, opening the fastest/slowest free block when
-    /// it is full. Falls back to any open user block when only the reserved
+    /// the fast or slow frontier, opening the fastest/slowest (or median)
+    /// free block when it is full. Falls back to any open user block when only the reserved
     /// free block is left. `InOrder` (or no speed index) is `alloc`.
     pub fn alloc_pref(&mut self, plane: u32, pref: SpeedPref) -> Option<Ppn> {
         let fast = match (pref, &self.speed) {
             (SpeedPref::Fast, Some(_)) => true,
-            (SpeedPref::Slow, Some(_)) => false,
+            (SpeedPref::Slow | SpeedPref::Median, Some(_)) => false,
             _ => return self.alloc(plane, Stream::User),
         };
         let slot = if fast { 0 } else { 1 };
@@ -412,7 +412,7 @@ impl Ftl {
             return Some(self.take_page(plane, cur, None));
         }
         if self.planes[plane as usize].free.len() > 1 {
-            let blk = sp.pick(plane, fast)?;
+            let blk = sp.pick(plane, pref)?;
             let ps = &mut self.planes[plane as usize];
             if let Some(pos) = ps.free.iter().position(|&b| b == blk) {
                 ps.free.remove(pos);

@@ -23,6 +23,9 @@ pub enum SpeedPref {
     Fast,
     /// The slowest block available.
     Slow,
+    /// The free block of median speed (on the frontier `Slow` uses: a
+    /// scheduler asks for one or the other for its non-conflicting writes).
+    Median,
 }
 
 /// Speed-ordered free sets and fast/slow frontiers.
@@ -55,11 +58,17 @@ impl SpeedIndex {
         self.free[plane as usize].remove(&(self.key[block as usize], block));
     }
 
-    /// Fastest (or slowest) free block of `plane`.
+    /// Fastest, slowest or median free block of `plane` (`InOrder` is
+    /// not a speed choice: the fastest).
     #[inline]
-    pub(crate) fn pick(&self, plane: u32, fast: bool) -> Option<u32> {
+    pub(crate) fn pick(&self, plane: u32, pref: SpeedPref) -> Option<u32> {
         let set = &self.free[plane as usize];
-        let e = if fast { set.first() } else { set.last() };
+        let e = match pref {
+            SpeedPref::Slow => set.last(),
+            // Lower median: with two free blocks, the faster one.
+            SpeedPref::Median => set.iter().nth(set.len().saturating_sub(1) / 2),
+            SpeedPref::Fast | SpeedPref::InOrder => set.first(),
+        };
         e.map(|&(_, b)| b)
     }
 

@@ -22,11 +22,27 @@
 //!   lowest priority level; a chip set's priority rises by one each time it
 //!   is served and reads are left behind, and resets when it empties.
 //!
-//! Assumptions (docs/devsched.md): "issued to the flash controller" means the
-//! die starts the request; the RS is refilled whenever an idle die finds no
-//! RS work and the RS has room (taken literally, "refill when empty" lets one
-//! die busy with a 1.5 ms erase stall every other die); each dispatch scans
-//! at most 8 × RS-capacity candidates per queue (bounded work per event).
+//! - Issue (§III-C steps 2–4, `refill = "empty"`, the default): the RS is
+//!   filled only when it is empty. It then empties into per-chip flash
+//!   controller queues in rounds: channel-level sets are visited
+//!   round-robin, one chip-level set per channel per visit (the one with the
+//!   lowest priority), so chips of different channels alternate in issue
+//!   (and hence bus) order. A chip-level set goes to its controller when the
+//!   controller's queue is empty: programs and erases all at once (the set
+//!   is deleted), reads without conflicts among them (at most one per
+//!   (die, plane)); reads left behind raise the set's priority and go in a
+//!   later round. The controller starts its queue's requests on their dies
+//!   and combines same-type requests on different planes of a die into one
+//!   multi-plane command (when the device's multi-plane rule allows it).
+//! - Pending queues hold at most `queue_limit` (512, §V) requests each that
+//!   dispatching looks at; later arrivals wait behind them.
+//!
+//! Assumptions (docs/devsched.md): with `refill = "top-up"` (the earlier
+//! reading, kept as an option) "issued to the flash controller" means the
+//! die starts the request and the RS is refilled whenever an idle die finds
+//! no RS work and the RS has room; each dispatch scans at most 8 ×
+//! RS-capacity candidates rejected for conflicts per queue (bounded work
+//! per event).
 
 use std::collections::VecDeque;
 
@@ -83,6 +99,22 @@ pub struct Aos {
     scratch: Vec<TxId>,
     chip_order: Vec<u32>,
     multiplane: bool,
+    refill: Refill,
+    queue_limit: usize,
+    /// Per-chip flash controller queues (`refill = "empty"`), in issue order.
+    ctrl: Vec<VecDeque<TxId>>,
+}
+
+/// `refill`: when the re-ordering set takes new requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Refill {
+    /// As written (§III): only when the RS is empty; the RS empties into
+    /// per-chip controller queues in rounds.
+    Empty,
+    /// Whenever a die finds no RS work and the RS has room; an entry stays
+    /// in the RS until its die starts it.
+    TopUp,
 }
 
 /// `[controller.aos]` tunables.
@@ -97,6 +129,11 @@ pub struct AosParams {
     /// Same-type requests on different planes of one die may share the
     /// re-ordering set (multiplane sharing, §III-A Eq. 4).
     pub multiplane: bool,
+    /// When the RS takes new requests: `empty` (as written) or `top-up`.
+    pub refill: Refill,
+    /// Requests per pending queue that dispatching considers (the paper
+    /// assumes 512 entries per queue, §V); 0 = unlimited.
+    pub queue_limit: u32,
 }
 
 impl Default for AosParams {
@@ -105,13 +142,16 @@ impl Default for AosParams {
             dispatch_region_pages: 0,
             rs_per_chip: 2,
             multiplane: true,
+            refill: Refill::Empty,
+            queue_limit: 512,
         }
     }
 }
 
 impl Params for AosParams {
     fn validate(&self, key: &str) -> SimResult<()> {
-        check_range(key, "rs_per_chip", self.rs_per_chip as f64, 1.0, 1e6)
+        check_range(key, "rs_per_chip", self.rs_per_chip as f64, 1.0, 1e6)?;
+        check_range(key, "queue_limit", self.queue_limit as f64, 0.0, 1e9)
     }
 }
 
@@ -146,6 +186,13 @@ impl TxSchedulerType for Aos {
             scratch: Vec::new(),
             chip_order: Vec::new(),
             multiplane: c.multiplane,
+            refill: c.refill,
+            queue_limit: if c.queue_limit == 0 {
+                usize::MAX
+            } else {
+                c.queue_limit as usize
+            },
+            ctrl: vec![VecDeque::new(); g.chips() as usize],
         }
     }
 }
@@ -218,12 +265,22 @@ impl Aos {
         let mut kept = std::mem::take(&mut self.scratch);
         kept.clear();
         let mut rejected = 0;
-        while self.rs_len < self.rs_cap && rejected < limit {
+        // The pending queue's entries (§V: 512): startable user requests
+        // past them are not looked at. Ones that cannot start yet are
+        // passed over without counting (they would otherwise fill the
+        // window and hide the GC work that frees them); GC work is the
+        // controller's own and has no such limit.
+        let window = if gc { usize::MAX } else { self.queue_limit };
+        let mut seen = 0;
+        while self.rs_len < self.rs_cap && rejected < limit && seen < window {
             let Some(id) = q.pop_front() else { break };
             let t = ctx.txs.get(id);
             if !ctx.can_issue(t) {
                 kept.push(id);
-            } else if unchecked || (!self.conflicts(t, ctx) && !self.hazard(t, ctx)) {
+                continue;
+            }
+            seen += 1;
+            if unchecked || (!self.conflicts(t, ctx) && !self.hazard(t, ctx)) {
                 self.add_rs(id, t);
             } else {
                 rejected += 1;
@@ -241,7 +298,7 @@ impl Aos {
     /// Adaptive request dispatching (Algorithms 1–3), then wake the dies
     /// holding RS work in re-ordering order.
     fn dispatch(&mut self, ctx: &PickCtx) {
-        if self.rs_len >= self.rs_cap {
+        if self.rs_len >= self.rs_cap || (self.refill == Refill::Empty && self.rs_len > 0) {
             return;
         }
         let before = self.rs_len;
@@ -261,8 +318,114 @@ impl Aos {
             self.dispatch_queue(Class::Erase, false, ctx);
         }
         if self.rs_len > before {
-            self.reorder_wakes(ctx);
+            match self.refill {
+                Refill::TopUp => self.reorder_wakes(ctx),
+                Refill::Empty => self.issue_rounds(ctx),
+            }
         }
+    }
+
+    /// §III-C steps 2–4: channel-level sets round-robin, one chip-level set
+    /// per channel per visit (lowest priority first), each to its
+    /// controller's queue when that queue is empty; the dies of what was
+    /// issued are woken in issue order.
+    fn issue_rounds(&mut self, ctx: &PickCtx) {
+        let g = self.geo;
+        let cpc = g.chips_per_channel;
+        let mut visited = std::mem::take(&mut self.chip_order);
+        visited.clear();
+        loop {
+            let mut any = false;
+            for k in 0..g.channels {
+                let ch = (self.rr_channel + k) % g.channels;
+                let next = (ch * cpc..(ch + 1) * cpc)
+                    .filter(|&c| {
+                        !self.rs[c as usize].is_empty()
+                            && self.ctrl[c as usize].is_empty()
+                            && !visited.contains(&c)
+                    })
+                    .min_by_key(|&c| (self.prio[c as usize], c));
+                if let Some(c) = next {
+                    visited.push(c);
+                    self.issue_chip(c as usize, ctx);
+                    any = true;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        self.rr_channel = (self.rr_channel + 1) % g.channels;
+        self.chip_order = visited;
+    }
+
+    /// One round of chip-level set `chip` into its controller queue: every
+    /// program and erase, and the reads without conflicts among them (one
+    /// per (die, plane)); reads left behind raise the set's priority.
+    fn issue_chip(&mut self, chip: usize, ctx: &PickCtx) {
+        let set = std::mem::take(&mut self.rs[chip]);
+        let mut left = VecDeque::new();
+        for id in set {
+            let t = ctx.txs.get(id);
+            let clash = class(t) == Class::Read
+                && self.ctrl[chip].iter().any(|&e| {
+                    let o = ctx.txs.get(e);
+                    o.die == t.die && (o.plane == t.plane || !self.multiplane)
+                });
+            if clash {
+                left.push_back(id);
+            } else {
+                self.ctrl[chip].push_back(id);
+                self.rs_len -= 1;
+                self.wakes.push(t.die);
+            }
+        }
+        if left.is_empty() {
+            self.prio[chip] = 0;
+        } else {
+            self.prio[chip] += 1;
+        }
+        self.rs[chip] = left;
+    }
+
+    /// The controller queue entry `die` should run next: its oldest read,
+    /// else its oldest other request.
+    fn ctrl_entry(&self, chip: usize, die: u32, ctx: &PickCtx) -> Option<usize> {
+        let q = &self.ctrl[chip];
+        let ok = |id: TxId| {
+            let t = ctx.txs.get(id);
+            t.die == die && ctx.can_issue(t)
+        };
+        q.iter()
+            .position(|&id| ok(id) && class(ctx.txs.get(id)) == Class::Read)
+            .or_else(|| q.iter().position(|&id| ok(id)))
+    }
+
+    /// `refill = "empty"`: take `die`'s next request from its controller
+    /// queue; an emptied controller takes its chip's next round, and an
+    /// emptied RS is refilled.
+    fn pick_ctrl(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
+        let chip = self.geo.chip_of_die(die) as usize;
+        if self.rs_len == 0 {
+            self.dispatch(ctx);
+        }
+        let pos = self.ctrl_entry(chip, die, ctx)?;
+        let id = self.ctrl[chip].remove(pos)?;
+        self.took(id, ctx);
+        if self.ctrl[chip].is_empty() {
+            if self.rs_len == 0 {
+                self.dispatch(ctx);
+            } else {
+                self.issue_rounds(ctx);
+            }
+        }
+        Some(id)
+    }
+
+    fn took(&mut self, id: TxId, ctx: &PickCtx) {
+        self.pending -= 1;
+        let t = *ctx.txs.get(id);
+        self.forget_read(&t);
     }
 
     /// Channel-level sets round-robin; chip-level sets by lowest priority.
@@ -302,6 +465,22 @@ impl Aos {
                 }
                 self.rs[chip].remove(i);
                 self.rs_len -= 1;
+                if class(t) == Class::Program && t.origin == Origin::User {
+                    self.region_used += 1;
+                }
+                self.queue(class(t), t.origin == Origin::Gc).push_front(id);
+            }
+        }
+        for chip in 0..self.ctrl.len() {
+            let mut i = 0;
+            while i < self.ctrl[chip].len() {
+                let id = self.ctrl[chip][i];
+                let t = ctx.txs.get(id);
+                if ctx.can_issue(t) {
+                    i += 1;
+                    continue;
+                }
+                self.ctrl[chip].remove(i);
                 if class(t) == Class::Program && t.origin == Origin::User {
                     self.region_used += 1;
                 }
@@ -373,13 +552,19 @@ impl TxScheduler for Aos {
     }
 
     fn prepare(&mut self, ctx: &PickCtx) {
-        if self.rs_len > 0 {
+        if self.pending > 0 {
             self.cancel_unissuable(ctx);
         }
         self.dispatch(ctx);
+        if self.refill == Refill::Empty && self.rs_len > 0 {
+            self.issue_rounds(ctx);
+        }
     }
 
     fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
+        if self.refill == Refill::Empty {
+            return self.pick_ctrl(die, ctx);
+        }
         let chip = self.geo.chip_of_die(die) as usize;
         let mut pos = self.rs_entry(chip, die, ctx);
         if pos.is_none() && self.rs_len < self.rs_cap {
@@ -388,9 +573,7 @@ impl TxScheduler for Aos {
         }
         let id = self.rs[chip].remove(pos?)?;
         self.rs_len -= 1;
-        self.pending -= 1;
-        let t = *ctx.txs.get(id);
-        self.forget_read(&t);
+        self.took(id, ctx);
         // §III-C step 3: reads left behind raise the set's priority level.
         let reads_left = self.rs[chip]
             .iter()
@@ -408,6 +591,33 @@ impl TxScheduler for Aos {
 
     fn pending(&self) -> usize {
         self.pending
+    }
+
+    /// The controller combines a request of the lead's die and type on
+    /// another plane into one multi-plane command: from the controller
+    /// queue (`refill = "empty"`) or the chip-level set (`top-up`), whose
+    /// conflict rule admitted it for exactly this sharing.
+    fn pick_companion(&mut self, die: u32, lead: &Tx, taken: u64, ctx: &PickCtx) -> Option<TxId> {
+        if !self.multiplane {
+            return None;
+        }
+        let chip = self.geo.chip_of_die(die) as usize;
+        let q = match self.refill {
+            Refill::Empty => &mut self.ctrl[chip],
+            Refill::TopUp => &mut self.rs[chip],
+        };
+        let pos = q
+            .iter()
+            .position(|&id| ctx.companion_ok(lead, ctx.txs.get(id), taken))?;
+        let id = q.remove(pos)?;
+        if self.refill == Refill::TopUp {
+            self.rs_len -= 1;
+            if self.rs[chip].is_empty() {
+                self.prio[chip] = 0;
+            }
+        }
+        self.took(id, ctx);
+        Some(id)
     }
 
     fn wakes(&mut self, out: &mut Vec<u32>) {

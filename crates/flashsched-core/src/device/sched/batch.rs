@@ -18,6 +18,14 @@
 //! one on a chip they share, and one busy chip does not hold back the others.
 //! GC transactions bypass the batches (per-die FIFO, served after released
 //! user work).
+//!
+//! Released all at once, channel batches would be inert: a chip batch's
+//! requests are on distinct chips, and each channel's bus serves its own
+//! transfers in order whatever order the channels are visited in. With the
+//! channel barrier (VIOS) a channel batch is released only once the earlier
+//! channel batches of its chip batch have all been released, so requests
+//! that share a channel with an earlier group wait for it: the batching
+//! then decides what overlaps.
 
 use std::collections::VecDeque;
 
@@ -223,6 +231,12 @@ pub struct BatchCore {
     /// Speed decided at release per transaction (variation-aware allocation).
     pref: Vec<SpeedPref>,
     variation_aware: bool,
+    /// Block speed for a sub-request whose chip has no other queued request.
+    free_pref: SpeedPref,
+    /// A channel batch is released only once every earlier channel batch of
+    /// its chip batch has been (VIOS: channel batches are dispatched one
+    /// after another, each over independent channels).
+    channel_barrier: bool,
     wakes: Vec<u32>,
     /// Sub-requests (request, chip) released in the current scan.
     released: Vec<(usize, u32)>,
@@ -259,10 +273,24 @@ impl BatchCore {
             nr: vec![0; units as usize],
             pref: Vec::new(),
             variation_aware,
+            free_pref: SpeedPref::Slow,
+            channel_barrier: false,
             wakes: Vec::new(),
             released: Vec::new(),
             claimed: ChipSet::with_capacity(units),
         }
+    }
+
+    /// Non-conflicting writes get `pref` instead of the slowest block.
+    pub fn with_free_choice(mut self, pref: SpeedPref) -> Self {
+        self.free_pref = pref;
+        self
+    }
+
+    /// Release channel batches one after another (see `channel_barrier`).
+    pub fn with_channel_barrier(mut self, on: bool) -> Self {
+        self.channel_barrier = on;
+        self
     }
 
     pub fn push(&mut self, id: TxId, tx: &Tx) {
@@ -350,7 +378,18 @@ impl BatchCore {
             });
             let mut b = 0;
             while b < q.batches.len() {
+                let mut held = false;
                 for g in q.batches[b].groups.iter_mut() {
+                    if held {
+                        // Behind an unfinished channel batch: these chips
+                        // are spoken for, later batches may not overtake.
+                        for &r in &g.reqs {
+                            if let Some(req) = self.reqs[r].as_ref() {
+                                self.claimed.union_with(&req.chips);
+                            }
+                        }
+                        continue;
+                    }
                     g.reqs.retain(|&r| {
                         let Some(req) = self.reqs[r].as_mut() else {
                             return false;
@@ -378,6 +417,7 @@ impl BatchCore {
                         }
                         !req.chips.is_empty()
                     });
+                    held = self.channel_barrier && !g.reqs.is_empty();
                 }
                 if q.batches[b].groups.iter().all(|g| g.reqs.is_empty()) {
                     q.batches.remove(b);
@@ -431,7 +471,7 @@ impl BatchCore {
                     self.pref[k] = if fast {
                         SpeedPref::Fast
                     } else {
-                        SpeedPref::Slow
+                        self.free_pref
                     };
                 }
                 self.ready[t.die as usize].push_back(id);
@@ -475,6 +515,28 @@ impl BatchCore {
 
     pub fn wakes(&mut self, out: &mut Vec<u32>) {
         out.append(&mut self.wakes);
+    }
+
+    /// The oldest released (else GC) transaction of `die` that may join the
+    /// multi-plane command led by `lead`: released work is already cleared
+    /// to run on this die, so the controller may combine it.
+    pub fn pick_companion(
+        &mut self,
+        die: u32,
+        lead: &Tx,
+        taken: u64,
+        ctx: &PickCtx,
+    ) -> Option<TxId> {
+        for q in [&mut self.ready[die as usize], &mut self.gc[die as usize]] {
+            if let Some(pos) = q
+                .iter()
+                .position(|&id| ctx.companion_ok(lead, ctx.txs.get(id), taken))
+            {
+                self.pending -= 1;
+                return q.remove(pos);
+            }
+        }
+        None
     }
 
     pub fn alloc_pref(&mut self, id: TxId) -> SpeedPref {
@@ -538,6 +600,9 @@ impl<P: BatchPolicy> TxScheduler for Batched<P> {
     }
     fn wakes(&mut self, out: &mut Vec<u32>) {
         self.core.wakes(out);
+    }
+    fn pick_companion(&mut self, die: u32, lead: &Tx, taken: u64, ctx: &PickCtx) -> Option<TxId> {
+        self.core.pick_companion(die, lead, taken, ctx)
     }
     fn alloc_pref(&mut self, id: TxId, _tx: &Tx) -> SpeedPref {
         self.core.alloc_pref(id)

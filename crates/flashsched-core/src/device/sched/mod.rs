@@ -23,6 +23,8 @@ mod mqsim;
 mod pe_suspend;
 mod piq;
 mod ssdsim;
+#[cfg(test)]
+mod tests;
 mod vios;
 
 use crate::device::config::MultiPlane;
@@ -34,14 +36,14 @@ use crate::flash::Geometry;
 use crate::ftl::{Ftl, SpeedPref, Stream};
 use crate::registry::{self, Entry, Params, Registry, SchedTables};
 
-pub use aos::{Aos, AosParams};
+pub use aos::{Aos, AosParams, Refill};
 pub use batch::{BatchQueue, ChipSet, Unit};
 pub use fifo::Fifo;
 pub use mqsim::MqsimPriority;
 pub use pe_suspend::{PeSuspend, PeSuspendParams};
 pub use piq::{Piq, PiqParams};
 pub use ssdsim::{FcfsOrder, SsdsimFcfs, SsdsimParams};
-pub use vios::{Vios, ViosParams};
+pub use vios::{FreeChoice, Vios, ViosParams};
 
 /// What a scheduler may consult when choosing work for a die.
 pub struct PickCtx<'a> {

@@ -173,6 +173,16 @@ impl TxScheduler for PeSuspend {
         self.pending
     }
 
+    /// The oldest queued transaction of the die (reads, then writes, then
+    /// erases) that may join the multi-plane command led by `lead`.
+    fn pick_companion(&mut self, die: u32, lead: &Tx, taken: u64, ctx: &PickCtx) -> Option<TxId> {
+        let q = &mut self.dies[die as usize];
+        let id = [&mut q.reads, &mut q.writes, &mut q.erases]
+            .into_iter()
+            .find_map(|q| take_first(q, ctx, |t| ctx.companion_ok(lead, t, taken)));
+        self.took(id)
+    }
+
     fn caps(&self) -> TxCaps {
         TxCaps {
             per_die: true,
