@@ -18,7 +18,11 @@ from flashsched.reproduce import burstiness as B
 
 @pytest.mark.parametrize(
     ("preset", "link", "rate"),
-    [("intel-x25e", "sata", 300.0), ("intel-dc-s3700", "sata", 600.0), ("intel-750", "nvme", 4000.0)],
+    [
+        ("intel-x25e", "sata", 300.0),
+        ("intel-dc-s3700", "sata", 600.0),
+        ("intel-750", "nvme", 4000.0),
+    ],
 )
 def test_presets_carry_the_drives_controller(
     preset: str, link: str, rate: float, toml_loads: Callable[[str], dict[str, Any]]
