@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from flashsched import plotstyle as ps
 from flashsched.legacy import SSDSIM_PLAIN
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
@@ -627,8 +628,47 @@ def _postmark_bars(df: pd.DataFrame) -> Figure:
     )
 
 
+def _band_figure(ssd: str, measured: dict[str, Measured]) -> Figure | None:
+    """Amphibian vs noop per profile: the published reduction, ours at the
+    chosen settings, and the band over the burst and detector sweeps (a
+    symmetric-log axis: the GC module's losses reach thousands of %)."""
+    pub = {c.id: c.published for c in CLAIMS}
+    ids = [f"noop_{ssd}_{t.lower()}" for t in TRACES]
+    ids += [f"noop_{ssd}_avg", f"noop_{ssd}_avg_samples"]
+    ids = [i for i in ids if i in measured and not math.isnan(measured[i].value)]
+    if not ids:
+        return None
+    names = [i.split(f"noop_{ssd}_", 1)[1].replace("avg_samples", "samples avg") for i in ids]
+    fig, ax = F.plt.subplots(figsize=(7, 3.4))
+    x = np.arange(len(ids))
+    lo = [(measured[i].band or (math.nan, math.nan))[0] for i in ids]
+    hi = [(measured[i].band or (math.nan, math.nan))[1] for i in ids]
+    ax.vlines(x, lo, hi, color="grey", lw=4, alpha=0.5, label="band over the sweeps")
+    ax.plot(x, [measured[i].value for i in ids], "o", color="C0", label="ours (burst 4)")
+    ax.plot(x, [pub[i] for i in ids], "x", color="k", ms=8, label="paper")
+    ax.axhline(0, color="grey", lw=0.6)
+    ax.set_yscale("symlog", linthresh=50)
+    ax.yaxis.set_major_formatter(F.plt.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xticks(x, names, rotation=30, ha="right")
+    ax.set_ylabel("reduction of mean response time (%)")
+    title = f"{SSD_NAMES[ssd]}: Amphibian vs NOOP, band over burst and detector settings"
+    ax.set_title(title, fontsize=9)
+    ps.legend_outside(ax)
+    return Figure(
+        f"band_{ssd}",
+        title,
+        "Grey: min-max over burst 1/4/16/64 (profiles) and the D-* detector settings; "
+        "dots: calibrated burst 4 and default detector; crosses: the paper (Figs. 10-12).",
+        fig,
+    )
+
+
 def make_figures(res: Results, ctx: Context) -> list[Figure]:
     figs: list[Figure] = []
+    measured = measure(res, ctx)
+    for ssd in SSDS:
+        if (bf := _band_figure(ssd, measured)) is not None:
+            figs.append(bf)
     for exp in ("profiles", "samples"):
         df = _table(res, exp)
         if df is None:
