@@ -9,7 +9,9 @@ time reductions on three Intel SSDs (Figs. 10-12, §IV-C).
 How we reproduce them (the setup docs/amphibian.md found faithful):
 - Drives: the presets ``intel-x25e``, ``intel-dc-s3700`` and ``intel-750``
   (parallelism, page size, timings, buffer and NCQ depth of each drive on a
-  reduced capacity), 90 % filled before every run (the paper fills its SSDs,
+  reduced capacity; SATA/NVMe link, DRAM-timed write buffer, chip busy unit,
+  reads-first controller and GC that blocks its chip, docs/amphibian.md "The
+  platform"), 90 % filled before every run (the paper fills its SSDs,
   §IV-A); host queue length 16 (the paper's default).
 - Figs. 10-12 per trace: the eight traces are not available offline. Each is
   replaced by the SYNTHETIC ``profile:NAME`` workload (Table III's read ratio,
