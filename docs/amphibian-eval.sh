@@ -5,7 +5,21 @@ set -euo pipefail
 T=${FLASHSCHED_TRACES:-$(dirname "$0")/../../shared/traces}
 OUT=${OUT:-docs/amphibian-data}
 mkdir -p "$OUT"
-DEVS=intel-x25e,intel-dc-s3700,intel-750
+# These numbers were measured on the presets before they carried the
+# controller model: flashsched.legacy.INTEL_PLAIN gives those devices back,
+# written as resolved configs named after their presets (the device column
+# is turned back into the preset name at the end).
+PD=$(mktemp -d)
+python - "$PD" <<'PY'
+import subprocess, sys
+from flashsched.legacy import INTEL_PLAIN
+for name, sets in INTEL_PLAIN.items():
+    args = [a for kv in sets for a in ("--set", kv)]
+    out = subprocess.run(["flashsched", "config", name, *args], capture_output=True,
+                         text=True, check=True).stdout
+    open(f"{sys.argv[1]}/{name}.toml", "w").write(out)
+PY
+DEVS=$PD/intel-x25e.toml,$PD/intel-dc-s3700.toml,$PD/intel-750.toml
 SCHEDS=noop,deadline,cfq,pardispatcher,amphibian
 ABL=amphibian:gc_aware=false,amphibian:gc_aware=false:size_ordering=false,amphibian:gc_aware=false:type_queueing=false,amphibian:retry_ms=10,amphibian:gc_detect=oracle
 TRACES=()
@@ -36,7 +50,9 @@ for f in msr/msr.cut.per_10k.rw_20_80.105.trace msr/msr.cut.per_10k.rw_40_60.137
          ascii/tpcc-small.mqsim-ns.trace ascii/disksim-valid.ms.trace; do
   B+=(--trace "$T/$f")
 done
-flashsched compare "${B[@]}" --intensity 10 --device intel-x25e,intel-dc-s3700 --queue-depth 16 \
+flashsched compare "${B[@]}" --intensity 10 --device $PD/intel-x25e.toml,$PD/intel-dc-s3700.toml --queue-depth 16 \
   --set ftl.gc_move_window=0 \
   --host-sched noop,amphibian:gc_aware=false,amphibian,amphibian:retry_ms=10,amphibian:gc_detect=oracle \
   --csv "$OUT/blocking-gc.csv" > "$OUT/blocking-gc.txt"
+sed -i "s#$PD/\([a-z0-9-]*\)\.toml#\1#g" "$OUT"/*.csv "$OUT"/*.txt
+rm -rf "$PD"

@@ -104,8 +104,11 @@ def _trace_dir(
 def comparison(rep: Reproduction, measured: dict[str, Measured]) -> pd.DataFrame:
     """Published vs ours for every claim. A claim with no measurement, or
     measured as NaN (the reproduction's note says why), has ours empty and a
-    note starting with ``unmeasured``."""
+    note starting with ``unmeasured``. When any claim has a band (our
+    number's range over a sweep of unpublished settings), the table has
+    ``band min`` / ``band max`` columns beside ``ours``."""
     rows = []
+    banded = any(m.band is not None for m in measured.values())
     for c in rep.claims:
         m = measured.get(c.id)
         if m is None:
@@ -123,6 +126,14 @@ def comparison(rep: Reproduction, measured: dict[str, Measured]) -> pd.DataFrame
                 "paper workload": c.workload,
                 "published": c.published,
                 "ours": None if pd.isna(m.value) else m.value,
+                **(
+                    {
+                        "band min": None if m.band is None else m.band[0],
+                        "band max": None if m.band is None else m.band[1],
+                    }
+                    if banded
+                    else {}
+                ),
                 "our workload": m.workload,
                 "ratio": ratio,
                 "unit": c.unit,

@@ -55,6 +55,10 @@ class Measured:
     value: float
     workload: str
     note: str = ""
+    # (min, max) of our number over a sweep of settings the paper does not
+    # give (e.g. a synthetic workload's burstiness, a detector threshold),
+    # the chosen setting included; None when nothing was swept.
+    band: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
