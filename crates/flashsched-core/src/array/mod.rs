@@ -42,7 +42,7 @@ use network::Link;
 use raid::{Extent, Raid0, Raid5};
 use serial::SerialLog;
 use series::{ArraySeries, SeriesTable};
-pub use summary::{ArrayStats, ArraySummary, LinkSummary, SerialSummary, SsdSummary};
+pub use summary::{Accounting, ArrayStats, ArraySummary, LinkSummary, SerialSummary, SsdSummary};
 
 const NONE: u32 = u32::MAX;
 
@@ -213,6 +213,10 @@ pub struct ArraySim {
     free_stripes: Vec<u32>,
     /// Serial writes waiting for log space: (host id, next unit, end unit).
     stalled: VecDeque<(u32, u32, u32)>,
+    /// Since when writes have been waiting for log space.
+    stall_since: Option<Ns>,
+    /// Per-SSD write speed factors (empty: all 1).
+    ssd_speeds: Vec<f64>,
     /// Sub-requests outstanding per SSD (a source is TRIMmed only at 0).
     outstanding: Vec<u32>,
     /// GC count when each current front-end took the role.
@@ -409,8 +413,14 @@ impl Model for ArraySim {
             _ => -1,
         };
         let end = self.metrics.last_completion.max(now);
-        self.series
-            .finish(end, |i| ssds[i].ftl.stats.gc_invocations, front);
+        self.series.finish(
+            end,
+            |i| {
+                let st = &ssds[i].ftl.stats;
+                (st.gc_invocations, st.gc_pages_moved)
+            },
+            front,
+        );
         Ok(())
     }
 }
@@ -517,8 +527,14 @@ impl ArraySim {
             Placement::Serial(l) => l.fronts().first().map_or(-1, |&f| f as i32),
             _ => -1,
         };
-        self.series
-            .sample_until(t, |i| ssds[i].ftl.stats.gc_invocations, front);
+        self.series.sample_until(
+            t,
+            |i| {
+                let st = &ssds[i].ftl.stats;
+                (st.gc_invocations, st.gc_pages_moved)
+            },
+            front,
+        );
     }
 
     /// Fetch the mapping entries of the next request's pages on their SSDs

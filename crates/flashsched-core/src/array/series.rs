@@ -26,6 +26,8 @@ pub struct ArraySeries {
     pub xgc_units: SparseBins<u64>,
     /// Per SSD: internal GC invocations so far, at the end of each bin.
     pub gc_cumulative: Vec<StepSeries<u64>>,
+    /// Per SSD: pages internal GC has moved so far, at the end of each bin.
+    pub gc_moved_cumulative: Vec<StepSeries<u64>>,
     /// Front-end SSD at the end of each bin (-1 = none / not serial).
     pub front: StepSeries<i32>,
     /// Bins sampled so far (the state of bins below this is recorded).
@@ -55,6 +57,8 @@ pub struct SeriesTable {
     pub ssd_read: Vec<Vec<u64>>,
     /// Per SSD: GC invocations so far at the end of the bin.
     pub gc_cumulative: Vec<Vec<u64>>,
+    /// Per SSD: pages GC moved so far at the end of the bin.
+    pub gc_moved_cumulative: Vec<Vec<u64>>,
 }
 
 /// `s`'s value at each of `bins` (ascending), 0 where it has none.
@@ -83,6 +87,7 @@ impl ArraySeries {
             ssd_written: vec![SparseBins::default(); ssds],
             ssd_read: vec![SparseBins::default(); ssds],
             gc_cumulative: vec![StepSeries::default(); ssds],
+            gc_moved_cumulative: vec![StepSeries::default(); ssds],
             front: StepSeries::starting_at(-1),
             ..Default::default()
         }
@@ -123,17 +128,25 @@ impl ArraySeries {
 
     /// Record the state at the end of every bin before `t`'s bin (nothing
     /// changed since the last event, so all of them hold the current state).
-    pub(crate) fn sample_until(&mut self, t: Ns, gc: impl Fn(usize) -> u64, front: i32) {
+    /// `gc(i)` is SSD i's (GC invocations, GC pages moved) so far.
+    pub(crate) fn sample_until(&mut self, t: Ns, gc: impl Fn(usize) -> (u64, u64), front: i32) {
         self.sample_bins(self.bin(t), gc, front);
     }
 
-    fn sample_bins(&mut self, upto: u64, gc: impl Fn(usize) -> u64, front: i32) {
+    fn sample_bins(&mut self, upto: u64, gc: impl Fn(usize) -> (u64, u64), front: i32) {
         if upto <= self.sampled {
             return;
         }
         let from = self.sampled;
-        for (i, s) in self.gc_cumulative.iter_mut().enumerate() {
-            s.set_from(from, gc(i));
+        for (i, (s, m)) in self
+            .gc_cumulative
+            .iter_mut()
+            .zip(self.gc_moved_cumulative.iter_mut())
+            .enumerate()
+        {
+            let (n, moved) = gc(i);
+            s.set_from(from, n);
+            m.set_from(from, moved);
         }
         self.front.set_from(from, front);
         self.sampled = upto;
@@ -141,7 +154,7 @@ impl ArraySeries {
 
     /// Sample the state at the end of the run (ending at `t`) and of every
     /// bin that received something.
-    pub(crate) fn finish(&mut self, t: Ns, gc: impl Fn(usize) -> u64, front: i32) {
+    pub(crate) fn finish(&mut self, t: Ns, gc: impl Fn(usize) -> (u64, u64), front: i32) {
         let last = |s: &SparseBins<u64>| s.bins().last().map_or(0, |&b| b + 1);
         let n = [
             self.bin(t) + 1,
@@ -162,6 +175,7 @@ impl ArraySeries {
         let gc_bins: Vec<Vec<u64>> = self
             .gc_cumulative
             .iter()
+            .chain(&self.gc_moved_cumulative)
             .map(|s| s.change_bins().collect())
             .collect();
         let front_bins: Vec<u64> = self.front.change_bins().collect();
@@ -190,6 +204,11 @@ impl ArraySeries {
                 .iter()
                 .map(|s| bins.iter().map(|&b| s.at(b)).collect())
                 .collect(),
+            gc_moved_cumulative: self
+                .gc_moved_cumulative
+                .iter()
+                .map(|s| bins.iter().map(|&b| s.at(b)).collect())
+                .collect(),
             bins,
         }
     }
@@ -208,16 +227,17 @@ mod tests {
         let mut s = ArraySeries::new(2, bin);
         s.add_array(10, 4096);
         s.add_ssd(1, 20, 4096, true);
-        s.sample_until(year + 5, |i| i as u64, 0); // SSD 1 has run 1 GC
+        s.sample_until(year + 5, |i| (i as u64, 10 * i as u64), 0); // SSD 1: 1 GC
         s.add_array(year + 5, 8192);
         s.add_xgc(year + 6);
-        s.finish(year + 7, |i| 3 + i as u64, 1);
+        s.finish(year + 7, |i| (3 + i as u64, 7), 1);
         let t = s.table(None);
         assert_eq!(t.bins, vec![0, year / bin]);
         assert_eq!(t.array_bytes, vec![4096, 8192]);
         assert_eq!(t.xgc_units, vec![0, 1]);
         assert_eq!(t.ssd_written, vec![vec![0, 0], vec![4096, 0]]);
         assert_eq!(t.gc_cumulative, vec![vec![0, 3], vec![1, 4]]);
+        assert_eq!(t.gc_moved_cumulative, vec![vec![0, 7], vec![10, 7]]);
         assert_eq!(t.front, vec![0, 1]);
         assert_eq!(t.wire_in, vec![0.0, 0.0]);
         let held = s.array_bytes.heap_bytes() + s.xgc_units.heap_bytes();
