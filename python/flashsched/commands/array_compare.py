@@ -51,8 +51,8 @@ def _panel(ax: Any, name: str, res: ArrayResult, link_mib_s: float | None) -> No
     both in MiB/s; phase boundaries as vertical lines."""
     from flashsched import plotstyle as ps
 
-    end = res.summary["simulated_s"]
-    bw = res.bandwidth[res.bandwidth["time_s"] < end]
+    end = res.summary["simulated_s"]  # bins wholly before the last client completion
+    bw = res.bandwidth[res.bandwidth["time_s"] + res.bin_s <= end]
     for i in range(res.summary["ssds"]):
         ax.plot(bw["time_s"], bw[f"ssd{i}_write_mib_s"], lw=0.6, alpha=0.6, label=f"SSD {i} writes")
     ax.plot(bw["time_s"], bw["array_mib_s"], lw=1.3, color="k", label="array (client writes)")
@@ -72,7 +72,7 @@ def _panel(ax: Any, name: str, res: ArrayResult, link_mib_s: float | None) -> No
         ax2.set_ylabel("xGC copies (MiB/s)", color=purple)
     else:
         x, y = gc_move_rate(res)
-        keep = x < end
+        keep = x + res.bin_s <= end
         ax2.plot(x[keep], y[keep], color=purple, lw=0.7, ls="--")
         ax2.set_ylabel("internal GC moves (MiB/s)", color=purple)
     ax2.set_ylim(bottom=0)

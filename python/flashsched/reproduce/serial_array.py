@@ -551,6 +551,7 @@ def res_bin(ctx: Context) -> str:
     return f"{bin_ms(ctx):g} ms (1 paper-second)"
 
 
+INT_COLS = ("erases", "internal_gc", "stall_events", "xgc_jobs", "xgc_jobs_behind")
 ACCOUNTING_COLS = [
     "mean_mb_s",
     "p1_mb_s",
@@ -601,9 +602,17 @@ def tables(res: Results, ctx: Context) -> dict[str, pd.DataFrame]:
             k = k.reset_index()
             k.insert(0, "experiment", exp)
             keep.append(k)
-    out = {"accounting": pd.concat(rows, ignore_index=True).round(3)}
+    def tidy(parts: list[pd.DataFrame]) -> pd.DataFrame:
+        df = pd.concat(parts, ignore_index=True).round(3)
+        first = ["experiment", "layout", "link", "capacity_use", "policy"]
+        df = df[[c for c in first if c in df] + [c for c in df if c not in first]]
+        whole = [c for c in df if c.endswith(("_mb_s", "_mib_s", "_ms")) or c in INT_COLS]
+        df[whole] = df[whole].round(0).astype("Int64")
+        return df.fillna({"policy": "", "capacity_use": ""}) if "policy" in df else df
+
+    out = {"accounting": tidy(rows)}
     if keep:
-        out["keep_up"] = pd.concat(keep, ignore_index=True).round(3)
+        out["keep_up"] = tidy(keep)
     return out
 
 
@@ -613,7 +622,8 @@ def tables(res: Results, ctx: Context) -> dict[str, pd.DataFrame]:
 def _clip(o: AR.RunOutput) -> pd.DataFrame:
     """The run's bins up to its last client completion (xGC may run on; the
     array line would otherwise drop to 0 after the workload ends)."""
-    return o.bandwidth[o.bandwidth["time_s"] < o.summary["simulated_s"]]
+    bw = o.bandwidth
+    return bw[bw["time_s"] + o.bin_s <= o.summary["simulated_s"]]
 
 
 def _avg(outs: Sequence[AR.RunOutput], col: str) -> tuple[np.ndarray, np.ndarray]:
@@ -638,7 +648,7 @@ def _gc_moved_rate(outs: Sequence[AR.RunOutput]) -> tuple[np.ndarray, np.ndarray
         moved = sum(x["gc_pages_moved"] for x in o.summary["per_ssd"])
         page = o.summary["accounting"]["internal_gc_bytes"] / moved if moved else 0.0
         g = o.gc.groupby("time_s")["gc_moved_in_bin"].sum()
-        g = g[g.index < o.summary["simulated_s"]]
+        g = g[g.index + o.bin_s <= o.summary["simulated_s"]]
         per.append(g * page / MIB / o.bin_s)
     n = min(len(p) for p in per)
     return per[0].index.to_numpy()[:n], _smooth(np.mean([p.to_numpy()[:n] for p in per], axis=0))
@@ -698,7 +708,7 @@ def _fig_serial_local(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figu
         for i in range(o.summary["ssds"]):
             lines.append(
                 (
-                    f"SSD {i} writes, speed {SPEEDS[i]:g} (seed {o.run.seed})",
+                    f"SSD {i} (×{SPEEDS[i]:g})",
                     bw["time_s"],
                     bw[f"ssd{i}_write_mib_s"],
                     {"lw": 0.5, "alpha": 0.55},
@@ -708,7 +718,7 @@ def _fig_serial_local(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figu
     stalls = np.mean([o.summary["accounting"]["stall_ms"] for o in sel])
     lines.append(
         (
-            f"serial array, equal SSDs (array WAF {waf:.2f}, stalled {stalls:.0f} ms)",
+            f"serial array (WAF {waf:.2f}, stalled {stalls:.0f} ms)",
             x,
             y,
             {"color": ps.style("serial")["color"], "lw": 1.4},
@@ -719,8 +729,9 @@ def _fig_serial_local(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figu
         name="fig7_serial_local",
         title="Serial array, locally attached, aged fio workload (paper Fig. 7)",
         caption=f"Per-{res_bin(ctx)} write bandwidth, mean of {_seeds_n(sel)}, 75 % capacity use, "
-        "xGC cleaning the just-retired front-end. Thin lines: one run whose SSDs differ in "
-        "write speed (factors in the legend), each SSD's writes (user data as front-end, "
+        "xGC cleaning the just-retired front-end, equal SSDs (thick line; array WAF and time "
+        "writes waited for xGC in the legend). Thin lines: one run (seed 42) whose SSDs differ "
+        "in write speed (×factor in the legend), each SSD's writes (user data as front-end, "
         f"xGC copies as destination). Right axis: xGC copy rate (MiB/s, rolling mean over "
         f"{SMOOTH} bins).",
         hlines=[
@@ -744,9 +755,9 @@ def _fig_fio_10gbe(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
         acc = [o.summary["accounting"] for o in sel]
         lines.append(
             (
-                f"{lay} (internal GC {np.mean([a['internal_gc_invocations'] for a in acc]):.0f}, "
-                f"array WAF {np.mean([a['array_waf'] for a in acc]):.2f}, "
-                f"stalled {np.mean([a['stall_ms'] for a in acc]):.0f} ms)",
+                f"{lay} (GC {np.mean([a['internal_gc_invocations'] for a in acc]):.0f}, "
+                f"WAF {np.mean([a['array_waf'] for a in acc]):.2f}, "
+                f"stall {np.mean([a['stall_ms'] for a in acc]):.0f} ms)",
                 x,
                 y,
                 style,
@@ -759,7 +770,8 @@ def _fig_fio_10gbe(outs: dict[str, list[AR.RunOutput]], ctx: Context) -> Figure:
         title="RAID-0 vs serial behind 10 GbE (practical peak), aged fio at 75 % use",
         caption=f"Per-{res_bin(ctx)} client write bandwidth, mean over seeds, same usable "
         f"capacity ({VOLUME:g} of the SSDs' logical space) for both layouts. The link carries "
-        "at most 900 MB/s of data (the paper's practical peak).",
+        "at most 900 MB/s of data (the paper's practical peak). Legend: internal GC "
+        "invocations, array WAF (flash bytes / user bytes), time writes waited for xGC.",
         hlines=[("10 GbE practical (858 MiB/s)", PRACTICAL_MIB_S)],
         vlines=vlines,
     )
