@@ -248,8 +248,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"workload: {results['raid0'].summary['workload']}")
     rate = f" = {link_mib_s:.0f} MiB/s of data" if link_mib_s else ""
+    use = f"capacity use {args.capacity_use:g}" if phases else "FTP files over 6.25 %"
     print(
-        f"link {args.link}{rate}; capacity use {args.capacity_use:g}, usable volume "
+        f"link {args.link}{rate}; {use}, usable volume "
         f"{args.volume:g} of the SSDs' logical space; per-{args.bin_ms:g} ms bins, last phase "
         "(MiB/s); GC = internal GC invocations, moved = pages internal GC moved, "
         "WAF = flash bytes written / user bytes, stalls = periods/time writes waited for xGC"
