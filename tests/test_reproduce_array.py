@@ -118,8 +118,11 @@ def test_network_is_the_bottleneck(quick):
     net = pd.read_csv(out / "network" / "runs.csv")
     m = net.groupby(["link", "layout"])["mean_mib_s"].mean().unstack()
     mb = 1e6 / 2**20  # the runs table is in MiB/s
-    assert m.loc["10 GbE", "RAID-0"] <= 900 * mb * 1.001 and m.loc["local", "RAID-0"] > 3000 * mb
-    assert m.loc["10 GbE", "serial"] / m.loc["10 GbE", "RAID-0"] > 0.65
+    assert (
+        m.loc["10 GbE practical", "RAID-0"] <= 900 * mb * 1.001
+        and m.loc["local", "RAID-0"] > 3000 * mb
+    )
+    assert m.loc["10 GbE practical", "serial"] / m.loc["10 GbE practical", "RAID-0"] > 0.65
     assert m["serial"].max() / m["serial"].min() < 1.02
 
 
