@@ -177,7 +177,10 @@ fn check_serial(opts: &str) {
     assert!((a.array_waf - a.flash_bytes_written as f64 / a.user_bytes as f64).abs() < 1e-12);
     assert!(a.array_waf > 1.0);
     assert_eq!(a.usable_bytes, s.volume_bytes);
-    assert_eq!(ser.keep_up.jobs, ser.trims, "every TRIMmed victim was checked");
+    assert_eq!(
+        ser.keep_up.jobs, ser.trims,
+        "every TRIMmed victim was checked"
+    );
     if opts.contains("cache=front") {
         assert!(ser.cache_hit_units > 0, "{ser:?}");
     } else {

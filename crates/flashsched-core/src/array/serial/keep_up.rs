@@ -51,7 +51,11 @@ impl KeepUp {
     /// `copied` units over `secs`, `written` user units over `fill_secs`
     /// (the job's time minus the time writes waited).
     pub fn record(&mut self, v: f64, copied: u64, secs: f64, written: u64, fill_secs: f64) {
-        let copy = if secs > 0.0 { copied as f64 / secs } else { 0.0 };
+        let copy = if secs > 0.0 {
+            copied as f64 / secs
+        } else {
+            0.0
+        };
         let fill = if fill_secs > 0.0 {
             written as f64 / fill_secs
         } else {

@@ -32,7 +32,9 @@ fn aged(victim: Victim) -> SerialLog {
     let mut l = log(victim);
     assert!(write(&mut l, 0..16).iter().all(|&s| s == 0));
     assert!(write(&mut l, (0..4).chain(16..28)).iter().all(|&s| s == 1));
-    assert!(write(&mut l, (16..24).chain(28..36)).iter().all(|&s| s == 2));
+    assert!(write(&mut l, (16..24).chain(28..36))
+        .iter()
+        .all(|&s| s == 2));
     assert!(write(&mut l, [28, 29]).iter().all(|&s| s == 3));
     assert_eq!(
         (0..5).map(|s| l.valid_units(s)).collect::<Vec<_>>(),
@@ -44,11 +46,7 @@ fn aged(victim: Victim) -> SerialLog {
 
 #[test]
 fn victim_policy_worked_example() {
-    for (policy, want) in [
-        (Victim::Retired, 2),
-        (Victim::Fifo, 0),
-        (Victim::Greedy, 1),
-    ] {
+    for (policy, want) in [(Victim::Retired, 2), (Victim::Fifo, 0), (Victim::Greedy, 1)] {
         let mut l = aged(policy);
         assert_eq!(l.pick_victim(), Some(want), "{policy:?}");
         // The first copy comes from that victim: its first valid slot.
