@@ -84,7 +84,8 @@ def test_serial_never_runs_internal_gc(quick):
     assert len(ser) == 8
     assert (ser["internal_gc"] == 0).all() and (ser["front_gc_violations"] == 0).all()
     assert (ser["max_valid_pages_after_trim"] == 0).all()
-    assert (ser["rotations"] > 0).all() and (ser.loc[ser["exp"] == "fio", "trims"] > 0).all()
+    aged = ser[ser["exp"] != "network"]  # the 6.25 % FTP upload fits one front-end
+    assert (aged["rotations"] > 0).all() and (aged["trims"] > 0).all()
     # RAID-0 on the same aged workload, locally attached, runs internal GC in every SSD
     r0 = df[(df["layout"] == "RAID-0") & (df["exp"] == "fio") & (df["link"] == "local")]
     assert all(min(int(x) for x in s.split()) > 0 for s in r0["gc_per_ssd"])
@@ -102,7 +103,8 @@ def test_accounting_is_in_every_table(quick):
     ser, r0 = df[df["layout"] == "serial"], df[df["layout"] == "RAID-0"]
     assert (ser["internal_gc_gib"] == 0).all() and (r0["xgc_gib"] == 0).all()
     fio = df[df["exp"] == "fio"]
-    assert fio["usable_gib"].nunique() == 1, "same usable capacity for both layouts"
+    u = fio["usable_gib"]
+    assert u.max() / u.min() < 1.001, "same usable capacity for both layouts (to rounding)"
     acc = pd.read_csv(out / "accounting.csv")
     assert {"mean_mb_s", "p1_mb_s", "p99_mb_s", "array_waf", "stall_events"} <= set(acc.columns)
     assert set(acc["layout"]) == {"RAID-0", "serial"}
