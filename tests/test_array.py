@@ -71,6 +71,18 @@ def test_stalls_warn() -> None:
     assert any("keep-up" in w for w in res.warnings)
 
 
+def test_front_mask_shows_every_front_end() -> None:
+    """Two front-ends: `front` is the first, `front_mask` has both bits."""
+    res = flashsched.run_array(
+        layout="serial,front=2", overrides=SMALL_SSD, bin_ms=50, phases=PHASES, warn=False
+    )
+    bw = res.bandwidth
+    masks = bw["front_mask"].to_numpy()
+    assert all(bin(int(m)).count("1") == 2 for m in masks), set(masks)
+    assert all((int(m) >> int(f)) & 1 for m, f in zip(masks, bw["front"]))
+    assert res.summary["serial"]["rotations"] >= 2
+
+
 def test_gc_pages_moved_series_matches_summary() -> None:
     res = flashsched.run_array(
         layout="raid0", overrides=SMALL_SSD, bin_ms=50, phases=["read=0,bs=16k,qd=32,n=40000"]

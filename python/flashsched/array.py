@@ -213,7 +213,8 @@ class ArrayResult:
     @property
     def bandwidth(self) -> pd.DataFrame:
         """Per bin (MiB/s): time_s, array_mib_s (completed client bytes),
-        wire_in_mib_s, wire_out_mib_s, xgc_units, front, and
+        wire_in_mib_s, wire_out_mib_s, xgc_units, front (the first front-end
+        SSD, -1 none), front_mask (bit i set: SSD i < 64 is a front-end), and
         ssd<i>_write_mib_s / ssd<i>_read_mib_s. Idle bins are rows of zero
         rates unless the run spans more than 10 million bins; then only the
         bins in which anything happened are listed (a bin without a row was
@@ -229,6 +230,8 @@ class ArrayResult:
         cols["wire_out_mib_s"] = counts(s["wire_out"]) / scale
         cols["xgc_units"] = counts(s["xgc_units"]).astype("int64")
         cols["front"] = carried(s["front"], -1)
+        if "front_mask" in s:
+            cols["front_mask"] = carried(s["front_mask"], 0)
         for i, (w, r) in enumerate(zip(s["ssd_written"], s["ssd_read"])):
             cols[f"ssd{i}_write_mib_s"] = counts(w) / scale
             cols[f"ssd{i}_read_mib_s"] = counts(r) / scale

@@ -365,7 +365,7 @@ fn raid_usable_volume() {
     assert_eq!(half.volume_bytes(), 4 * ((per / 2) / (64 * K) * 64 * K));
     assert!(Layout::parse("raid0,volume=0").is_err());
     assert!(Layout::parse("raid0,volume=1.5").is_err());
-    assert!(Layout::parse("serial,dests=0").is_ok()); // checked when built
+    assert!(Layout::parse("serial,dests=0").is_ok()); // 0 = the default (2 here)
     let bad = ArraySim::new(array("serial,dests=3", None, 50), small_ssd(&[]), &wl);
     assert!(bad.is_err(), "4 SSDs, 1 front-end: at most 2 destinations");
 }

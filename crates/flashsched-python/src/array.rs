@@ -116,7 +116,7 @@ impl ArraySimulation {
 
     /// Per-bin series over the bins in which anything happened (idle bins
     /// are absent; `bin` says which bin each row is): bin_s, bin,
-    /// array_bytes, wire_in, wire_out, xgc_units, front, and per-SSD lists
+    /// array_bytes, wire_in, wire_out, xgc_units, front, front_mask, and per-SSD lists
     /// ssd_written, ssd_read, gc_cumulative, gc_moved_cumulative.
     fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.inner.lock().map_err(poisoned)?;
@@ -129,6 +129,7 @@ impl ArraySimulation {
         d.set_item("wire_out", t.wire_out)?;
         d.set_item("xgc_units", t.xgc_units)?;
         d.set_item("front", t.front)?;
+        d.set_item("front_mask", t.front_mask)?;
         d.set_item("ssd_written", t.ssd_written)?;
         d.set_item("ssd_read", t.ssd_read)?;
         d.set_item("gc_cumulative", t.gc_cumulative)?;

@@ -408,10 +408,7 @@ impl Model for ArraySim {
             }
         }
         let ssds = &self.ssds;
-        let front = match &self.placement {
-            Placement::Serial(l) => l.fronts().first().map_or(-1, |&f| f as i32),
-            _ => -1,
-        };
+        let front = self.front_state();
         let end = self.metrics.last_completion.max(now);
         self.series.finish(
             end,
@@ -522,11 +519,8 @@ impl ArraySim {
     }
 
     fn sample(&mut self, t: Ns) {
+        let front = self.front_state();
         let ssds = &self.ssds;
-        let front = match &self.placement {
-            Placement::Serial(l) => l.fronts().first().map_or(-1, |&f| f as i32),
-            _ => -1,
-        };
         self.series.sample_until(
             t,
             |i| {
@@ -535,6 +529,20 @@ impl ArraySim {
             },
             front,
         );
+    }
+
+    /// (first front-end or -1, bit mask of every front-end among SSDs 0..63).
+    fn front_state(&self) -> (i32, u64) {
+        match &self.placement {
+            Placement::Serial(l) => (
+                l.fronts().first().map_or(-1, |&f| f as i32),
+                l.fronts()
+                    .iter()
+                    .filter(|&&f| f < 64)
+                    .fold(0, |m, &f| m | 1 << f),
+            ),
+            _ => (-1, 0),
+        }
     }
 
     /// Fetch the mapping entries of the next request's pages on their SSDs

@@ -28,8 +28,11 @@ pub struct ArraySeries {
     pub gc_cumulative: Vec<StepSeries<u64>>,
     /// Per SSD: pages internal GC has moved so far, at the end of each bin.
     pub gc_moved_cumulative: Vec<StepSeries<u64>>,
-    /// Front-end SSD at the end of each bin (-1 = none / not serial).
+    /// Front-end SSD at the end of each bin (-1 = none / not serial; the
+    /// first one when there are several).
     pub front: StepSeries<i32>,
+    /// Every front-end at the end of each bin: bit i set = SSD i (< 64).
+    pub front_mask: StepSeries<u64>,
     /// Bins sampled so far (the state of bins below this is recorded).
     sampled: u64,
 }
@@ -49,8 +52,11 @@ pub struct SeriesTable {
     pub wire_out: Vec<f64>,
     /// External-GC copy units per bin (serial arrays).
     pub xgc_units: Vec<u64>,
-    /// Index of the front-end SSD at the end of the bin (serial arrays).
+    /// Index of the front-end SSD at the end of the bin (serial arrays; the
+    /// first one when there are several).
     pub front: Vec<i32>,
+    /// Bit mask of every front-end SSD (< 64) at the end of the bin.
+    pub front_mask: Vec<u64>,
     /// Per SSD: bytes written per bin.
     pub ssd_written: Vec<Vec<u64>>,
     /// Per SSD: bytes read per bin.
@@ -129,11 +135,17 @@ impl ArraySeries {
     /// Record the state at the end of every bin before `t`'s bin (nothing
     /// changed since the last event, so all of them hold the current state).
     /// `gc(i)` is SSD i's (GC invocations, GC pages moved) so far.
-    pub(crate) fn sample_until(&mut self, t: Ns, gc: impl Fn(usize) -> (u64, u64), front: i32) {
+    /// `front` is (first front-end or -1, mask of every front-end).
+    pub(crate) fn sample_until(
+        &mut self,
+        t: Ns,
+        gc: impl Fn(usize) -> (u64, u64),
+        front: (i32, u64),
+    ) {
         self.sample_bins(self.bin(t), gc, front);
     }
 
-    fn sample_bins(&mut self, upto: u64, gc: impl Fn(usize) -> (u64, u64), front: i32) {
+    fn sample_bins(&mut self, upto: u64, gc: impl Fn(usize) -> (u64, u64), front: (i32, u64)) {
         if upto <= self.sampled {
             return;
         }
@@ -148,13 +160,14 @@ impl ArraySeries {
             s.set_from(from, n);
             m.set_from(from, moved);
         }
-        self.front.set_from(from, front);
+        self.front.set_from(from, front.0);
+        self.front_mask.set_from(from, front.1);
         self.sampled = upto;
     }
 
     /// Sample the state at the end of the run (ending at `t`) and of every
     /// bin that received something.
-    pub(crate) fn finish(&mut self, t: Ns, gc: impl Fn(usize) -> (u64, u64), front: i32) {
+    pub(crate) fn finish(&mut self, t: Ns, gc: impl Fn(usize) -> (u64, u64), front: (i32, u64)) {
         let last = |s: &SparseBins<u64>| s.bins().last().map_or(0, |&b| b + 1);
         let n = [
             self.bin(t) + 1,
@@ -178,7 +191,10 @@ impl ArraySeries {
             .chain(&self.gc_moved_cumulative)
             .map(|s| s.change_bins().collect())
             .collect();
-        let front_bins: Vec<u64> = self.front.change_bins().collect();
+        let mut front_bins: Vec<u64> = self.front.change_bins().collect();
+        front_bins.extend(self.front_mask.change_bins());
+        front_bins.sort_unstable();
+        front_bins.dedup();
         let mut lists: Vec<&[u64]> =
             vec![self.array_bytes.bins(), self.xgc_units.bins(), &front_bins];
         lists.extend(self.ssd_written.iter().map(|s| s.bins()));
@@ -197,6 +213,7 @@ impl ArraySeries {
             wire_out: column(wo, &bins),
             xgc_units: column(&self.xgc_units, &bins),
             front: bins.iter().map(|&b| self.front.at(b)).collect(),
+            front_mask: bins.iter().map(|&b| self.front_mask.at(b)).collect(),
             ssd_written: self.ssd_written.iter().map(|s| column(s, &bins)).collect(),
             ssd_read: self.ssd_read.iter().map(|s| column(s, &bins)).collect(),
             gc_cumulative: self
@@ -227,10 +244,10 @@ mod tests {
         let mut s = ArraySeries::new(2, bin);
         s.add_array(10, 4096);
         s.add_ssd(1, 20, 4096, true);
-        s.sample_until(year + 5, |i| (i as u64, 10 * i as u64), 0); // SSD 1: 1 GC
+        s.sample_until(year + 5, |i| (i as u64, 10 * i as u64), (0, 1)); // SSD 1: 1 GC
         s.add_array(year + 5, 8192);
         s.add_xgc(year + 6);
-        s.finish(year + 7, |i| (3 + i as u64, 7), 1);
+        s.finish(year + 7, |i| (3 + i as u64, 7), (1, 0b110));
         let t = s.table(None);
         assert_eq!(t.bins, vec![0, year / bin]);
         assert_eq!(t.array_bytes, vec![4096, 8192]);
@@ -239,6 +256,7 @@ mod tests {
         assert_eq!(t.gc_cumulative, vec![vec![0, 3], vec![1, 4]]);
         assert_eq!(t.gc_moved_cumulative, vec![vec![0, 7], vec![10, 7]]);
         assert_eq!(t.front, vec![0, 1]);
+        assert_eq!(t.front_mask, vec![1, 0b110]);
         assert_eq!(t.wire_in, vec![0.0, 0.0]);
         let held = s.array_bytes.heap_bytes() + s.xgc_units.heap_bytes();
         assert!(held < 1000, "{held} bytes");

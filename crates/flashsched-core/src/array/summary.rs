@@ -125,8 +125,14 @@ pub struct SerialSummary {
     pub unit_bytes: u64,
     /// Segment (the xGC victim unit), bytes.
     pub segment_bytes: u64,
-    /// xGC victim policy: `fifo` or `greedy`.
+    /// xGC victim policy: `retired`, `fifo` or `greedy`.
     pub victim: String,
+    /// xGC destinations copied into at once.
+    pub dests: u32,
+    /// xGC unit copies in flight at most.
+    pub window: u32,
+    /// Whether a host cache serves reads of front-end data.
+    pub front_cache: bool,
     /// Memory of the array-level mapping: forward and inverse maps plus
     /// per-segment valid counts, 4 bytes per entry.
     pub mapping_bytes: u64,
@@ -338,6 +344,9 @@ impl ArraySim {
                         Victim::Fifo => "fifo".into(),
                         Victim::Greedy => "greedy".into(),
                     },
+                    dests: l.dests,
+                    window: l.window,
+                    front_cache: l.front_cache,
                     mapping_bytes: l.mapping_bytes(),
                     mapping_fraction: l.mapping_bytes() as f64 / total.max(1) as f64,
                     stats: l.stats.clone(),

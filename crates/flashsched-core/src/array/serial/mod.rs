@@ -75,7 +75,8 @@ pub struct SerialConfig {
     pub victim: Victim,
     /// xGC unit copies in flight.
     pub window: u32,
-    /// SSDs xGC copies into at once (round robin over them).
+    /// SSDs xGC copies into at once (round robin over them; 0 = 2, or
+    /// ssds − front − 1 if fewer).
     pub dests: u32,
     /// Serve reads of units held by a front-end from a host read cache
     /// (the paper's §2.2: recent writes are absorbed by the client/host
@@ -97,7 +98,7 @@ impl Default for SerialConfig {
             segment: 4 << 20,
             victim: Victim::Retired,
             window: 128,
-            dests: 2,
+            dests: 0,
             front_cache: false,
             volume_fraction: 0.0,
             verify: false,
@@ -174,9 +175,9 @@ pub struct SerialLog {
     front_target: u32,
     victim: Victim,
     /// xGC copies in flight at most.
-    window: u32,
+    pub(crate) window: u32,
     /// Destinations copied into at once.
-    dests: u32,
+    pub(crate) dests: u32,
     /// Reads of front-end units are served by the host cache.
     pub(crate) front_cache: bool,
     /// Current xGC destinations (round robin) and the next to use.
@@ -244,16 +245,19 @@ impl SerialLog {
         if cfg.window == 0 {
             return Err(SimError::config("array.window", "must be ≥ 1"));
         }
-        if cfg.dests == 0 || cfg.dests > n - cfg.front_ends - 1 {
-            return Err(SimError::config(
-                "array.dests",
-                format!(
-                    "{} xGC destinations need 1 ≤ dests ≤ ssds − front − 1 = {}",
-                    cfg.dests,
-                    n.saturating_sub(cfg.front_ends + 1)
-                ),
-            ));
-        }
+        // 0 = the default: 2, or fewer when the SSDs besides the front-ends
+        // and the victim are fewer.
+        let spare = n - cfg.front_ends - 1;
+        let dests = match cfg.dests {
+            0 => 2.min(spare).max(1),
+            d if d > spare => {
+                return Err(SimError::config(
+                    "array.dests",
+                    format!("{d} xGC destinations need 1 ≤ dests ≤ ssds − front − 1 = {spare}"),
+                ))
+            }
+            d => d,
+        };
         let seg_units = (cfg.segment / unit) as u32;
         let cap = ((ssd_bytes / unit) as u32 / seg_units) * seg_units;
         if cap == 0 || n as u64 * cap as u64 >= NONE as u64 {
@@ -291,7 +295,7 @@ impl SerialLog {
             front_target: cfg.front_ends,
             victim: cfg.victim,
             window: cfg.window,
-            dests: cfg.dests,
+            dests,
             front_cache: cfg.front_cache,
             gc_dests: Vec::new(),
             gc_rr: 0,
