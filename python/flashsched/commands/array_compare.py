@@ -126,11 +126,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--capacity-use",
-        "--footprint",
         dest="capacity_use",
         type=A.fraction,
         default=0.75,
         help="written span / the SSDs' logical space (the paper's 1200 of 1600 GB)",
+    )
+    p.add_argument(
+        "--footprint",
+        dest="capacity_use",
+        action=A.Deprecated,
+        new="--capacity-use",
+        type=A.fraction,
     )
     p.add_argument(
         "--volume",
