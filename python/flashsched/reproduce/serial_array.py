@@ -527,7 +527,8 @@ def measure(res: Results, ctx: Context) -> dict[str, Measured]:
             f"mean {_mb(sel, 'mean_mib_s'):.0f}, p1 {_mb(sel, 'p1_mib_s'):.0f} MB/s; array WAF "
             f"{_mean(sel, 'array_waf'):.2f}; stalls {_mean(sel, 'stall_events'):.1f} "
             f"({_mean(sel, 'stall_ms'):.0f} ms); internal GC {_mean(sel, 'internal_gc'):.0f}; "
-            f"{_seeds(sel)}",
+            f"{_seeds(sel)}"
+            + (f"; {_where_it_stops(res.table('capacity'))}" if lay == "serial" else ""),
         )
     ser = pd.concat([res.table(e)[res.table(e)["layout"] == "serial"] for e in res.tables])
     out["serial_internal_gc"] = Measured(
@@ -546,6 +547,25 @@ def measure(res: Results, ctx: Context) -> dict[str, Measured]:
         f"{_mean(fio[fio['layout'] == 'serial'], 'mapping_pct'):.3f} %",
     )
     return out
+
+
+def _where_it_stops(cap: pd.DataFrame) -> str:
+    """The capacity experiment in words: up to which capacity use the serial
+    array holds the link (p1 ≥ 0.9 × mean) and why it stops (xGC numbers)."""
+    ser = cap[cap["layout"] == "serial"].sort_values("capacity_use")
+    held = ser[ser["p1_mib_s"] >= 0.9 * ser["mean_mib_s"]]
+    lost = ser[ser["p1_mib_s"] < 0.9 * ser["mean_mib_s"]]
+    if not len(lost):
+        return f"holds the link at every capacity use tried (up to {ser['capacity_use'].max():g})"
+    r = lost.iloc[0]
+    upto = f"up to {held['capacity_use'].max():g}" if len(held) else "at none"
+    return (
+        f"capacity experiment: holds the link {upto}, not at {r['capacity_use']:g}: xGC victims "
+        f"up to {100 * r['xgc_max_valid']:.0f} % valid need copy/fill ≥ "
+        f"{r['xgc_needed_ratio']:.1f}, xGC copies {r['xgc_copy_mib_s']:.0f} MiB/s vs the "
+        f"front-end's {r['front_fill_mib_s']:.0f}; writes waited {r['stall_events']:.0f} times "
+        f"({r['stall_ms'] / 1000:.1f} s)"
+    )
 
 
 def res_bin(ctx: Context) -> str:
