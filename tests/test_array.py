@@ -32,6 +32,7 @@ def test_run_array_serial_no_front_gc() -> None:
         bin_ms=50,
         phases=PHASES,
         seed=1,
+        warn=False,
     )
     s = res.summary
     assert s["requests"] == 4800
@@ -46,7 +47,51 @@ def test_run_array_serial_no_front_gc() -> None:
     assert total == pytest.approx(s["bytes_written"], rel=1e-9)
     gc = res.gc
     assert set(gc["ssd"]) == {0, 1, 2, 3}
+    assert (gc["gc_moved_cumulative"] == 0).all(), "no internal GC, no pages moved"
     assert len(res.per_ssd) == 4
+    acc = s["accounting"]
+    assert acc["user_bytes"] == s["bytes_written"] and acc["internal_gc_bytes"] == 0
+    assert acc["array_waf"] == pytest.approx(acc["flash_bytes_written"] / acc["user_bytes"])
+
+
+def test_stalls_warn() -> None:
+    """A serial volume with too little spare room: writes wait for xGC, and
+    run_array says so (ArrayWarning) as well as counting it."""
+    from flashsched.array import ArrayWarning
+
+    with pytest.warns(ArrayWarning) as got:
+        res = flashsched.run_array(
+            layout="serial,volume=0.7",
+            overrides=SMALL_SSD,
+            phases=["read=0,bs=64k,qd=32,n=16000,align=64k"],
+        )
+    assert any("waited for xGC" in str(w.message) for w in got)
+    acc = res.summary["accounting"]
+    assert acc["stall_events"] > 0 and acc["stall_ms"] > 0
+    assert any("keep-up" in w for w in res.warnings)
+
+
+def test_front_mask_shows_every_front_end() -> None:
+    """Two front-ends: `front` is the first, `front_mask` has both bits
+    (one while the space rules leave only one SSD able to take the role)."""
+    res = flashsched.run_array(
+        layout="serial,front=2", overrides=SMALL_SSD, bin_ms=50, phases=PHASES, warn=False
+    )
+    bw = res.bandwidth
+    masks = bw["front_mask"].to_numpy()
+    bits = [bin(int(m)).count("1") for m in masks]
+    assert set(bits) <= {1, 2} and bits.count(2) > len(bits) / 2, set(masks)
+    assert all((int(m) >> int(f)) & 1 for m, f in zip(masks, bw["front"]))
+    assert res.summary["serial"]["rotations"] >= 2
+
+
+def test_gc_pages_moved_series_matches_summary() -> None:
+    res = flashsched.run_array(
+        layout="raid0", overrides=SMALL_SSD, bin_ms=50, phases=["read=0,bs=16k,qd=32,n=40000"]
+    )
+    moved = res.gc.groupby("ssd")["gc_moved_cumulative"].max()
+    assert moved.sum() == sum(x["gc_pages_moved"] for x in res.summary["per_ssd"]) > 0
+    assert res.gc["gc_moved_in_bin"].sum() == moved.sum()
 
 
 def test_run_array_raid0_link_cap() -> None:
@@ -71,13 +116,17 @@ def test_bad_layout_raises_config_error() -> None:
         flashsched.run_array(overrides=SMALL_SSD, phases=PHASES, bin_ms=0.001)
     with pytest.raises(flashsched.ConfigError, match="array.link"):
         flashsched.run_array(overrides=SMALL_SSD, phases=PHASES, link="fast")
+    with pytest.raises(flashsched.ConfigError, match="array.link.efficiency"):
+        flashsched.run_array(overrides=SMALL_SSD, phases=PHASES, link="10gbe,efficiency=2")
+    with pytest.raises(flashsched.ConfigError, match="array.ssd_speeds"):
+        flashsched.run_array(overrides=SMALL_SSD, phases=PHASES, ssd_speeds=[1.0, 1.0])
+    with pytest.raises(flashsched.ConfigError, match="array.dests"):
+        flashsched.run_array(layout="serial,dests=3", overrides=SMALL_SSD, phases=PHASES)
 
 
 def test_array_compare_cli(tmp_path: Path) -> None:
-    small = [
-        "--set=geometry.blocks_per_plane=32",
-        "--set=geometry.chips_per_channel=2",
-    ]
+    # half the dies, a short run
+    small = ["--set=geometry.chips_per_channel=2", "--aging-min=3", "--measure-min=6"]
     proc = subprocess.run(
         [sys.executable, "-m", "flashsched", "array-compare", "--out", str(tmp_path), *small],
         capture_output=True,
@@ -88,7 +137,7 @@ def test_array_compare_cli(tmp_path: Path) -> None:
     lines = {ln.split()[0]: ln.split() for ln in proc.stdout.splitlines() if ln.strip()}
     for name in ("raid0", "serial"):
         mean, p1, p99 = (float(x) for x in lines[name][1:4])
-        assert 0 <= p1 <= mean <= p99 <= 1250e6 / 2**20 * 1.001  # 10 GbE in MiB/s
+        assert 0 <= p1 <= mean <= p99 <= 900e6 / 2**20 * 1.001  # practical 10 GbE, MiB/s
     assert (tmp_path / "array_compare.png").stat().st_size > 0
     assert (tmp_path / "array_compare.svg").stat().st_size > 0
     assert (tmp_path / "serial" / "bandwidth.csv").exists()

@@ -41,7 +41,7 @@ def test_help_shows_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     for argv, shown in (
         (["run", "--help"], ["(default: 42)", "(default: auto)", "(default: 1.0)"]),
         (["compare", "--help"], ["(default: noop)", "(default: results/compare)"]),
-        (["array-compare", "--help"], ["(default: 10gbe)", "(default: 100.0)"]),
+        (["array-compare", "--help"], ["(default: 10gbe,practical)", "(default: 100.0)"]),
         (["bench", "--help"], ["(default: 1000000)"]),
     ):
         with pytest.raises(SystemExit) as e:

@@ -139,17 +139,15 @@ fn raid5_rmw_traffic() {
 /// SSD runs internal GC while it is the front-end.
 #[test]
 fn serial_version_oracle_trim_and_no_front_gc() {
-    for victim in ["greedy", "fifo"] {
-        check_serial(victim);
+    for victim in ["retired", "greedy", "fifo"] {
+        check_serial(&format!("victim={victim}"));
     }
+    // One destination, and reads of front-end data from the host cache.
+    check_serial("victim=retired,dests=1,cache=front");
 }
 
-fn check_serial(victim: &str) {
-    let cfg = array(
-        &format!("serial,verify=true,segment=512k,victim={victim}"),
-        None,
-        50,
-    );
+fn check_serial(opts: &str) {
+    let cfg = array(&format!("serial,verify=true,segment=512k,{opts}"), None, 50);
     let wl = ArrayWorkload::Phases(vec![
         "read=0,bs=256k,qd=32,n=1500,align=256k".into(),
         "read=0.3,bs=16k-64k,qd=32,n=12000,align=16k,span=96m".into(),
@@ -168,6 +166,26 @@ fn check_serial(victim: &str) {
     assert!(s.stats.trim_erases > 0);
     assert_eq!(s.stats.front_gc_violations, 0);
     assert_eq!(s.gc_invocations, 0, "serial SSDs never GC internally");
+    // Array accounting: no internal GC bytes; flash = everything the array
+    // wrote (user data + xGC copies, whole pages) as no GC ran; WAF > 1
+    // because xGC copied.
+    let a = &s.accounting;
+    assert_eq!(a.internal_gc_bytes, 0);
+    assert_eq!(a.xgc_bytes, ser.xgc_units_copied * 16 * K);
+    assert_eq!(a.flash_bytes_written, a.array_bytes_written);
+    assert!(a.array_bytes_written >= a.user_bytes + a.xgc_bytes);
+    assert!((a.array_waf - a.flash_bytes_written as f64 / a.user_bytes as f64).abs() < 1e-12);
+    assert!(a.array_waf > 1.0);
+    assert_eq!(a.usable_bytes, s.volume_bytes);
+    assert_eq!(
+        ser.keep_up.jobs, ser.trims,
+        "every TRIMmed victim was checked"
+    );
+    if opts.contains("cache=front") {
+        assert!(ser.cache_hit_units > 0, "{ser:?}");
+    } else {
+        assert_eq!(ser.cache_hit_units, 0);
+    }
     let log = sim.serial().unwrap();
     log.check_invariants().unwrap();
     // The array's mapping agrees with every SSD's own FTL: each valid slot is
@@ -302,4 +320,71 @@ fn raid0_runs_amphibian_probe_reads() {
     sim.run().unwrap();
     let s = sim.summary();
     assert_eq!(s.requests, 40_000);
+}
+
+/// A serial volume too large for its spare room stalls writes: the stall is
+/// counted (periods, time) and reported as a warning; a roomy one does not.
+#[test]
+fn serial_stalls_are_counted_and_warned() {
+    let wl = |span: &str| {
+        ArrayWorkload::Phases(vec![format!(
+            "read=0,bs=64k,qd=32,n=16000,align=64k,span={span}"
+        )])
+    };
+    let run = |layout: &str, span: &str| {
+        let mut sim = ArraySim::new(array(layout, None, 50), small_ssd(&[]), &wl(span)).unwrap();
+        sim.run().unwrap();
+        sim.summary()
+    };
+    let tight = run("serial,volume=0.7,victim=retired", "100%");
+    assert!(tight.stats.stall_events > 0, "{:?}", tight.stats);
+    assert!(tight.accounting.stall_ms > 0.0);
+    assert_eq!(tight.accounting.stall_events, tight.stats.stall_events);
+    assert!(
+        tight.warnings.iter().any(|w| w.contains("waited for xGC")),
+        "{:?}",
+        tight.warnings
+    );
+    let k = &tight.serial.as_ref().unwrap().stats.keep_up;
+    assert!(k.jobs_behind > 0 && k.max_valid_fraction > 0.5, "{k:?}");
+    let roomy = run("serial,volume=0.3", "30%");
+    assert_eq!(roomy.stats.stall_events, 0);
+    assert_eq!(roomy.accounting.stall_ms, 0.0);
+    assert!(roomy.warnings.iter().all(|w| !w.contains("waited")));
+}
+
+/// RAID-0's usable volume: `volume=0.5` halves it (whole chunks per SSD);
+/// the layout string rejects volumes outside (0, 1].
+#[test]
+fn raid_usable_volume() {
+    let wl = ArrayWorkload::Phases(vec!["read=0,bs=64k,qd=8,n=100".into()]);
+    let full = ArraySim::new(array("raid0", None, 50), small_ssd(&[]), &wl).unwrap();
+    let half = ArraySim::new(array("raid0,volume=0.5", None, 50), small_ssd(&[]), &wl).unwrap();
+    let per = full.ssds[0].logical_bytes();
+    assert_eq!(full.volume_bytes(), 4 * (per / (64 * K) * 64 * K));
+    assert_eq!(half.volume_bytes(), 4 * ((per / 2) / (64 * K) * 64 * K));
+    assert!(Layout::parse("raid0,volume=0").is_err());
+    assert!(Layout::parse("raid0,volume=1.5").is_err());
+    assert!(Layout::parse("serial,dests=0").is_ok()); // 0 = the default (2 here)
+    let bad = ArraySim::new(array("serial,dests=3", None, 50), small_ssd(&[]), &wl);
+    assert!(bad.is_err(), "4 SSDs, 1 front-end: at most 2 destinations");
+}
+
+/// Per-SSD speed factors: SSD 1 at half speed writes half as fast as SSD 0
+/// on the same RAID-0 stripe load; wrong lengths are errors.
+#[test]
+fn per_ssd_speeds() {
+    let wl = ArrayWorkload::Phases(vec!["read=0,bs=256k,qd=64,n=4000,align=256k".into()]);
+    let mut sim = ArraySim::new(array("raid0", None, 50), small_ssd(&[]), &wl).unwrap();
+    assert!(sim.set_ssd_speeds(&[1.0, 1.0]).is_err());
+    assert!(sim.set_ssd_speeds(&[1.0, 0.0, 1.0, 1.0]).is_err());
+    sim.set_ssd_speeds(&[1.0, 0.5, 1.0, 1.0]).unwrap();
+    sim.run().unwrap();
+    let s = sim.summary();
+    assert_eq!(s.per_ssd[1].speed, 0.5);
+    // Striping waits for the slow SSD: the array runs at its pace, so the
+    // run takes longer than the same run with equal SSDs.
+    let mut eq = ArraySim::new(array("raid0", None, 50), small_ssd(&[]), &wl).unwrap();
+    eq.run().unwrap();
+    assert!(s.simulated_s > 1.3 * eq.summary().simulated_s);
 }

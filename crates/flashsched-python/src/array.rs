@@ -22,7 +22,7 @@ impl ArraySimulation {
     /// Build an array of `ssds` copies of `device`. Give `phases` (synthetic
     /// specs run in sequence) or `writers` = (clients, file bytes, bs, qd).
     #[new]
-    #[pyo3(signature = (layout="raid0", ssds=4, device="default", overrides=Vec::new(), link=None, queue_depth=256, bin_ms=1000.0, phases=None, writers=None, seed=42, keep_records=false, check=false, max_memory=None))]
+    #[pyo3(signature = (layout="raid0", ssds=4, device="default", overrides=Vec::new(), link=None, queue_depth=256, bin_ms=1000.0, phases=None, writers=None, seed=42, keep_records=false, check=false, max_memory=None, ssd_speeds=Vec::new()))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -39,6 +39,7 @@ impl ArraySimulation {
         keep_records: bool,
         check: bool,
         max_memory: Option<String>,
+        ssd_speeds: Vec<f64>,
     ) -> PyResult<Self> {
         let limit = memory_limit(max_memory.as_deref())?;
         if !(bin_ms.is_finite() && bin_ms > 0.0) {
@@ -77,6 +78,7 @@ impl ArraySimulation {
         let mut sim = py.detach(|| {
             guarded(|| ArraySim::new_with(cfg, dev, &workload, check, limit).map_err(to_py))
         })?;
+        sim.set_ssd_speeds(&ssd_speeds).map_err(to_py)?;
         if check {
             sim.enable_check();
         }
@@ -114,8 +116,8 @@ impl ArraySimulation {
 
     /// Per-bin series over the bins in which anything happened (idle bins
     /// are absent; `bin` says which bin each row is): bin_s, bin,
-    /// array_bytes, wire_in, wire_out, xgc_units, front, and per-SSD lists
-    /// ssd_written, ssd_read, gc_cumulative.
+    /// array_bytes, wire_in, wire_out, xgc_units, front, front_mask, and per-SSD lists
+    /// ssd_written, ssd_read, gc_cumulative, gc_moved_cumulative.
     fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.inner.lock().map_err(poisoned)?;
         let t = s.series_table();
@@ -127,9 +129,11 @@ impl ArraySimulation {
         d.set_item("wire_out", t.wire_out)?;
         d.set_item("xgc_units", t.xgc_units)?;
         d.set_item("front", t.front)?;
+        d.set_item("front_mask", t.front_mask)?;
         d.set_item("ssd_written", t.ssd_written)?;
         d.set_item("ssd_read", t.ssd_read)?;
         d.set_item("gc_cumulative", t.gc_cumulative)?;
+        d.set_item("gc_moved_cumulative", t.gc_moved_cumulative)?;
         Ok(d)
     }
 

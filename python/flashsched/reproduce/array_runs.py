@@ -46,11 +46,14 @@ class ArrayRun:
     queue_depth: int = 256
     bin_ms: float = 1000.0
     seed: int = 42
+    ssd_speeds: tuple[float, ...] | None = None
     labels: tuple[tuple[str, Any], ...] = ()
 
     def identity(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("labels")
+        if d["ssd_speeds"] is None:
+            d.pop("ssd_speeds")  # keys of runs without it stay as they were
         d["code_version"] = flashsched._core.__version__
         return d
 
@@ -91,6 +94,8 @@ def _simulate(run: ArrayRun, out: Path) -> None:
         writers=run.writers,
         seed=run.seed,
         progress=False,
+        ssd_speeds=None if run.ssd_speeds is None else list(run.ssd_speeds),
+        warn=False,  # the summary keeps them; the runs tables show them
     )
     d = out / CACHE_DIR / run.key
     atomic_write_text(d / "bandwidth.csv", res.bandwidth.to_csv(index=False))

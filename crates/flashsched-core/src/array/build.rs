@@ -83,8 +83,9 @@ impl ArraySim {
         let page = dev.geometry.page_size as u64;
         let n = cfg.ssds;
         let (placement, volume) = match &cfg.layout {
-            Layout::Raid0 { chunk } | Layout::Raid5 { chunk } => {
-                let per = ssd_bytes / chunk * chunk;
+            Layout::Raid0 { chunk, volume } | Layout::Raid5 { chunk, volume } => {
+                let share = if *volume > 0.0 { *volume } else { 1.0 };
+                let per = (ssd_bytes as f64 * share) as u64 / chunk * chunk;
                 if per == 0 {
                     return Err(SimError::config(
                         "array.chunk",
@@ -177,6 +178,8 @@ impl ArraySim {
             stripes: Vec::new(),
             free_stripes: Vec::new(),
             stalled: VecDeque::new(),
+            stall_since: None,
+            ssd_speeds: Vec::new(),
             outstanding: vec![0; n as usize],
             front_gc_base: vec![None; n as usize],
             bytes_w: vec![0; n as usize],
@@ -196,5 +199,40 @@ impl ArraySim {
         sim.track_roles();
         sim.clock.add_wall(t0.elapsed());
         Ok(sim)
+    }
+
+    /// Give SSD `i` write speed `speeds[i]` × the configured one (its
+    /// program time divided by it), before the run: commercial SSDs of one
+    /// model differ slightly (the steps between front-ends in the serial
+    /// paper's Fig. 7). An empty list changes nothing.
+    pub fn set_ssd_speeds(&mut self, speeds: &[f64]) -> SimResult<()> {
+        if speeds.is_empty() {
+            return Ok(());
+        }
+        if speeds.len() != self.ssds.len() {
+            return Err(SimError::config(
+                "array.ssd_speeds",
+                format!("{} speeds for {} SSDs", speeds.len(), self.ssds.len()),
+            ));
+        }
+        if self.clock.now() > 0 || self.metrics.completed() > 0 {
+            return Err(SimError::config(
+                "array.ssd_speeds",
+                "must be set before the run starts",
+            ));
+        }
+        for (i, &f) in speeds.iter().enumerate() {
+            if !(f.is_finite() && f > 0.0) {
+                return Err(SimError::config(
+                    format!("array.ssd_speeds[{i}]"),
+                    format!("{f} is not a positive speed factor"),
+                ));
+            }
+            let mut dev = self.dev_cfg.clone();
+            dev.timing.program_us /= f;
+            self.ssds[i] = Ssd::new(dev.ssd(), self.cfg.seed.wrapping_add(i as u64))?;
+        }
+        self.ssd_speeds = speeds.to_vec();
+        Ok(())
     }
 }

@@ -14,23 +14,31 @@ pub enum Layout {
     Raid0 {
         /// Chunk (stripe unit), bytes.
         chunk: u64,
+        /// Share of each SSD's logical space the volume uses (0 = all);
+        /// the rest is never written (extra over-provisioning), so RAID
+        /// and serial layouts can be compared at the same usable capacity.
+        volume: f64,
     },
     /// Striping with rotating parity (left-symmetric).
     Raid5 {
         /// Chunk (stripe unit), bytes.
         chunk: u64,
+        /// Share of each SSD's logical space the volume uses (0 = all).
+        volume: f64,
     },
     /// The serial array: a log over the SSDs with external GC.
     Serial(SerialConfig),
 }
 
 impl Layout {
-    /// `raid0[,chunk=64k]`, `raid5[,chunk=64k]`, or
-    /// `serial[,front=1,unit=16k,segment=4m,victim=fifo|greedy,window=32,volume=0.75,verify=true]`.
+    /// `raid0[,chunk=64k,volume=0.8]`, `raid5[,chunk=64k,volume=0.8]`, or
+    /// `serial[,front=1,unit=16k,segment=4m,victim=retired|fifo|greedy,window=128,dests=2,
+    /// cache=front|none,volume=0.75,verify=true]`.
     pub fn parse(text: &str) -> SimResult<Layout> {
         let mut parts = text.split(',').map(str::trim).filter(|p| !p.is_empty());
         let name = parts.next().unwrap_or("");
         let mut chunk = 64 << 10;
+        let mut raid_volume = 0.0;
         let mut s = SerialConfig::default();
         let is_serial = name == "serial";
         if !matches!(name, "raid0" | "raid5" | "serial") {
@@ -55,22 +63,44 @@ impl Layout {
                 ("unit", true) => s.unit = parse_bytes(&key, v)?,
                 ("segment", true) => s.segment = parse_bytes(&key, v)?,
                 ("window", true) => s.window = int(v)?,
+                ("dests", true) => s.dests = int(v)?,
+                ("cache", true) => {
+                    s.front_cache = match v {
+                        "front" => true,
+                        "none" => false,
+                        _ => {
+                            return Err(SimError::config(
+                                key,
+                                format!("`{v}` is not front or none"),
+                            ))
+                        }
+                    }
+                }
                 ("victim", true) => {
                     s.victim = match v {
+                        "retired" => Victim::Retired,
                         "fifo" => Victim::Fifo,
                         "greedy" => Victim::Greedy,
                         _ => {
                             return Err(SimError::config(
                                 key,
-                                format!("`{v}` is not fifo or greedy"),
+                                format!("`{v}` is not retired, fifo or greedy"),
                             ))
                         }
                     }
                 }
-                ("volume", true) => {
-                    s.volume_fraction = v
+                ("volume", _) => {
+                    let f: f64 = v
                         .parse()
-                        .map_err(|_| SimError::config(&key, format!("`{v}` is not a number")))?
+                        .map_err(|_| SimError::config(&key, format!("`{v}` is not a number")))?;
+                    if !(f > 0.0 && f <= 1.0) {
+                        return Err(SimError::config(&key, format!("{f} is outside (0, 1]")));
+                    }
+                    if is_serial {
+                        s.volume_fraction = f;
+                    } else {
+                        raid_volume = f;
+                    }
                 }
                 ("verify", true) => {
                     s.verify = v
@@ -79,9 +109,9 @@ impl Layout {
                 }
                 _ => {
                     let known = if is_serial {
-                        "front, unit, segment, victim, window, volume, verify"
+                        "front, unit, segment, victim, window, dests, cache, volume, verify"
                     } else {
-                        "chunk"
+                        "chunk, volume"
                     };
                     return Err(SimError::config(
                         key,
@@ -97,8 +127,14 @@ impl Layout {
             ));
         }
         Ok(match name {
-            "raid0" => Layout::Raid0 { chunk },
-            "raid5" => Layout::Raid5 { chunk },
+            "raid0" => Layout::Raid0 {
+                chunk,
+                volume: raid_volume,
+            },
+            "raid5" => Layout::Raid5 {
+                chunk,
+                volume: raid_volume,
+            },
             _ => Layout::Serial(s),
         })
     }

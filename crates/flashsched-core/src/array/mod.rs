@@ -42,7 +42,7 @@ use network::Link;
 use raid::{Extent, Raid0, Raid5};
 use serial::SerialLog;
 use series::{ArraySeries, SeriesTable};
-pub use summary::{ArrayStats, ArraySummary, LinkSummary, SerialSummary, SsdSummary};
+pub use summary::{Accounting, ArrayStats, ArraySummary, LinkSummary, SerialSummary, SsdSummary};
 
 const NONE: u32 = u32::MAX;
 
@@ -213,6 +213,10 @@ pub struct ArraySim {
     free_stripes: Vec<u32>,
     /// Serial writes waiting for log space: (host id, next unit, end unit).
     stalled: VecDeque<(u32, u32, u32)>,
+    /// Since when writes have been waiting for log space.
+    stall_since: Option<Ns>,
+    /// Per-SSD write speed factors (empty: all 1).
+    ssd_speeds: Vec<f64>,
     /// Sub-requests outstanding per SSD (a source is TRIMmed only at 0).
     outstanding: Vec<u32>,
     /// GC count when each current front-end took the role.
@@ -404,13 +408,16 @@ impl Model for ArraySim {
             }
         }
         let ssds = &self.ssds;
-        let front = match &self.placement {
-            Placement::Serial(l) => l.fronts().first().map_or(-1, |&f| f as i32),
-            _ => -1,
-        };
+        let front = self.front_state();
         let end = self.metrics.last_completion.max(now);
-        self.series
-            .finish(end, |i| ssds[i].ftl.stats.gc_invocations, front);
+        self.series.finish(
+            end,
+            |i| {
+                let st = &ssds[i].ftl.stats;
+                (st.gc_invocations, st.gc_pages_moved)
+            },
+            front,
+        );
         Ok(())
     }
 }
@@ -512,13 +519,30 @@ impl ArraySim {
     }
 
     fn sample(&mut self, t: Ns) {
+        let front = self.front_state();
         let ssds = &self.ssds;
-        let front = match &self.placement {
-            Placement::Serial(l) => l.fronts().first().map_or(-1, |&f| f as i32),
-            _ => -1,
-        };
-        self.series
-            .sample_until(t, |i| ssds[i].ftl.stats.gc_invocations, front);
+        self.series.sample_until(
+            t,
+            |i| {
+                let st = &ssds[i].ftl.stats;
+                (st.gc_invocations, st.gc_pages_moved)
+            },
+            front,
+        );
+    }
+
+    /// (first front-end or -1, bit mask of every front-end among SSDs 0..63).
+    fn front_state(&self) -> (i32, u64) {
+        match &self.placement {
+            Placement::Serial(l) => (
+                l.fronts().first().map_or(-1, |&f| f as i32),
+                l.fronts()
+                    .iter()
+                    .filter(|&&f| f < 64)
+                    .fold(0, |m, &f| m | 1 << f),
+            ),
+            _ => (-1, 0),
+        }
     }
 
     /// Fetch the mapping entries of the next request's pages on their SSDs

@@ -29,7 +29,9 @@ impl ArraySim {
                 let runs = coalesce((first..end).filter_map(|u| {
                     let (s, o) = log.lookup(u)?;
                     log.check_read(u, s, o);
-                    Some((s, o))
+                    // Recent writes, still on a front-end, come from the
+                    // host cache when it is on (no SSD read).
+                    (!log.cache_hit(s)).then_some((s, o))
                 }));
                 for (s, o, n) in runs {
                     self.remaining[id as usize] += 1;
@@ -53,6 +55,7 @@ impl ArraySim {
                 log.next_request();
                 if !self.stalled.is_empty() {
                     // Keep write order behind writes already waiting.
+                    self.stall_begin();
                     self.stats.stalled_writes += 1;
                     self.remaining[id as usize] += 1;
                     self.stalled.push_back((id, first, end));
@@ -95,6 +98,7 @@ impl ArraySim {
         }
         if let Some(u) = parked {
             self.stats.stalled_writes += 1;
+            self.stall_begin();
             self.stalled.push_front((id, u, end));
             self.remaining[id as usize] += 1; // the parked part
         } else if self.remaining[id as usize] == 0 {
@@ -119,14 +123,39 @@ impl ArraySim {
                 return; // parked again: still no room
             }
         }
+        self.stall_end();
+    }
+
+    /// Writes start waiting for log space (a no-op if they already are).
+    fn stall_begin(&mut self) {
+        if self.stall_since.is_none() {
+            self.stall_since = Some(self.clock.now());
+            self.stats.stall_events += 1;
+        }
+    }
+
+    /// No write waits any more: add the wait to the stall time.
+    fn stall_end(&mut self) {
+        if self.stalled.is_empty() {
+            if let Some(t) = self.stall_since.take() {
+                self.stats.stall_ns += self.clock.now() - t;
+            }
+        }
+    }
+
+    /// Stall time so far, the current wait included.
+    pub(super) fn stall_ns_now(&self) -> u64 {
+        self.stats.stall_ns + self.stall_since.map_or(0, |t| self.clock.now() - t)
     }
 
     /// Keep xGC copies flowing; TRIM a drained source.
     pub(super) fn pump_xgc(&mut self) -> SimResult<()> {
+        let (now, stall) = (self.clock.now(), self.stall_ns_now());
         loop {
             let Placement::Serial(log) = &mut self.placement else {
                 return Ok(());
             };
+            (log.now, log.stall_ns) = (now, stall);
             let unit = log.unit;
             if let Some((u, s, o)) = log.next_copy() {
                 self.submit(

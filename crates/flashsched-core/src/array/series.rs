@@ -26,8 +26,13 @@ pub struct ArraySeries {
     pub xgc_units: SparseBins<u64>,
     /// Per SSD: internal GC invocations so far, at the end of each bin.
     pub gc_cumulative: Vec<StepSeries<u64>>,
-    /// Front-end SSD at the end of each bin (-1 = none / not serial).
+    /// Per SSD: pages internal GC has moved so far, at the end of each bin.
+    pub gc_moved_cumulative: Vec<StepSeries<u64>>,
+    /// Front-end SSD at the end of each bin (-1 = none / not serial; the
+    /// first one when there are several).
     pub front: StepSeries<i32>,
+    /// Every front-end at the end of each bin: bit i set = SSD i (< 64).
+    pub front_mask: StepSeries<u64>,
     /// Bins sampled so far (the state of bins below this is recorded).
     sampled: u64,
 }
@@ -47,14 +52,19 @@ pub struct SeriesTable {
     pub wire_out: Vec<f64>,
     /// External-GC copy units per bin (serial arrays).
     pub xgc_units: Vec<u64>,
-    /// Index of the front-end SSD at the end of the bin (serial arrays).
+    /// Index of the front-end SSD at the end of the bin (serial arrays; the
+    /// first one when there are several).
     pub front: Vec<i32>,
+    /// Bit mask of every front-end SSD (< 64) at the end of the bin.
+    pub front_mask: Vec<u64>,
     /// Per SSD: bytes written per bin.
     pub ssd_written: Vec<Vec<u64>>,
     /// Per SSD: bytes read per bin.
     pub ssd_read: Vec<Vec<u64>>,
     /// Per SSD: GC invocations so far at the end of the bin.
     pub gc_cumulative: Vec<Vec<u64>>,
+    /// Per SSD: pages GC moved so far at the end of the bin.
+    pub gc_moved_cumulative: Vec<Vec<u64>>,
 }
 
 /// `s`'s value at each of `bins` (ascending), 0 where it has none.
@@ -83,6 +93,7 @@ impl ArraySeries {
             ssd_written: vec![SparseBins::default(); ssds],
             ssd_read: vec![SparseBins::default(); ssds],
             gc_cumulative: vec![StepSeries::default(); ssds],
+            gc_moved_cumulative: vec![StepSeries::default(); ssds],
             front: StepSeries::starting_at(-1),
             ..Default::default()
         }
@@ -123,25 +134,40 @@ impl ArraySeries {
 
     /// Record the state at the end of every bin before `t`'s bin (nothing
     /// changed since the last event, so all of them hold the current state).
-    pub(crate) fn sample_until(&mut self, t: Ns, gc: impl Fn(usize) -> u64, front: i32) {
+    /// `gc(i)` is SSD i's (GC invocations, GC pages moved) so far.
+    /// `front` is (first front-end or -1, mask of every front-end).
+    pub(crate) fn sample_until(
+        &mut self,
+        t: Ns,
+        gc: impl Fn(usize) -> (u64, u64),
+        front: (i32, u64),
+    ) {
         self.sample_bins(self.bin(t), gc, front);
     }
 
-    fn sample_bins(&mut self, upto: u64, gc: impl Fn(usize) -> u64, front: i32) {
+    fn sample_bins(&mut self, upto: u64, gc: impl Fn(usize) -> (u64, u64), front: (i32, u64)) {
         if upto <= self.sampled {
             return;
         }
         let from = self.sampled;
-        for (i, s) in self.gc_cumulative.iter_mut().enumerate() {
-            s.set_from(from, gc(i));
+        for (i, (s, m)) in self
+            .gc_cumulative
+            .iter_mut()
+            .zip(self.gc_moved_cumulative.iter_mut())
+            .enumerate()
+        {
+            let (n, moved) = gc(i);
+            s.set_from(from, n);
+            m.set_from(from, moved);
         }
-        self.front.set_from(from, front);
+        self.front.set_from(from, front.0);
+        self.front_mask.set_from(from, front.1);
         self.sampled = upto;
     }
 
     /// Sample the state at the end of the run (ending at `t`) and of every
     /// bin that received something.
-    pub(crate) fn finish(&mut self, t: Ns, gc: impl Fn(usize) -> u64, front: i32) {
+    pub(crate) fn finish(&mut self, t: Ns, gc: impl Fn(usize) -> (u64, u64), front: (i32, u64)) {
         let last = |s: &SparseBins<u64>| s.bins().last().map_or(0, |&b| b + 1);
         let n = [
             self.bin(t) + 1,
@@ -162,9 +188,13 @@ impl ArraySeries {
         let gc_bins: Vec<Vec<u64>> = self
             .gc_cumulative
             .iter()
+            .chain(&self.gc_moved_cumulative)
             .map(|s| s.change_bins().collect())
             .collect();
-        let front_bins: Vec<u64> = self.front.change_bins().collect();
+        let mut front_bins: Vec<u64> = self.front.change_bins().collect();
+        front_bins.extend(self.front_mask.change_bins());
+        front_bins.sort_unstable();
+        front_bins.dedup();
         let mut lists: Vec<&[u64]> =
             vec![self.array_bytes.bins(), self.xgc_units.bins(), &front_bins];
         lists.extend(self.ssd_written.iter().map(|s| s.bins()));
@@ -183,10 +213,16 @@ impl ArraySeries {
             wire_out: column(wo, &bins),
             xgc_units: column(&self.xgc_units, &bins),
             front: bins.iter().map(|&b| self.front.at(b)).collect(),
+            front_mask: bins.iter().map(|&b| self.front_mask.at(b)).collect(),
             ssd_written: self.ssd_written.iter().map(|s| column(s, &bins)).collect(),
             ssd_read: self.ssd_read.iter().map(|s| column(s, &bins)).collect(),
             gc_cumulative: self
                 .gc_cumulative
+                .iter()
+                .map(|s| bins.iter().map(|&b| s.at(b)).collect())
+                .collect(),
+            gc_moved_cumulative: self
+                .gc_moved_cumulative
                 .iter()
                 .map(|s| bins.iter().map(|&b| s.at(b)).collect())
                 .collect(),
@@ -208,17 +244,19 @@ mod tests {
         let mut s = ArraySeries::new(2, bin);
         s.add_array(10, 4096);
         s.add_ssd(1, 20, 4096, true);
-        s.sample_until(year + 5, |i| i as u64, 0); // SSD 1 has run 1 GC
+        s.sample_until(year + 5, |i| (i as u64, 10 * i as u64), (0, 1)); // SSD 1: 1 GC
         s.add_array(year + 5, 8192);
         s.add_xgc(year + 6);
-        s.finish(year + 7, |i| 3 + i as u64, 1);
+        s.finish(year + 7, |i| (3 + i as u64, 7), (1, 0b110));
         let t = s.table(None);
         assert_eq!(t.bins, vec![0, year / bin]);
         assert_eq!(t.array_bytes, vec![4096, 8192]);
         assert_eq!(t.xgc_units, vec![0, 1]);
         assert_eq!(t.ssd_written, vec![vec![0, 0], vec![4096, 0]]);
         assert_eq!(t.gc_cumulative, vec![vec![0, 3], vec![1, 4]]);
+        assert_eq!(t.gc_moved_cumulative, vec![vec![0, 7], vec![10, 7]]);
         assert_eq!(t.front, vec![0, 1]);
+        assert_eq!(t.front_mask, vec![1, 0b110]);
         assert_eq!(t.wire_in, vec![0.0, 0.0]);
         let held = s.array_bytes.heap_bytes() + s.xgc_units.heap_bytes();
         assert!(held < 1000, "{held} bytes");

@@ -26,6 +26,41 @@ pub struct ArrayStats {
     /// Times a serial-array write (or its remaining units) was parked to wait
     /// for log space; a write parked again after a retry counts again.
     pub stalled_writes: u64,
+    /// Periods in which serial-array writes waited for xGC (log space).
+    pub stall_events: u64,
+    /// Total time writes waited for xGC, ns.
+    pub stall_ns: u64,
+}
+
+/// What the array as a whole wrote for its users: the cost of GC inside
+/// the SSDs and between them (xGC, RAID-5 parity) in one place.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Accounting {
+    /// Usable capacity: the logical volume the clients address, bytes.
+    pub usable_bytes: u64,
+    /// Usable capacity / the SSDs' total logical space.
+    pub usable_fraction: f64,
+    /// Bytes the clients wrote (completed writes).
+    pub user_bytes: u64,
+    /// Bytes the array layer wrote to the SSDs (user data, xGC copies,
+    /// RAID-5 parity, whole-unit rewrites).
+    pub array_bytes_written: u64,
+    /// Bytes xGC copied between SSDs (serial array).
+    pub xgc_bytes: u64,
+    /// Bytes internal GC relocated inside the SSDs.
+    pub internal_gc_bytes: u64,
+    /// Bytes programmed to flash (host + internal GC + mapping programs).
+    pub flash_bytes_written: u64,
+    /// Flash bytes written / user bytes (1 = no amplification anywhere).
+    pub array_waf: f64,
+    /// Block erases, all SSDs.
+    pub erases: u64,
+    /// Internal GC invocations, all SSDs.
+    pub internal_gc_invocations: u64,
+    /// Periods writes waited for xGC.
+    pub stall_events: u64,
+    /// Total time writes waited for xGC, ms.
+    pub stall_ms: f64,
 }
 
 /// Per-SSD results. The SSD's traffic is what the array layer sent it:
@@ -37,6 +72,8 @@ pub struct SsdSummary {
     /// Serial-array role at the end of the run (`clean`, `front`, `back`,
     /// `source`); `member` in a RAID layout.
     pub role: String,
+    /// Write speed factor (program time divided by it; 1 = as configured).
+    pub speed: f64,
     /// Internal GC victim blocks selected by this SSD's FTL.
     pub gc_invocations: u64,
     /// Valid pages its internal GC relocated.
@@ -61,6 +98,10 @@ pub struct SsdSummary {
 pub struct LinkSummary {
     /// Line rate, Gbit/s (10^9 bit/s).
     pub gbit_s: f64,
+    /// Share of the line rate available to data (protocol efficiency).
+    pub efficiency: f64,
+    /// Data rate the link can carry at most, MB/s (10^6 B/s).
+    pub payload_mb_s: f64,
     /// Fixed time per message in each direction, µs.
     pub overhead_us: f64,
     /// Write data carried host → array, bytes (message overheads are time,
@@ -84,8 +125,14 @@ pub struct SerialSummary {
     pub unit_bytes: u64,
     /// Segment (the xGC victim unit), bytes.
     pub segment_bytes: u64,
-    /// xGC victim policy: `fifo` or `greedy`.
+    /// xGC victim policy: `retired`, `fifo` or `greedy`.
     pub victim: String,
+    /// xGC destinations copied into at once.
+    pub dests: u32,
+    /// xGC unit copies in flight at most.
+    pub window: u32,
+    /// Whether a host cache serves reads of front-end data.
+    pub front_cache: bool,
     /// Memory of the array-level mapping: forward and inverse maps plus
     /// per-segment valid counts, 4 bytes per entry.
     pub mapping_bytes: u64,
@@ -146,6 +193,12 @@ pub struct ArraySummary {
     pub gc_invocations: u64,
     /// Each SSD's results, by index.
     pub per_ssd: Vec<SsdSummary>,
+    /// Array-level accounting: usable capacity, user vs flash bytes, WAF,
+    /// erases, stalls.
+    pub accounting: Accounting,
+    /// Conditions a reader must know about (xGC falling behind, writes
+    /// stalled); empty when none.
+    pub warnings: Vec<String>,
     /// The link's share (`None` without a link).
     pub link: Option<LinkSummary>,
     /// Serial-array results (`None` for RAID layouts).
@@ -168,6 +221,75 @@ impl ArraySummary {
 }
 
 impl ArraySim {
+    fn accounting(&self, per_ssd: &[SsdSummary]) -> Accounting {
+        let page = self.dev_cfg.geometry.page_size as u64;
+        let (mut flash, mut gc) = (0, 0);
+        for s in &self.ssds {
+            let st = &s.ftl.stats;
+            flash += (st.user_programs + st.gc_programs + st.mapping_programs) * page;
+            gc += st.gc_programs * page;
+        }
+        let user = self.metrics.bytes_written;
+        let logical: u64 = self.ssds.iter().map(|s| s.logical_bytes()).sum();
+        let xgc = match &self.placement {
+            Placement::Serial(l) => l.stats.xgc_units_copied * l.unit,
+            _ => 0,
+        };
+        Accounting {
+            usable_bytes: self.view.bytes,
+            usable_fraction: self.view.bytes as f64 / logical.max(1) as f64,
+            user_bytes: user,
+            array_bytes_written: self.bytes_w.iter().sum(),
+            xgc_bytes: xgc,
+            internal_gc_bytes: gc,
+            flash_bytes_written: flash,
+            array_waf: if user > 0 {
+                flash as f64 / user as f64
+            } else {
+                1.0
+            },
+            erases: per_ssd.iter().map(|s| s.erases).sum(),
+            internal_gc_invocations: per_ssd.iter().map(|s| s.gc_invocations).sum(),
+            stall_events: self.stats.stall_events,
+            stall_ms: self.stats.stall_ns as f64 / 1e6,
+        }
+    }
+
+    /// Warnings a run must not hide: xGC that fell behind the front-end
+    /// (the keep-up condition) and writes that waited for it.
+    fn warnings(&self, acc: &Accounting) -> Vec<String> {
+        let mut w = Vec::new();
+        if let Placement::Serial(l) = &self.placement {
+            let k = &l.stats.keep_up;
+            if k.jobs_behind > 0 {
+                // The condition assumes no spare room beyond the victim's;
+                // spare clean space can absorb a job that breaks it.
+                let outcome = if acc.stall_events > 0 {
+                    "xGC fell behind and writes waited"
+                } else {
+                    "spare space absorbed it, no write waited"
+                };
+                w.push(format!(
+                    "xGC keep-up condition v/(1−v) ≤ copy rate / fill rate broken in {} of {} \
+                     jobs (victims up to {:.0} % valid need a ratio up to {:.2}; measured as low \
+                     as {:.2}): {outcome}",
+                    k.jobs_behind,
+                    k.jobs,
+                    100.0 * k.max_valid_fraction,
+                    k.max_needed_ratio,
+                    k.min_copy_fill_ratio
+                ));
+            }
+        }
+        if acc.stall_events > 0 {
+            w.push(format!(
+                "writes waited for xGC {} times, {:.1} ms in total ({} parked writes)",
+                acc.stall_events, acc.stall_ms, self.stats.stalled_writes
+            ));
+        }
+        w
+    }
+
     /// Build the summary (after `run`).
     pub fn summary(&self) -> ArraySummary {
         let m = &self.metrics;
@@ -184,6 +306,7 @@ impl ArraySim {
                         Placement::Serial(l) => l.role[i].as_str().into(),
                         _ => "member".into(),
                     },
+                    speed: self.ssd_speeds.get(i).copied().unwrap_or(1.0),
                     gc_invocations: st.gc_invocations,
                     gc_pages_moved: st.gc_pages_moved,
                     erases: st.erases,
@@ -200,6 +323,8 @@ impl ArraySim {
             let span = self.clock.now().max(1) as f64;
             LinkSummary {
                 gbit_s: l.cfg.gbit_s,
+                efficiency: l.cfg.efficiency,
+                payload_mb_s: l.cfg.payload_bytes_per_s() / 1e6,
                 overhead_us: l.cfg.overhead_us,
                 bytes_in: bi,
                 bytes_out: bo,
@@ -215,9 +340,13 @@ impl ArraySim {
                     unit_bytes: l.unit,
                     segment_bytes: l.seg_units as u64 * l.unit,
                     victim: match sc.victim {
+                        Victim::Retired => "retired".into(),
                         Victim::Fifo => "fifo".into(),
                         Victim::Greedy => "greedy".into(),
                     },
+                    dests: l.dests,
+                    window: l.window,
+                    front_cache: l.front_cache,
                     mapping_bytes: l.mapping_bytes(),
                     mapping_fraction: l.mapping_bytes() as f64 / total.max(1) as f64,
                     stats: l.stats.clone(),
@@ -225,7 +354,11 @@ impl ArraySim {
             }
             _ => None,
         };
+        let accounting = self.accounting(&per_ssd);
+        let warnings = self.warnings(&accounting);
         ArraySummary {
+            accounting,
+            warnings,
             layout: self.cfg.layout.name().into(),
             ssds: self.cfg.ssds,
             device: if self.dev_cfg.preset.is_empty() {

@@ -14,12 +14,16 @@
 //!   SSD will contain a mix of valid and invalid data", §2.1) or the SSD
 //!   with the most room.
 //! * External GC (Fig. 5(b)) starts when at most one clean SSD is left. The
-//!   victim is a back-end chosen FIFO (longest out of the front-end role:
-//!   the old front-end in the paper's figure) or greedy (fewest valid units,
-//!   SWAN's other policy); its segments are copied in victim order (FIFO =
-//!   write order, greedy = fewest valid first) to the xGC destination (a
-//!   clean SSD first, else the back-end with the most room), updating `fwd`
-//!   and `inv`.
+//!   victim is a back-end chosen by [`Victim`]: `retired` (default, the
+//!   paper's §2.1: the front-end that retired last), `fifo` (longest out of
+//!   the front-end role) or `greedy` (fewest valid units, SWAN's other
+//!   policy); its segments are copied in victim order (write order; greedy:
+//!   fewest valid first) to up to `dests` destinations at once (clean SSDs
+//!   first, else the back-ends with the most room), updating `fwd` and `inv`.
+//! * Keep-up ([`keep_up`]): a victim with valid fraction v must be emptied
+//!   while the front-end fills its free space, so v / (1 − v) ≤ copy rate /
+//!   front-end fill rate. Every xGC job is checked against it when it ends
+//!   (`xgc_jobs_behind`), and writes that wait for xGC are counted.
 //! * When nothing valid is left and no request to it is outstanding, the
 //!   whole victim is TRIMmed (Fig. 5(c)) and becomes clean.
 //!
@@ -41,11 +45,17 @@ mod xgc;
 
 const NONE: u32 = u32::MAX;
 
-/// xGC victim order among the source's segments.
+mod keep_up;
+pub use keep_up::{keeps_up, KeepUp};
+
+/// How xGC picks its victim SSD (and orders the victim's segments).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Victim {
-    /// The back-end out of the front-end role longest; its segments in
-    /// write order.
+    /// The paper's policy (§2.1, Fig. 5(b)): the front-end that retired
+    /// most recently; its segments in write order.
+    Retired,
+    /// The back-end out of the front-end role longest (oldest back-end
+    /// first); its segments in write order.
     Fifo,
     /// The back-end with the fewest valid units; its segments fewest valid
     /// first.
@@ -65,6 +75,13 @@ pub struct SerialConfig {
     pub victim: Victim,
     /// xGC unit copies in flight.
     pub window: u32,
+    /// SSDs xGC copies into at once (round robin over them; 0 = 2, or
+    /// ssds − front − 1 if fewer).
+    pub dests: u32,
+    /// Serve reads of units held by a front-end from a host read cache
+    /// (the paper's §2.2: recent writes are absorbed by the client/host
+    /// cache) instead of the SSD.
+    pub front_cache: bool,
     /// Logical volume as a fraction of the SSDs' total logical space
     /// (0 = (N − front_ends − 1) / N: the front-ends and one SSD being
     /// cleaned hold no long-lived data).
@@ -79,8 +96,10 @@ impl Default for SerialConfig {
             front_ends: 1,
             unit: 0,
             segment: 4 << 20,
-            victim: Victim::Fifo,
-            window: 32,
+            victim: Victim::Retired,
+            window: 128,
+            dests: 0,
+            front_cache: false,
             volume_fraction: 0.0,
             verify: false,
         }
@@ -113,7 +132,7 @@ impl Role {
 }
 
 /// Serial-array counters.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct SerialStats {
     /// Front-ends retired to back-end when full (one per SSD retired).
     pub rotations: u64,
@@ -131,6 +150,12 @@ pub struct SerialStats {
     pub version_checks: u64,
     /// Checks that found an old version or TRIMmed data (must be 0).
     pub version_mismatches: u64,
+    /// Units of client reads served by the front-end read cache.
+    pub cache_hit_units: u64,
+    /// Units of user writes placed on front-ends.
+    pub user_units_written: u64,
+    /// The keep-up check of every finished xGC job.
+    pub keep_up: KeepUp,
 }
 
 /// The serial array's log, mapping and xGC state.
@@ -150,7 +175,21 @@ pub struct SerialLog {
     front_target: u32,
     victim: Victim,
     /// xGC copies in flight at most.
-    window: u32,
+    pub(crate) window: u32,
+    /// Destinations copied into at once.
+    pub(crate) dests: u32,
+    /// Reads of front-end units are served by the host cache.
+    pub(crate) front_cache: bool,
+    /// Current xGC destinations (round robin) and the next to use.
+    gc_dests: Vec<u32>,
+    gc_rr: usize,
+    /// When each SSD last retired from the front-end role (0 = never).
+    retired_at: Vec<u64>,
+    /// Simulated time, as the array last told the log (ns).
+    pub(crate) now: u64,
+    /// Total time writes have waited for xGC so far (ns), as the array last
+    /// told the log.
+    pub(crate) stall_ns: u64,
     fwd: Vec<u32>,
     inv: Vec<u32>,
     wp: Vec<u32>,
@@ -160,7 +199,6 @@ pub struct SerialLog {
     pub role: Vec<Role>,
     fronts: Vec<u32>,
     rr: usize,
-    gc_dest: Option<u32>,
     sources: VecDeque<u32>,
     job: Option<Job>,
     /// When each SSD last became a back-end (FIFO victim order among back-ends).
@@ -207,6 +245,19 @@ impl SerialLog {
         if cfg.window == 0 {
             return Err(SimError::config("array.window", "must be ≥ 1"));
         }
+        // 0 = the default: 2, or fewer when the SSDs besides the front-ends
+        // and the victim are fewer.
+        let spare = n - cfg.front_ends - 1;
+        let dests = match cfg.dests {
+            0 => 2.min(spare).max(1),
+            d if d > spare => {
+                return Err(SimError::config(
+                    "array.dests",
+                    format!("{d} xGC destinations need 1 ≤ dests ≤ ssds − front − 1 = {spare}"),
+                ))
+            }
+            d => d,
+        };
         let seg_units = (cfg.segment / unit) as u32;
         let cap = ((ssd_bytes / unit) as u32 / seg_units) * seg_units;
         if cap == 0 || n as u64 * cap as u64 >= NONE as u64 {
@@ -244,6 +295,13 @@ impl SerialLog {
             front_target: cfg.front_ends,
             victim: cfg.victim,
             window: cfg.window,
+            dests,
+            front_cache: cfg.front_cache,
+            gc_dests: Vec::new(),
+            gc_rr: 0,
+            retired_at: vec![0; n as usize],
+            now: 0,
+            stall_ns: 0,
             fwd: vec![NONE; volume_units as usize],
             inv: vec![NONE; slots],
             wp: vec![0; n as usize],
@@ -252,7 +310,6 @@ impl SerialLog {
             role,
             fronts,
             rr: 0,
-            gc_dest: None,
             sources: VecDeque::new(),
             job: None,
             back_since: vec![0; n as usize],
@@ -369,9 +426,13 @@ impl SerialLog {
     /// space (a clean one when available).
     fn refill_fronts(&mut self) {
         while (self.fronts.len() as u32) < self.front_target {
+            // Of the xGC destinations, the one with the most room.
             let dest = self
-                .gc_dest
-                .filter(|&d| self.free(d) >= self.cap / 8 && self.role[d as usize] == Role::Back);
+                .gc_dests
+                .iter()
+                .copied()
+                .filter(|&d| self.free(d) >= self.cap / 8 && self.role[d as usize] == Role::Back)
+                .max_by_key(|&d| (self.free(d), std::cmp::Reverse(d)));
             // The last clean SSD is kept for xGC: without it a victim could
             // have nowhere to go. Writes wait for xGC instead (back-pressure).
             // Nor may a front-end take room that a running xGC still needs.
@@ -401,9 +462,7 @@ impl SerialLog {
                     .max_by_key(|&s| (self.free(s), std::cmp::Reverse(s)))
             });
             let Some(s) = pick else { return };
-            if self.gc_dest == Some(s) {
-                self.gc_dest = None;
-            }
+            self.gc_dests.retain(|&d| d != s);
             self.set_role(s, Role::Front);
             self.fronts.push(s);
         }
@@ -432,6 +491,7 @@ impl SerialLog {
             let full: Vec<u32> = std::mem::take(&mut self.fronts);
             for f in full {
                 self.set_role(f, Role::Back);
+                self.retired_at[f as usize] = self.role_seq;
                 self.stats.rotations += 1;
             }
             self.rr = 0;
@@ -449,6 +509,7 @@ impl SerialLog {
         let f = self.front_with_room()?;
         let slot = self.append(f);
         self.assign(unit, slot);
+        self.stats.user_units_written += 1;
         if !self.ver.is_empty() {
             self.ver[unit as usize] += 1;
             self.slot_ver[slot as usize] = self.ver[unit as usize];
@@ -460,6 +521,16 @@ impl SerialLog {
     /// any front-end has room at all.
     pub(crate) fn can_write(&mut self) -> bool {
         self.front_with_room().is_some()
+    }
+
+    /// Whether a read of a unit on `ssd` is served by the front-end read
+    /// cache (counted as a hit).
+    pub(crate) fn cache_hit(&mut self, ssd: u32) -> bool {
+        let hit = self.front_cache && self.role[ssd as usize] == Role::Front;
+        if hit {
+            self.stats.cache_hit_units += 1;
+        }
+        hit
     }
 
     /// Rotate to the next front-end after the current one ends on a request
@@ -542,3 +613,6 @@ impl SerialLog {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,7 @@
 //! External GC of the serial array (Fig. 5(b), (c)): picking the victim,
-//! copying its valid units segment by segment to a back-end (or clean) SSD,
-//! and returning it to the clean pool once TRIMmed.
+//! copying its valid units segment by segment to back-end (or clean) SSDs,
+//! several at once, and returning it to the clean pool once TRIMmed, with
+//! the keep-up check of every finished job.
 
 use super::{Role, SerialLog, Victim, NONE};
 use crate::error::{SimError, SimResult};
@@ -14,14 +15,41 @@ pub(super) struct Job {
     seg_i: usize,
     pos: u32,
     in_flight: u32,
+    /// Keep-up bookkeeping at the job's start: valid fraction of the
+    /// victim, time, user units written, copies made, stall time so far.
+    v: f64,
+    t0: u64,
+    user0: u64,
+    copied0: u64,
+    stall0: u64,
 }
 
 impl SerialLog {
+    /// The victim among back-ends with something invalid (not an xGC
+    /// destination) by the policy — retired: the front-end that retired
+    /// last (Fig. 5(b)), fewest valid among equals; FIFO: the one out of the
+    /// front-end role longest; greedy: fewest valid units.
+    pub(crate) fn pick_victim(&self) -> Option<u32> {
+        let backs = (0..self.n).filter(|&s| {
+            self.role[s as usize] == Role::Back
+                && !self.gc_dests.contains(&s)
+                && self.valid[s as usize] < self.wp[s as usize]
+        });
+        match self.victim {
+            Victim::Greedy => backs.min_by_key(|&s| (self.valid[s as usize], s)),
+            Victim::Fifo => backs.min_by_key(|&s| (self.back_since[s as usize], s)),
+            Victim::Retired => backs.min_by_key(|&s| {
+                (
+                    std::cmp::Reverse(self.retired_at[s as usize]),
+                    self.valid[s as usize],
+                    s,
+                )
+            }),
+        }
+    }
+
     /// Start xGC when at most one clean SSD is left (it is kept for the
-    /// xGC destination): the victim is the back-end chosen by the policy —
-    /// FIFO: the one that left the front-end role longest ago (with one
-    /// back-end between the front-end and the clean SSD this is the old
-    /// front-end, as in Fig. 5(b)); greedy: fewest valid units.
+    /// xGC destination), on the victim [`SerialLog::pick_victim`] chooses.
     fn maybe_start_xgc(&mut self) {
         if !self.sources.is_empty() || self.job.is_some() {
             return;
@@ -30,16 +58,7 @@ impl SerialLog {
         if clean > 1 {
             return;
         }
-        let backs = (0..self.n).filter(|&s| {
-            self.role[s as usize] == Role::Back
-                && self.gc_dest != Some(s)
-                && self.valid[s as usize] < self.wp[s as usize]
-        });
-        let victim = match self.victim {
-            Victim::Greedy => backs.min_by_key(|&s| (self.valid[s as usize], s)),
-            Victim::Fifo => backs.min_by_key(|&s| (self.back_since[s as usize], s)),
-        };
-        let Some(v) = victim else { return };
+        let Some(v) = self.pick_victim() else { return };
         // Only start when its valid data has somewhere to go (back-end room
         // plus clean SSDs); otherwise wait until front-ends free up room.
         let room: u64 = (0..self.n)
@@ -54,8 +73,9 @@ impl SerialLog {
         if room < need as u64 {
             return;
         }
-        if self.gc_dest.is_some_and(|d| self.free(d) < need) {
-            self.gc_dest = None; // start this victim on a fresh SSD
+        let dest_room: u32 = self.gc_dests.iter().map(|&d| self.free(d)).sum();
+        if dest_room < need {
+            self.gc_dests.clear(); // start this victim on fresh SSDs
         }
         self.set_role(v, Role::Source);
         self.sources.push_back(v);
@@ -77,12 +97,18 @@ impl SerialLog {
         if self.victim == Victim::Greedy {
             order.sort_by_key(|&k| (self.seg_valid[(first + k) as usize], k));
         }
+        let written = self.wp[ssd as usize].max(1);
         self.job = Some(Job {
             ssd,
             order,
             seg_i: 0,
             pos: 0,
             in_flight: 0,
+            v: self.valid[ssd as usize] as f64 / written as f64,
+            t0: self.now,
+            user0: self.stats.user_units_written,
+            copied0: self.stats.xgc_units_copied,
+            stall0: self.stall_ns,
         });
     }
 
@@ -115,27 +141,39 @@ impl SerialLog {
         None
     }
 
-    fn gc_slot(&mut self) -> SimResult<u32> {
-        if let Some(d) = self.gc_dest {
-            if self.free(d) > 0 && self.role[d as usize] == Role::Back {
-                return Ok(self.append(d));
-            }
-            self.gc_dest = None;
-        }
-        // A clean SSD first (it becomes the next front-end with the copied
-        // data in it), else the back-end with the most room.
-        let pick = (0..self.n)
-            .find(|&s| self.role[s as usize] == Role::Clean)
-            .or_else(|| {
-                (0..self.n)
-                    .filter(|&s| self.role[s as usize] == Role::Back && self.free(s) > 0)
-                    .max_by_key(|&s| (self.free(s), std::cmp::Reverse(s)))
-            });
-        if let Some(d) = pick {
+    /// Keep up to `dests` xGC destinations: clean SSDs first (the copied
+    /// data then waits in the next front-end), else the back-ends with the
+    /// most room; never the victim or a front-end.
+    fn fill_dests(&mut self) {
+        let (role, wp, cap) = (&self.role, &self.wp, self.cap);
+        self.gc_dests
+            .retain(|&d| role[d as usize] == Role::Back && wp[d as usize] < cap);
+        while (self.gc_dests.len() as u32) < self.dests {
+            let taken = &self.gc_dests;
+            let pick = (0..self.n)
+                .find(|&s| self.role[s as usize] == Role::Clean)
+                .or_else(|| {
+                    (0..self.n)
+                        .filter(|&s| {
+                            self.role[s as usize] == Role::Back
+                                && self.free(s) > 0
+                                && !taken.contains(&s)
+                        })
+                        .max_by_key(|&s| (self.free(s), std::cmp::Reverse(s)))
+                });
+            let Some(d) = pick else { break };
             if self.role[d as usize] == Role::Clean {
                 self.set_role(d, Role::Back);
             }
-            self.gc_dest = Some(d);
+            self.gc_dests.push(d);
+        }
+    }
+
+    pub(super) fn gc_slot(&mut self) -> SimResult<u32> {
+        self.fill_dests();
+        if !self.gc_dests.is_empty() {
+            let d = self.gc_dests[self.gc_rr % self.gc_dests.len()];
+            self.gc_rr = self.gc_rr.wrapping_add(1);
             return Ok(self.append(d));
         }
         if let Some(&f) = self.fronts.iter().find(|&&f| self.free(f) > 0) {
@@ -195,7 +233,17 @@ impl SerialLog {
     /// The source was TRIMmed: it is clean again.
     pub(crate) fn trimmed(&mut self, ssd: u32) {
         debug_assert_eq!(self.valid[ssd as usize], 0);
-        self.job = None;
+        if let Some(j) = self.job.take() {
+            let secs = self.now.saturating_sub(j.t0) as f64 / 1e9;
+            let stalled = self.stall_ns.saturating_sub(j.stall0) as f64 / 1e9;
+            self.stats.keep_up.record(
+                j.v,
+                self.stats.xgc_units_copied - j.copied0,
+                secs,
+                self.stats.user_units_written - j.user0,
+                (secs - stalled).max(0.0),
+            );
+        }
         self.sources.retain(|&s| s != ssd);
         self.wp[ssd as usize] = 0;
         if !self.slot_ver.is_empty() {
