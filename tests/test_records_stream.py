@@ -22,7 +22,9 @@ SET = ["ftl.precondition_fill=0.5"]
 def _streamed(path: Path, rows: int, bin_ms: float | None = None) -> RunResult:
     sim = api.simulation(synthetic=WORKLOAD, overrides=SET, seed=3, records_held=2 * rows)
     stream = RecordStream(path, rows_per_group=rows, bin_ms=bin_ms)
-    api.drive(sim, progress=False, between=lambda: stream.maybe_drain(sim))
+    # Short chunks, so drains happen as soon as a group's worth is held.
+    while not sim.advance(500):
+        stream.maybe_drain(sim)
     stream.drain(sim)
     stream.close()
     return RunResult.from_sim(sim, bin_ms or 1000.0, stream)
