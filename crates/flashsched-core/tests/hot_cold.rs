@@ -8,54 +8,25 @@
 
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
-use flashsched_core::sim::Simulation;
 
 mod common;
-use common::{rec, run_checked};
+use common::{completions_by_arrival_us, one_chip, rec, run_checked};
 
 const US: u64 = 1_000;
 const PAGE: u32 = 4096;
 
+/// The shared one-chip device with a 1 MiB hot/cold cache and 4096 MB/s DRAM.
 fn tiny(extra: &[&str]) -> DeviceConfig {
-    let ov: Vec<String> = [
-        "geometry.channels=1",
-        "geometry.chips_per_channel=1",
-        "geometry.dies_per_chip=2",
-        "geometry.planes_per_die=2",
-        "geometry.blocks_per_plane=16",
-        "geometry.pages_per_block=16",
-        "geometry.page_size=4096",
-        "timing.read_us=50",
-        "timing.program_us=200",
-        "timing.channel_mb_s=409.6",
-        "timing.command_us=0",
-        "ftl.overprovisioning=0.25",
-        "ftl.allocation=static:PDCW",
-        "host.queue_depth=32",
-        "host.max_merge_kib=0",
+    let cache = [
         "cache.mib=1",
         "cache.policy=hot-cold",
         "cache.dram_mb_s=4096",
-    ]
-    .iter()
-    .chain(extra)
-    .map(|s| s.to_string())
-    .collect();
-    DeviceConfig::load("default", &ov).unwrap()
+    ];
+    one_chip(&[&cache[..], extra].concat())
 }
 
 fn page(i: u64) -> u64 {
     i * PAGE as u64
-}
-
-/// Completion times (µs) in arrival order.
-fn done_us(sim: &Simulation) -> Vec<f64> {
-    let r = &sim.metrics.records;
-    let mut v: Vec<(u64, u64)> = (0..r.len())
-        .map(|i| (r.arrival[i], r.complete[i]))
-        .collect();
-    v.sort();
-    v.into_iter().map(|(_, c)| c as f64 / 1000.0).collect()
 }
 
 /// LPN 0 written at 0 is new: written back at once (bus 0–10, tPROG
@@ -79,7 +50,10 @@ fn a_new_page_is_written_back_and_its_rewrites_are_absorbed() {
         ]
     };
     let sim = run_checked(tiny(&[]), reqs());
-    assert_eq!(done_us(&sim), [1.0, 11.0, 101.0, 301.0, 351.0, 401.0]);
+    assert_eq!(
+        completions_by_arrival_us(&sim),
+        [1.0, 11.0, 101.0, 301.0, 351.0, 401.0]
+    );
     let f = sim.summary().flash;
     assert_eq!((f.programs, f.dram_read_hits), (2, 2));
     let eager = run_checked(tiny(&["cache.policy=eager"]), reqs());
@@ -98,7 +72,7 @@ fn a_written_back_page_is_read_from_flash_once_programmed() {
             rec(300 * US, Op::Read, page(0), PAGE),
         ],
     );
-    assert_eq!(done_us(&sim), [1.0, 360.0]);
+    assert_eq!(completions_by_arrival_us(&sim), [1.0, 360.0]);
     assert_eq!(sim.summary().flash.dram_read_hits, 0);
 }
 
@@ -118,10 +92,10 @@ fn admission_stops_at_the_back_pressure_limit_until_a_program_ends() {
         ]
     };
     let sim = run_checked(tiny(&["cache.backpressure_kib=8"]), reqs());
-    assert_eq!(done_us(&sim), [1.0, 2.0, 211.0]);
+    assert_eq!(completions_by_arrival_us(&sim), [1.0, 2.0, 211.0]);
     assert_eq!(sim.summary().flash.programs, 3);
     let sim = run_checked(tiny(&[]), reqs());
-    assert_eq!(done_us(&sim), [1.0, 2.0, 3.0]);
+    assert_eq!(completions_by_arrival_us(&sim), [1.0, 2.0, 3.0]);
 }
 
 /// A three-page write (LPN 0–2) under an 8 KiB limit is admitted page by
@@ -133,7 +107,7 @@ fn a_long_write_is_admitted_page_by_page() {
         tiny(&["cache.backpressure_kib=8"]),
         vec![rec(0, Op::Write, page(0), 3 * PAGE)],
     );
-    assert_eq!(done_us(&sim), [211.0]);
+    assert_eq!(completions_by_arrival_us(&sim), [211.0]);
     assert_eq!(sim.summary().flash.programs, 3);
 }
 
@@ -153,7 +127,7 @@ fn back_pressure_counts_the_sectors_written() {
             rec(0, Op::Write, page(4), half),
         ],
     );
-    assert_eq!(done_us(&sim), [0.5, 1.0, 1.5, 2.0]);
+    assert_eq!(completions_by_arrival_us(&sim), [0.5, 1.0, 1.5, 2.0]);
 }
 
 /// A 0.1 ms hot window. LPN 0 written at 0 (new: program 1), at 50 (hot;
@@ -172,7 +146,10 @@ fn the_hot_window_forgets_pages_at_the_first_write_after_it_ends() {
     };
     let sim = run_checked(tiny(&["cache.hot_window_ms=0.1"]), reqs());
     assert_eq!(sim.summary().flash.programs, 3);
-    assert_eq!(done_us(&sim), [1.0, 51.0, 101.0, 121.0, 201.0, 251.0]);
+    assert_eq!(
+        completions_by_arrival_us(&sim),
+        [1.0, 51.0, 101.0, 121.0, 201.0, 251.0]
+    );
     let sim = run_checked(tiny(&[]), reqs());
     assert_eq!(sim.summary().flash.programs, 2);
 }
@@ -227,5 +204,5 @@ fn a_read_hit_reads_its_bytes_from_dram() {
             rec(100 * US, Op::Read, page(0) + 1024, 1024),
         ],
     );
-    assert_eq!(done_us(&sim), [1.0, 100.25]);
+    assert_eq!(completions_by_arrival_us(&sim), [1.0, 100.25]);
 }

@@ -5,50 +5,13 @@
 //! in 10 µs (409.6 MB/s), so a sector in 1.25 µs. LPN 0 → die 0 plane 0,
 //! 2 → die 1 plane 0. Every run has the version oracle on.
 
-use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
-use flashsched_core::sim::Simulation;
 
 mod common;
-use common::{rec, run_checked};
+use common::{completions_by_arrival_us, one_chip, rec, run_checked};
 
 const US: u64 = 1_000;
 const PAGE: u32 = 4096;
-
-fn tiny(extra: &[&str]) -> DeviceConfig {
-    let ov: Vec<String> = [
-        "geometry.channels=1",
-        "geometry.chips_per_channel=1",
-        "geometry.dies_per_chip=2",
-        "geometry.planes_per_die=2",
-        "geometry.blocks_per_plane=16",
-        "geometry.pages_per_block=16",
-        "geometry.page_size=4096",
-        "timing.read_us=50",
-        "timing.program_us=200",
-        "timing.channel_mb_s=409.6",
-        "timing.command_us=0",
-        "ftl.overprovisioning=0.25",
-        "ftl.allocation=static:PDCW",
-        "host.queue_depth=32",
-        "host.max_merge_kib=0",
-    ]
-    .iter()
-    .chain(extra)
-    .map(|s| s.to_string())
-    .collect();
-    DeviceConfig::load("default", &ov).unwrap()
-}
-
-/// Completion times (µs) in arrival order.
-fn done_us(sim: &Simulation) -> Vec<f64> {
-    let r = &sim.metrics.records;
-    let mut v: Vec<(u64, u64)> = (0..r.len())
-        .map(|i| (r.arrival[i], r.complete[i]))
-        .collect();
-    v.sort();
-    v.into_iter().map(|(_, c)| c as f64 / 1000.0).collect()
-}
 
 /// A 2 KiB read of LPN 2 at 0: sense 0–50, then 4 sectors out, 50–55 (a
 /// whole page: 50–60). A 1 KiB write of LPN 0 at 100 (no cache): 2
@@ -62,10 +25,10 @@ fn host_transfers_move_only_the_sectors_asked_for() {
             rec(100 * US, Op::Write, 512, 1024),
         ]
     };
-    let sim = run_checked(tiny(&["timing.sector_transfers=true"]), reqs());
-    assert_eq!(done_us(&sim), [55.0, 302.5]);
-    let sim = run_checked(tiny(&[]), reqs());
-    assert_eq!(done_us(&sim), [60.0, 310.0]);
+    let sim = run_checked(one_chip(&["timing.sector_transfers=true"]), reqs());
+    assert_eq!(completions_by_arrival_us(&sim), [55.0, 302.5]);
+    let sim = run_checked(one_chip(&[]), reqs());
+    assert_eq!(completions_by_arrival_us(&sim), [60.0, 310.0]);
 }
 
 /// A read across a page boundary moves each page's part: 3 KiB from 3
@@ -76,9 +39,12 @@ fn host_transfers_move_only_the_sectors_asked_for() {
 #[test]
 fn a_request_across_pages_moves_each_page_s_part() {
     let reqs = || vec![rec(0, Op::Read, 3072, 3072)];
-    let sim = run_checked(tiny(&["timing.sector_transfers=true"]), reqs());
-    assert_eq!(done_us(&sim), [107.5]);
-    assert_eq!(done_us(&run_checked(tiny(&[]), reqs())), [120.0]);
+    let sim = run_checked(one_chip(&["timing.sector_transfers=true"]), reqs());
+    assert_eq!(completions_by_arrival_us(&sim), [107.5]);
+    assert_eq!(
+        completions_by_arrival_us(&run_checked(one_chip(&[]), reqs())),
+        [120.0]
+    );
 }
 
 /// Sizes round out to whole sectors: 600 bytes at 512 into LPN 2 touch
@@ -86,10 +52,10 @@ fn a_request_across_pages_moves_each_page_s_part() {
 #[test]
 fn a_partial_sector_moves_whole_sectors() {
     let sim = run_checked(
-        tiny(&["timing.sector_transfers=true"]),
+        one_chip(&["timing.sector_transfers=true"]),
         vec![rec(0, Op::Read, 2 * PAGE as u64 + 512, 600)],
     );
-    assert_eq!(done_us(&sim), [52.5]);
+    assert_eq!(completions_by_arrival_us(&sim), [52.5]);
 }
 
 /// With the `hot-cold` cache, a write-back moves what the host wrote: a 1
@@ -112,7 +78,10 @@ fn a_cache_write_back_moves_the_sectors_written() {
     ];
     let mut sectors = cache.to_vec();
     sectors.push("timing.sector_transfers=true");
-    let sim = run_checked(tiny(&sectors), reqs());
-    assert_eq!(done_us(&sim), [0.25, 262.5]);
-    assert_eq!(done_us(&run_checked(tiny(&cache), reqs())), [0.25, 270.0]);
+    let sim = run_checked(one_chip(&sectors), reqs());
+    assert_eq!(completions_by_arrival_us(&sim), [0.25, 262.5]);
+    assert_eq!(
+        completions_by_arrival_us(&run_checked(one_chip(&cache), reqs())),
+        [0.25, 270.0]
+    );
 }

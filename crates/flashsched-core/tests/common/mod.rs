@@ -52,6 +52,44 @@ pub fn small_ssd(extra: &[&str]) -> DeviceConfig {
     DeviceConfig::load("default", &ov).unwrap()
 }
 
+/// One chip on one channel, 2 dies × 2 planes × 16 blocks × 16 pages of
+/// 4 KiB; tR 50 µs, tPROG 200 µs, a 409.6 MB/s bus (10 µs per page), no
+/// command time, queue depth 32, no host merging; `extra` overrides follow.
+pub fn one_chip(extra: &[&str]) -> DeviceConfig {
+    let ov: Vec<String> = [
+        "geometry.channels=1",
+        "geometry.chips_per_channel=1",
+        "geometry.dies_per_chip=2",
+        "geometry.planes_per_die=2",
+        "geometry.blocks_per_plane=16",
+        "geometry.pages_per_block=16",
+        "geometry.page_size=4096",
+        "timing.read_us=50",
+        "timing.program_us=200",
+        "timing.channel_mb_s=409.6",
+        "timing.command_us=0",
+        "ftl.overprovisioning=0.25",
+        "ftl.allocation=static:PDCW",
+        "host.queue_depth=32",
+        "host.max_merge_kib=0",
+    ]
+    .iter()
+    .chain(extra)
+    .map(|s| s.to_string())
+    .collect();
+    DeviceConfig::load("default", &ov).unwrap()
+}
+
+/// Completion times (µs) of the requests, in arrival order.
+pub fn completions_by_arrival_us(sim: &Simulation) -> Vec<f64> {
+    let r = &sim.metrics.records;
+    let mut v: Vec<(u64, u64)> = (0..r.len())
+        .map(|i| (r.arrival[i], r.complete[i]))
+        .collect();
+    v.sort();
+    v.into_iter().map(|(_, c)| c as f64 / 1000.0).collect()
+}
+
 /// One trace record at `t` ns (stream 0).
 pub fn rec(t: u64, op: Op, offset: u64, size: u32) -> SimResult<IoRecord> {
     Ok(IoRecord {
