@@ -25,6 +25,16 @@ if TYPE_CHECKING:
     from flashsched.records_stream import RecordStream
 
 OPS = ("read", "write", "trim")
+#: The core's per-request columns, in its order, and their dtypes.
+ROW_DTYPES = {
+    "arrival_ns": "uint64",
+    "dispatch_ns": "uint64",
+    "complete_ns": "uint64",
+    "op": "uint8",
+    "offset": "uint64",
+    "size": "uint32",
+    "stream": "uint32",
+}
 MIB = float(1 << 20)
 
 
@@ -190,13 +200,16 @@ def frame(records: dict[str, Any]) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
+    if records:
+        # Derived in the core: (t - arrival) / 1000 in plain memory (numpy
+        # would ask for huge pages, slow to touch first on some kernels).
+        arrival = records["arrival_ns"]
+        latency = np.asarray(_core.us_since(records["complete_ns"], arrival))
+        wait = np.asarray(_core.us_since(records["dispatch_ns"], arrival))
+    else:  # no rows at all (a stream closed before any): the columns, empty
+        records = {name: np.zeros(0, dtype) for name, dtype in ROW_DTYPES.items()}
+        latency = wait = np.zeros(0)
     cols = {name: np.asarray(col) for name, col in records.items()}
-    if not cols:
-        times = ("arrival_ns", "dispatch_ns", "complete_ns")
-        cols = {name: np.zeros(0, np.uint64) for name in times}
-        cols.update(op=np.zeros(0, np.uint8), offset=np.zeros(0, np.uint64))
-        cols.update(size=np.zeros(0, np.uint32), stream=np.zeros(0, np.uint32))
-        records = cols
     # Op codes index OPS directly (no per-row strings to factorise).
     op = pd.Categorical.from_codes(cols.pop("op"), categories=list(OPS))
     data: dict[str, Any] = {}
@@ -204,15 +217,8 @@ def frame(records: dict[str, Any]) -> pd.DataFrame:
         data[name] = col
         if name == "complete_ns":
             data["op"] = op
-    # Derived in the core: (t - arrival) / 1000 in plain memory (numpy
-    # would ask for huge pages, slow to touch first on some kernels).
-    arrival = records["arrival_ns"]
-    if isinstance(arrival, _core.Column):
-        data["latency_us"] = np.asarray(_core.us_since(records["complete_ns"], arrival))
-        data["wait_us"] = np.asarray(_core.us_since(records["dispatch_ns"], arrival))
-    else:
-        data["latency_us"] = (cols["complete_ns"].astype(np.float64) - cols["arrival_ns"]) * 1e-3
-        data["wait_us"] = (cols["dispatch_ns"].astype(np.float64) - cols["arrival_ns"]) * 1e-3
+    data["latency_us"] = latency
+    data["wait_us"] = wait
     # All columns at once: adding them one by one copies each.
     return pd.DataFrame(data, copy=False)
 
