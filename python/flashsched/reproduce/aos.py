@@ -370,20 +370,32 @@ def _variants_table(res: Results) -> pd.DataFrame:
 
 
 FIGS = [
-    ("read_latency", "read_latency_us.mean", "Read latency normalised to FIFO (cf. Fig. 3a)"),
-    ("write_latency", "write_latency_us.mean", "Write latency normalised to FIFO (cf. Fig. 3b)"),
+    (
+        "read_latency",
+        "read_latency_us.mean",
+        "Read latency normalised to SSDsim FCFS (cf. Fig. 3a)",
+    ),
+    (
+        "write_latency",
+        "write_latency_us.mean",
+        "Write latency normalised to SSDsim FCFS (cf. Fig. 3b)",
+    ),
     (
         "interference",
         "flash.interfered_reads",
-        "Write-caused interference normalised to FIFO (cf. Fig. 4a)",
+        "Write-caused interference normalised to SSDsim FCFS (cf. Fig. 4a)",
     ),
     (
         "channel_conflicts",
         "flash.channel_conflicts",
-        "Channel-level conflicts normalised to FIFO (cf. Fig. 4b)",
+        "Channel-level conflicts normalised to SSDsim FCFS (cf. Fig. 4b)",
     ),
-    ("flp", FLP, "Flash-level parallelism (pages per command) normalised to FIFO (cf. Fig. 5a)"),
-    ("slp", "flash.slp_chips", "System-level parallelism normalised to FIFO (cf. Fig. 5b)"),
+    (
+        "flp",
+        FLP,
+        "Flash-level parallelism (pages per command) normalised to SSDsim FCFS (cf. Fig. 5a)",
+    ),
+    ("slp", "flash.slp_chips", "System-level parallelism normalised to SSDsim FCFS (cf. Fig. 5b)"),
 ]
 
 
