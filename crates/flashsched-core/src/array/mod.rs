@@ -305,7 +305,13 @@ impl Model for ArraySim {
         let serial = matches!(self.placement, Placement::Serial(_));
         let mut asked = false;
         loop {
+            // Only SSDs with something to report or decide are visited: with
+            // 16 or more SSDs, asking every one at every instant cost more
+            // than the SSDs' own work.
             for i in 0..self.ssds.len() {
+                if !self.ssds[i].has_done() {
+                    continue;
+                }
                 self.ssds[i].take_done(&mut self.done);
                 let mut k = 0;
                 while k < self.done.len() {
@@ -337,6 +343,9 @@ impl Model for ArraySim {
                 }
             }
             for i in 0..self.ssds.len() {
+                if !self.ssds[i].needs_decide() {
+                    continue;
+                }
                 self.ssds[i].schedule(
                     now,
                     &mut Sink {

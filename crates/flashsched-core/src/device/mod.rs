@@ -472,6 +472,7 @@ impl Ssd {
             || self.coordinates
             || self.front.has_planned()
             || self.ftl.starved_retry_due()
+            || self.hint_error.is_some()
     }
 
     /// Requests completed since the last call (host ids).

@@ -12,7 +12,7 @@ pub mod config;
 mod erase;
 pub mod footprint;
 pub mod gc;
-mod map;
+pub(crate) mod map;
 pub mod precondition;
 mod speed;
 

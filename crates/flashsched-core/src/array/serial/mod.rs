@@ -39,6 +39,7 @@
 use std::collections::VecDeque;
 
 use crate::error::{SimError, SimResult};
+use crate::ftl::map::PageMap;
 use xgc::Job;
 
 mod xgc;
@@ -190,8 +191,8 @@ pub struct SerialLog {
     /// Total time writes have waited for xGC so far (ns), as the array last
     /// told the log.
     pub(crate) stall_ns: u64,
-    fwd: Vec<u32>,
-    inv: Vec<u32>,
+    fwd: PageMap,
+    inv: PageMap,
     wp: Vec<u32>,
     valid: Vec<u32>,
     seg_valid: Vec<u32>,
@@ -302,8 +303,8 @@ impl SerialLog {
             retired_at: vec![0; n as usize],
             now: 0,
             stall_ns: 0,
-            fwd: vec![NONE; volume_units as usize],
-            inv: vec![NONE; slots],
+            fwd: PageMap::new(volume_units as usize),
+            inv: PageMap::new(slots),
             wp: vec![0; n as usize],
             valid: vec![0; n as usize],
             seg_valid: vec![0; slots / seg_units as usize],
@@ -347,7 +348,7 @@ impl SerialLog {
     /// SSD and slot offset (in units) of logical `unit`.
     #[inline]
     pub fn lookup(&self, unit: u32) -> Option<(u32, u32)> {
-        match self.fwd[unit as usize] {
+        match self.fwd.get(unit) {
             NONE => None,
             s => Some(self.split(s)),
         }
@@ -355,7 +356,7 @@ impl SerialLog {
 
     /// Logical unit stored in `ssd`'s slot `off`, if valid.
     pub fn owner(&self, ssd: u32, off: u32) -> Option<u32> {
-        match self.inv[(ssd * self.cap + off) as usize] {
+        match self.inv.get(ssd * self.cap + off) {
             NONE => None,
             u => Some(u),
         }
@@ -382,10 +383,10 @@ impl SerialLog {
     }
 
     fn invalidate(&mut self, slot: u32) {
-        if self.inv[slot as usize] == NONE {
+        if self.inv.get(slot) == NONE {
             return;
         }
-        self.inv[slot as usize] = NONE;
+        self.inv.set(slot, NONE);
         self.valid[(slot / self.cap) as usize] -= 1;
         self.seg_valid[(slot / self.seg_units) as usize] -= 1;
     }
@@ -394,8 +395,8 @@ impl SerialLog {
         if let Some(old) = self.lookup(unit) {
             self.invalidate(old.0 * self.cap + old.1);
         }
-        self.fwd[unit as usize] = slot;
-        self.inv[slot as usize] = unit;
+        self.fwd.set(unit, slot);
+        self.inv.set(slot, unit);
         self.valid[(slot / self.cap) as usize] += 1;
         self.seg_valid[(slot / self.seg_units) as usize] += 1;
     }
@@ -548,7 +549,7 @@ impl SerialLog {
         }
         self.stats.version_checks += 1;
         let slot = (ssd * self.cap + off) as usize;
-        if self.slot_ver[slot] != self.ver[unit as usize] || self.inv[slot] != unit {
+        if self.slot_ver[slot] != self.ver[unit as usize] || self.inv.get(slot as u32) != unit {
             self.stats.version_mismatches += 1;
         }
     }
@@ -569,7 +570,7 @@ impl SerialLog {
     pub(crate) fn trim_unit(&mut self, unit: u32) {
         if let Some((s, o)) = self.lookup(unit) {
             self.invalidate(s * self.cap + o);
-            self.fwd[unit as usize] = NONE;
+            self.fwd.set(unit, NONE);
         }
     }
 
@@ -578,11 +579,11 @@ impl SerialLog {
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut valid = vec![0u32; self.n as usize];
         let mut seg = vec![0u32; self.seg_valid.len()];
-        for (slot, &u) in self.inv.iter().enumerate() {
+        for (slot, u) in self.inv.iter().enumerate() {
             if u == NONE {
                 continue;
             }
-            if self.fwd[u as usize] != slot as u32 {
+            if self.fwd.get(u) != slot as u32 {
                 return Err(format!(
                     "slot {slot} owned by unit {u} which maps elsewhere"
                 ));
@@ -593,11 +594,11 @@ impl SerialLog {
                 return Err(format!("unit {u}: slot {slot} holds an old version"));
             }
         }
-        for (u, &s) in self.fwd.iter().enumerate() {
-            if s != NONE && self.inv[s as usize] != u as u32 {
+        for (u, s) in self.fwd.iter().enumerate() {
+            if s != NONE && self.inv.get(s) != u as u32 {
                 return Err(format!(
                     "unit {u} -> slot {s} but inv says {}",
-                    self.inv[s as usize]
+                    self.inv.get(s)
                 ));
             }
         }

@@ -129,7 +129,7 @@ impl SerialLog {
             while job.pos < seg_units {
                 let slot = seg * seg_units + job.pos;
                 job.pos += 1;
-                let u = self.inv[slot as usize];
+                let u = self.inv.get(slot);
                 if u != NONE {
                     job.in_flight += 1;
                     return Some((u, job.ssd, slot % cap));
@@ -198,7 +198,7 @@ impl SerialLog {
         off: u32,
     ) -> SimResult<Option<(u32, u32)>> {
         let src = ssd * self.cap + off;
-        if self.fwd[unit as usize] != src {
+        if self.fwd.get(unit) != src {
             self.stats.xgc_units_skipped += 1;
             self.copy_write_done();
             return Ok(None);
