@@ -157,3 +157,25 @@ def test_cli_imports_no_heavy_modules_for_a_run() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "HEAVY [] 0" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_command_map_names_every_command_of_its_module() -> None:
+    # `flashsched CMD` builds only CMD's module (start-up): the map must say
+    # exactly which module registers each name.
+    from flashsched import commands
+
+    registered = {}
+    for m in commands.MODULES:
+        sub = argparse.ArgumentParser().add_subparsers()
+        m.register(sub)
+        registered.update({name: m for name in sub.choices})
+    assert registered == commands.BY_NAME
+
+
+def test_one_command_parser_parses_as_the_full_one() -> None:
+    argv = ["run", "--synthetic", "read=0.5,n=10", "--set", "timing.read_us=50", "--json", "-"]
+    full = cli.build_parser().parse_args(argv)
+    one = cli.build_parser(argv).parse_args(argv)
+    assert vars(one) == vars(full)
+    only = cli.build_parser(argv)._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert set(only) == {"run", "demo"}

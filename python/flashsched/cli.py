@@ -16,7 +16,9 @@ from flashsched.exceptions import FlashschedError
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a killed writer
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given the arguments, only the command they name is built
+    (the full parser when they name none, e.g. ``--help``)."""
     p = argparse.ArgumentParser(
         prog="flashsched",
         description="Trace-driven flash SSD simulator for evaluating I/O schedulers.",
@@ -32,12 +34,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     from flashsched.commands import register_all
 
-    register_all(sub)
+    register_all(sub, argv[0] if argv else None)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(words).parse_args(words)
     try:
         return int(args.func(args))
     except BrokenPipeError:

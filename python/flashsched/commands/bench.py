@@ -10,7 +10,7 @@ from pathlib import Path
 
 from flashsched.commands import args as A
 
-CASES = "mqsim-default, gc-heavy, precondition-512g, ssdsim-default"
+CASES = "mqsim-default, gc-heavy, precondition-512g, ssdsim-default, raid0-16, serial-16"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,10 +34,31 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="run each case N times (round-robin) and report the median run "
         "(--startup: 10 N fresh interpreters)",
     )
+    b.add_argument(
+        "--reference",
+        metavar="PYTHON",
+        help="also run each case under this interpreter's flashsched (another install), "
+        "interleaved, and report the ratio",
+    )
     b.add_argument("--scaling", action="store_true", help="sweep on 1 vs 2 worker processes")
     b.add_argument("--overhead", action="store_true", help="cost of the Python layer")
     b.add_argument("--json", metavar="OUT", type=A.out_file, help="also write the results as JSON")
     b.add_argument("--parse", action="store_true", help="measure trace parsing instead")
+    b.add_argument(
+        "--versus",
+        metavar="PEERS",
+        type=Path,
+        help="flashsched against MQSim/SSDsim whole process, interleaved: PEERS holds "
+        "mqsim/MQSim and ssdsim/ssd built outside the project (cases with --case: "
+        "mqsim-trace-1m, mqsim-gc-3m, ssdsim-x100)",
+    )
+    b.add_argument(
+        "--traces",
+        metavar="DIR",
+        type=Path,
+        help="shared traces for --versus ssdsim-x100 (default: ../shared/traces or "
+        "$FLASHSCHED_TRACES)",
+    )
     b.add_argument(
         "--startup",
         action="store_true",
@@ -66,6 +87,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from flashsched import bench_startup
 
         out["startup"] = bench_startup.main(args.startup_trace, args.repeat * 10)
+    elif args.versus:
+        from flashsched import bench_peers
+        from flashsched.reproduce import default_traces
+
+        names = args.case or list(bench_peers.CASES)
+        out["versus"] = bench_peers.versus(
+            args.versus, names, args.repeat, args.traces or default_traces()
+        )
     elif args.parse:
         fmts = args.parse_format or list(bench_parse.CASES)
         out["parse"] = bench_parse.main(fmts, args.parse_lines, args.parse_dir)
@@ -73,7 +102,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         cases = args.case or []
         extras = args.scaling or args.overhead
         if cases or not extras:
-            out["cases"] = bench.main(cases or list(bench.CASES), args.requests, args.repeat)
+            out["cases"] = bench.main(
+                cases or list(bench.CASES), args.requests, args.repeat, args.reference
+            )
         if args.scaling:
             out["sweep_scaling"] = bench.sweep_scaling()
         if args.overhead:

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import math
 import re
-import subprocess
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from flashsched.proctime import timed
 from flashsched.validate.cases import Case
 
 # IO-flow parameters: the values every case starts from, in the order MQSim
@@ -181,12 +180,9 @@ def run(case: Case, mqsim: Path, cut: Path | None, workdir: Path) -> dict[str, A
     out = workdir / "workload_scenario_1.xml"
     out.unlink(missing_ok=True)
     cmd = [str(mqsim / "MQSim"), "-i", "ssdconfig.xml", "-w", "workload.xml"]
-    t0 = time.time()
     with (workdir / "stdout.txt").open("w") as log:
-        rc = subprocess.run(
-            cmd, cwd=workdir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
-        ).returncode
-    wall = time.time() - t0
+        cost = timed(cmd, cwd=workdir, stdout=log)
+    rc = cost.returncode
     if not out.is_file():
         raise RuntimeError(f"MQSim failed on {case.name} (exit {rc}); see {workdir}/stdout.txt")
     raw = parse(out)
@@ -195,5 +191,6 @@ def run(case: Case, mqsim: Path, cut: Path | None, workdir: Path) -> dict[str, A
     return {
         "metrics": metrics(raw, planes),
         "command": "MQSim -i ssdconfig.xml -w workload.xml",
-        "wall_s": round(wall, 1),
+        "wall_s": round(cost.wall_s, 1),
+        "cost": cost,
     }

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import math
 import re
-import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
+from flashsched.proctime import timed
 from flashsched.validate.cases import Case
 
 MARKER_GAP_NS = 10_000_000_000
@@ -150,7 +149,9 @@ def metrics(lat: dict[str, list[int]], stat: dict[str, float], placed: int) -> d
     return out
 
 
-def run(case: Case, ssdsim: Path, cut: Path, workdir: Path) -> dict[str, Any]:
+def run(
+    case: Case, ssdsim: Path, cut: Path, workdir: Path, timeout_s: float = 600.0
+) -> dict[str, Any]:
     """Run ``case`` with the SSDsim checkout at ``ssdsim`` (binary ``ssd``
     and the shipped ``page.parameters``) in ``workdir``; the peer result."""
     changes = {str(k): str(v) for k, v in case.peer_settings.get("page.parameters", {}).items()}
@@ -162,17 +163,17 @@ def run(case: Case, ssdsim: Path, cut: Path, workdir: Path) -> dict[str, Any]:
     (workdir / TRACE_NAME).write_text(text)
     for name in ("ex.out", "statistic10.dat", "statistic2.dat"):
         (workdir / name).unlink(missing_ok=True)
-    t0 = time.time()
     with (workdir / "stdout.txt").open("w") as log:
-        rc = subprocess.run(
+        cost = timed(
             [str(ssdsim / "ssd")],
             cwd=workdir,
-            input=f"{TRACE_NAME}\n".encode(),
+            stdin=f"{TRACE_NAME}\n".encode(),
             stdout=log,
-            stderr=subprocess.STDOUT,
-            timeout=600,
-        ).returncode
-    wall = time.time() - t0
+            timeout=timeout_s,
+        )
+    rc = cost.returncode
+    if cost.timed_out:
+        raise RuntimeError(f"SSDsim ran over {timeout_s:.0f} s on {case.name}; see {workdir}")
     lat = latencies((workdir / "ex.out").read_text(errors="replace"), marker)
     expected = sum(1 for line in cut.read_text().splitlines() if line.strip())
     done = len(lat["read"]) + len(lat["write"])
@@ -187,5 +188,6 @@ def run(case: Case, ssdsim: Path, cut: Path, workdir: Path) -> dict[str, Any]:
     return {
         "metrics": metrics(lat, stat, placed_pages(text, params)),
         "command": f"echo {TRACE_NAME} | ssd  (input: the trace cut plus the end marker)",
-        "wall_s": round(wall, 1),
+        "wall_s": round(cost.wall_s, 1),
+        "cost": cost,
     }

@@ -71,6 +71,7 @@ def regenerate(
             print(f"{peer}/{case.name}: FAILED: {e}", flush=True)
             failed.append(case.name)
             continue
+        res.pop("cost", None)  # timings for `bench --versus`, not stored data
         res["metrics"] = {k: _round(v) for k, v in res["metrics"].items()}
         res["date"] = datetime.date.today().isoformat()
         if sha:

@@ -1,0 +1,319 @@
+"""``flashsched bench --versus PEERS``: flashsched against MQSim and SSDsim
+on the same cases, whole process against whole process, interleaved in one
+invocation (issue #23).
+
+Each repeat runs every case on both simulators, alternating which goes
+first, so a machine whose speed drifts slows both alike; the ratio of the
+medians is the result. flashsched runs as a user runs it: ``python -m
+flashsched run`` in a fresh interpreter (start-up, trace parsing and the
+per-request records the summary's percentiles come from included). The
+peers run as ``flashsched.validate.regenerate`` runs them: MQSim with its
+shipped ``ssdconfig.xml`` (plus the case's changes), SSDsim with its
+shipped ``page.parameters``. ``PEERS`` holds ``mqsim/`` (binary ``MQSim``)
+and ``ssdsim/`` (binary ``ssd``), built outside the project
+(docs/validation.md says how).
+
+Cases (each device setting as in docs/validation.md's mapping, so both do
+the same modelled work):
+
+- ``mqsim-trace-1m``: a generated trace of 1,000,000 requests (70 % reads,
+  4-16 KiB, 4 KiB aligned, Poisson 20k IOPS over 16 GiB) on MQSim's shipped
+  device, its 2 MiB mapping cache included; target 25x.
+- ``mqsim-gc-3m``: 3,000,000 random 8 KiB writes at queue depth 64 on the
+  shipped device with 64 blocks per plane (16 GiB raw; GC throughout),
+  whole mapping table in DRAM; target 25x. MQSim's GC does 2-4x the work
+  here (docs/validation.md item 7), which the ratio does not hide: both
+  counts are printed.
+- ``ssdsim-x100``: SSDsim's sample trace (``ascii/ssdsim-example.ns.ascii``
+  of the shared traces) played 100 times back to back (1,000,000 requests);
+  target 10x.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flashsched.proctime import ProcessCost, timed
+from flashsched.validate import cases as vcases
+from flashsched.validate import peer_mqsim, peer_ssdsim
+
+
+@dataclass(frozen=True)
+class VersusCase:
+    name: str
+    peer: str  # "mqsim" | "ssdsim"
+    requests: int
+    target_ratio: float
+    #: ssdconfig / IO-flow (MQSim) or page.parameters (SSDsim) changes
+    peer_settings: dict[str, Any]
+    #: flashsched `run` arguments besides the trace (if any) and --json
+    ours: list[str]
+    #: writes the trace both read into the directory given (None: synthetic)
+    trace: Callable[[Path, Path | None], Path] | None = None
+    #: flashsched overrides beyond the peer's base mapping
+    overrides: list[str] = field(default_factory=list)
+
+
+def random_trace(out: Path, _traces: Path | None, n: int = 1_000_000) -> Path:
+    """``n`` requests: 70 % reads, 4-16 KiB at 4 KiB alignment, Poisson 20k
+    IOPS over 16 GiB, in the ASCII format MQSim and flashsched both read
+    (time_ns dev sector size_sectors op, op 1 = read)."""
+    path = out / f"random-{n}.trace"
+    if path.is_file():
+        return path
+    rng = random.Random(798)
+    span_4k = (16 << 30) // 4096
+    t = 0.0
+    lines = []
+    for _ in range(n):
+        t += rng.expovariate(20_000.0) * 1e9
+        sector = rng.randrange(span_4k) * 8
+        size = 8 * rng.randint(1, 4)
+        lines.append(f"{int(t)} 0 {sector} {size} {1 if rng.random() < 0.7 else 0}\n")
+    path.write_text("".join(lines))
+    return path
+
+
+def ssdsim_example_x100(out: Path, traces: Path | None) -> Path:
+    """SSDsim's sample trace played 100 times, each copy after the last."""
+    path = out / "ssdsim-example-x100.trace"
+    if path.is_file():
+        return path
+    if traces is None:
+        raise FileNotFoundError(
+            "ssdsim-x100 needs the shared traces (ascii/ssdsim-example.ns.ascii): "
+            "give --traces DIR or set FLASHSCHED_TRACES"
+        )
+    src = traces / "ascii" / "ssdsim-example.ns.ascii"
+    if not src.is_file():
+        raise FileNotFoundError(f"ssdsim-x100 needs {src}")
+    rows = [line.split() for line in src.read_text().splitlines() if line.strip()]
+    span = int(rows[-1][0]) + 1_000_000  # 1 ms after the last arrival
+    lines: list[str] = []
+    for k in range(100):
+        base = k * span
+        lines.extend(f"{int(r[0]) + base} {' '.join(r[1:])}\n" for r in rows)
+    path.write_text("".join(lines))
+    return path
+
+
+MQSIM_FLOW_SYNTHETIC = {
+    "Read_Percentage": "0",
+    "Average_Request_Size": "16",
+    "Address_Alignment_Unit": "16",
+    "Average_No_of_Reqs_in_Queue": "64",
+    "Total_Requests_To_Generate": "3000000",
+    "Address_Distribution": "RANDOM_UNIFORM",
+    "Seed": "798",
+}
+
+CASES: dict[str, VersusCase] = {
+    "mqsim-trace-1m": VersusCase(
+        "mqsim-trace-1m",
+        "mqsim",
+        1_000_000,
+        25.0,
+        {"ssdconfig": {}, "workload": {}},
+        ["--format", "ascii-ns"],
+        trace=random_trace,
+        # The shipped 2 MiB CMT, as the `-cmt` validation cases map it.
+        overrides=["mapping.cmt_kib=2048", "mapping.writeback=unserved"],
+    ),
+    "mqsim-gc-3m": VersusCase(
+        "mqsim-gc-3m",
+        "mqsim",
+        3_000_000,
+        25.0,
+        {
+            "ssdconfig": {"Ideal_Mapping_Table": "true", "Block_No_Per_Plane": "64"},
+            "workload": MQSIM_FLOW_SYNTHETIC,
+        },
+        ["--synthetic", "read=0,bs=8k,align=8k,pattern=random,qd=64,n=3000000"],
+        overrides=["geometry.blocks_per_plane=64", "ftl.gc_d_choice=6"],
+    ),
+    "ssdsim-x100": VersusCase(
+        "ssdsim-x100",
+        "ssdsim",
+        1_000_000,
+        10.0,
+        {"page.parameters": {}},
+        ["--format", "ascii-ns"],
+        trace=ssdsim_example_x100,
+    ),
+}
+
+
+def _validate_case(case: VersusCase) -> vcases.Case:
+    """The case as the peer runners take it."""
+    synthetic = None if case.trace else case.ours[-1]
+    return vcases.Case(
+        name=case.name,
+        description=case.name,
+        gc=False,
+        quick=False,
+        peer_settings=case.peer_settings,
+        synthetic=synthetic,
+        trace_cut=None,
+        overrides=list(case.overrides),
+        why="",
+        tolerances={},
+        result=None,
+    )
+
+
+def _ours(case: VersusCase, trace: Path | None, work: Path) -> tuple[ProcessCost, dict[str, Any]]:
+    base = vcases.load(case.peer)
+    out = work / f"{case.name}.flashsched.json"
+    cmd = [sys.executable, "-m", "flashsched", "run", "--device", base.device]
+    for o in [*base.overrides, *case.overrides]:
+        cmd += ["--set", o]
+    if trace is not None:
+        cmd += ["--trace", str(trace)]
+    cmd += [*case.ours, "--json", str(out), "--no-progress"]
+    with (work / f"{case.name}.flashsched.log").open("w") as log:
+        cost = timed(cmd, stdout=log)
+    if cost.returncode != 0:
+        raise RuntimeError(
+            f"flashsched failed on {case.name} (exit {cost.returncode}); "
+            f"see {work / (case.name + '.flashsched.log')}"
+        )
+    summary = json.loads(out.read_text())
+    if summary["requests"] != case.requests:
+        raise RuntimeError(
+            f"flashsched served {summary['requests']} of {case.requests} requests in {case.name}"
+        )
+    return cost, summary
+
+
+def _peer(
+    case: VersusCase, peers: Path, trace: Path | None, work: Path
+) -> tuple[ProcessCost, dict[str, float]]:
+    vc = _validate_case(case)
+    wd = work / f"{case.name}.{case.peer}"
+    if case.peer == "mqsim":
+        res = peer_mqsim.run(vc, peers / "mqsim", trace, wd)
+    else:
+        assert trace is not None
+        res = peer_ssdsim.run(vc, peers / "ssdsim", trace, wd, timeout_s=3600.0)
+    cost: ProcessCost = res["cost"]
+    return cost, res["metrics"]
+
+
+def _input(case: VersusCase, wdir: Path, traces: Path | None) -> Path | None:
+    """The trace file both simulators read (None: a synthetic workload)."""
+    make = case.trace
+    return make(wdir, traces) if make is not None else None
+
+
+def _med(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def _check_peers(peers: Path, names: list[str]) -> None:
+    need = {"mqsim": peers / "mqsim" / "MQSim", "ssdsim": peers / "ssdsim" / "ssd"}
+    for n in names:
+        binary = need[CASES[n].peer]
+        if not binary.is_file():
+            raise FileNotFoundError(
+                f"bench --versus: {binary} not found (case {n}); build the peer there "
+                "(docs/validation.md, 'Regenerating the peers' numbers')"
+            )
+
+
+def versus(
+    peers: Path,
+    names: list[str],
+    repeat: int,
+    traces: Path | None,
+    work: Path | None = None,
+) -> list[dict[str, Any]]:
+    """Run the named cases ``repeat`` times on flashsched and the peer,
+    interleaved; one result row per case (medians, ratios, verdicts)."""
+    unknown = [n for n in names if n not in CASES]
+    if unknown:
+        raise ValueError(f"unknown --versus case(s) {unknown} (known: {', '.join(CASES)})")
+    _check_peers(peers, names)
+    with tempfile.TemporaryDirectory(prefix="flashsched-versus-") as tmp:
+        wdir = work or Path(tmp)
+        wdir.mkdir(parents=True, exist_ok=True)
+        inputs = {n: _input(CASES[n], wdir, traces) for n in names}
+        ours: dict[str, list[ProcessCost]] = {n: [] for n in names}
+        theirs: dict[str, list[ProcessCost]] = {n: [] for n in names}
+        facts: dict[str, dict[str, Any]] = {}
+        for k in range(repeat):
+            for n in names:
+                case = CASES[n]
+                order = ("ours", "peer") if k % 2 == 0 else ("peer", "ours")
+                for who in order:
+                    if who == "ours":
+                        cost, s = _ours(case, inputs[n], wdir)
+                        ours[n].append(cost)
+                        facts.setdefault(n, {})["ours"] = s
+                    else:
+                        pcost, m = _peer(case, peers, inputs[n], wdir)
+                        theirs[n].append(pcost)
+                        facts.setdefault(n, {})["peer"] = m
+                    print(
+                        f"  {n}: {who if who == 'ours' else case.peer} run {k + 1}/{repeat}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+        rows = [_row(CASES[n], ours[n], theirs[n], facts[n]) for n in names]
+    for r in rows:
+        print_row(r)
+    return rows
+
+
+def _row(
+    case: VersusCase, ours: list[ProcessCost], theirs: list[ProcessCost], facts: dict[str, Any]
+) -> dict[str, Any]:
+    o_wall, p_wall = _med([c.wall_s for c in ours]), _med([c.wall_s for c in theirs])
+    o_cpu, p_cpu = _med([c.cpu_s for c in ours]), _med([c.cpu_s for c in theirs])
+    s, m = facts["ours"], facts["peer"]
+    ratio = p_wall / o_wall
+    return {
+        "case": case.name,
+        "peer": case.peer,
+        "requests": case.requests,
+        "repeats": len(ours),
+        "flashsched_wall_s": round(o_wall, 3),
+        "flashsched_cpu_s": round(o_cpu, 3),
+        "flashsched_peak_rss_mib": round(max(c.peak_rss_mib for c in ours), 1),
+        "peer_wall_s": round(p_wall, 3),
+        "peer_cpu_s": round(p_cpu, 3),
+        "peer_peak_rss_mib": round(max(c.peak_rss_mib for c in theirs), 1),
+        "flashsched_wall_all": [round(c.wall_s, 3) for c in ours],
+        "peer_wall_all": [round(c.wall_s, 3) for c in theirs],
+        "speedup_wall": round(ratio, 2),
+        "speedup_cpu": round(p_cpu / o_cpu, 2),
+        "target": case.target_ratio,
+        "verdict": "met" if ratio >= case.target_ratio else "MISSED",
+        "flashsched_mean_us": round(s["latency_us"]["mean"], 1),
+        "peer_mean_us": m.get("mean_us"),
+        "flashsched_gc_pages_moved": s["gc"]["pages_moved"],
+        "peer_gc_pages_moved": m.get("gc_pages_moved"),
+    }
+
+
+def print_row(r: dict[str, Any]) -> None:
+    print(
+        f"{r['case']:<15} {r['requests']:>9,} req  flashsched {r['flashsched_wall_s']:7.2f} s "
+        f"(CPU {r['flashsched_cpu_s']:.2f} s, {r['flashsched_peak_rss_mib']:.0f} MiB)  "
+        f"{r['peer']} {r['peer_wall_s']:7.2f} s (CPU {r['peer_cpu_s']:.2f} s, "
+        f"{r['peer_peak_rss_mib']:.0f} MiB)  {r['speedup_wall']:.1f}x wall, "
+        f"{r['speedup_cpu']:.1f}x CPU (target {r['target']:.0f}x) [{r['verdict']}]"
+    )
+    pm = r["peer_mean_us"]
+    print(
+        f"{'':<15} same work? mean latency {r['flashsched_mean_us']:,.1f} vs "
+        f"{pm if pm is None else f'{pm:,.1f}'} us; GC pages moved "
+        f"{r['flashsched_gc_pages_moved']:,} vs {r['peer_gc_pages_moved'] or 0:,.0f}"
+    )

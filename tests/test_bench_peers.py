@@ -1,0 +1,53 @@
+"""``flashsched bench --versus``: the inputs both simulators read and the
+errors a user meets before anything runs. (The timed runs need MQSim and
+SSDsim built outside the project; BENCHMARKS.md records them.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from flashsched import bench_peers, cli
+
+
+def test_random_trace_is_the_stated_mix_and_replays(tmp_path: Path) -> None:
+    path = bench_peers.random_trace(tmp_path, None, n=4000)
+    again = bench_peers.random_trace(tmp_path / "..", None, n=4000)
+    rows = [line.split() for line in path.read_text().splitlines()]
+    assert len(rows) == 4000
+    assert path.read_bytes() == again.read_bytes()  # seeded: same bytes every time
+    times = [int(r[0]) for r in rows]
+    assert times == sorted(times)
+    # Poisson at 20k IOPS: 4000 arrivals in about 0.2 s.
+    assert 0.17e9 < times[-1] < 0.23e9
+    sizes = {int(r[3]) for r in rows}
+    assert sizes <= {8, 16, 24, 32}  # 4-16 KiB in 512 B sectors
+    assert all(int(r[2]) % 8 == 0 and int(r[2]) < (16 << 30) // 512 for r in rows)
+    reads = sum(r[4] == "1" for r in rows) / len(rows)
+    assert 0.67 < reads < 0.73
+    out = tmp_path / "s.json"
+    argv = ["run", "--trace", str(path), "--format", "ascii-ns", "--device", "mqsim-default"]
+    assert cli.main([*argv, "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["requests"] == 4000
+
+
+def test_ssdsim_sample_is_played_100_times_in_order(traces_dir: Path, tmp_path: Path) -> None:
+    path = bench_peers.ssdsim_example_x100(tmp_path, traces_dir)
+    src = (traces_dir / "ascii" / "ssdsim-example.ns.ascii").read_text().split("\n")
+    src = [s for s in src if s.strip()]
+    lines = path.read_text().splitlines()
+    assert len(lines) == 100 * len(src) == bench_peers.CASES["ssdsim-x100"].requests
+    times = [int(x.split()[0]) for x in lines]
+    assert times == sorted(times)
+    # Every copy keeps the request fields; only arrival times move.
+    assert lines[len(src)].split()[1:] == src[0].split()[1:]
+
+
+def test_missing_inputs_are_named(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="FLASHSCHED_TRACES"):
+        bench_peers.ssdsim_example_x100(tmp_path, None)
+    with pytest.raises(FileNotFoundError, match="MQSim"):
+        bench_peers.versus(tmp_path, ["mqsim-trace-1m"], 1, None)
+    with pytest.raises(ValueError, match="nope"):
+        bench_peers.versus(tmp_path, ["nope"], 1, None)
