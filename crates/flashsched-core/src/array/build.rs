@@ -10,6 +10,7 @@ use super::raid::{Raid0, Raid5};
 use super::serial::SerialLog;
 use super::series::ArraySeries;
 use super::summary::ArrayStats;
+use super::touched::Touched;
 use super::{ArraySim, Placement, VolumeView, Wl};
 use crate::config::DeviceConfig;
 use crate::device::Ssd;
@@ -185,6 +186,7 @@ impl ArraySim {
             bytes_w: vec![0; n as usize],
             bytes_r: vec![0; n as usize],
             done: Vec::new(),
+            touched: Touched::all(n as usize),
             ext: Vec::new(),
             completed_any: false,
             host_turn: true,
@@ -231,6 +233,7 @@ impl ArraySim {
             let mut dev = self.dev_cfg.clone();
             dev.timing.program_us /= f;
             self.ssds[i] = Ssd::new(dev.ssd(), self.cfg.seed.wrapping_add(i as u64))?;
+            self.touched.mark(i as u32);
         }
         self.ssd_speeds = speeds.to_vec();
         Ok(())

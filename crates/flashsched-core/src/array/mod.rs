@@ -23,6 +23,7 @@ pub mod serial;
 mod serial_io;
 pub mod series;
 mod summary;
+mod touched;
 
 use std::collections::VecDeque;
 
@@ -43,6 +44,7 @@ use raid::{Extent, Raid0, Raid5};
 use serial::SerialLog;
 use series::{ArraySeries, SeriesTable};
 pub use summary::{Accounting, ArrayStats, ArraySummary, LinkSummary, SerialSummary, SsdSummary};
+use touched::Touched;
 
 const NONE: u32 = u32::MAX;
 
@@ -224,6 +226,8 @@ pub struct ArraySim {
     bytes_w: Vec<u64>,
     bytes_r: Vec<u64>,
     done: Vec<u32>,
+    /// SSDs that may have work to report or decide (see `touched`).
+    touched: Touched,
     ext: Vec<Extent>,
     completed_any: bool,
     /// Something the host sees happened at this instant (see `settle`).
@@ -288,7 +292,10 @@ impl Model for ArraySim {
     #[inline]
     fn apply(&mut self, ev: Ev, now: Ns) -> SimResult<()> {
         match ev {
-            Ev::Dev(i, e) => self.ssds[i as usize].handle(e, now)?,
+            Ev::Dev(i, e) => {
+                self.touched.mark(i);
+                self.ssds[i as usize].handle(e, now)?
+            }
             Ev::Workload => self.poll()?,
             Ev::HostTimer => {
                 self.host.timer_fired();
@@ -305,10 +312,12 @@ impl Model for ArraySim {
         let serial = matches!(self.placement, Placement::Serial(_));
         let mut asked = false;
         loop {
-            // Only SSDs with something to report or decide are visited: with
-            // 16 or more SSDs, asking every one at every instant cost more
-            // than the SSDs' own work.
-            for i in 0..self.ssds.len() {
+            // Only SSDs touched at this instant are visited (`touched`), in
+            // ascending order as a full scan would.
+            let mut at = 0;
+            while let Some(i) = self.touched.next_from(at) {
+                at = i + 1;
+                let i = i as usize;
                 if !self.ssds[i].has_done() {
                     continue;
                 }
@@ -342,23 +351,35 @@ impl Model for ArraySim {
                     dispatched = true;
                 }
             }
-            for i in 0..self.ssds.len() {
-                if !self.ssds[i].needs_decide() {
-                    continue;
+            let mut at = 0;
+            let mut more = false;
+            while let Some(i) = self.touched.next_from(at) {
+                at = i + 1;
+                let s = &mut self.ssds[i as usize];
+                if s.needs_decide() {
+                    s.schedule(
+                        now,
+                        &mut Sink {
+                            q: &mut self.clock.q,
+                            ssd: i,
+                        },
+                    )?;
                 }
-                self.ssds[i].schedule(
-                    now,
-                    &mut Sink {
-                        q: &mut self.clock.q,
-                        ssd: i as u32,
-                    },
-                )?;
+                more |= s.has_done();
             }
             // New front-end writes may open xGC work: pump again now rather
             // than at whatever step comes next.
-            let more = self.ssds.iter().any(|s| s.has_done()) || (serial && dispatched);
-            if !more {
+            if !(more || (serial && dispatched)) {
                 break;
+            }
+        }
+        // An SSD is left out of later instants until an event or new work
+        // touches it again.
+        let mut at = 0;
+        while let Some(i) = self.touched.next_from(at) {
+            at = i + 1;
+            if !self.ssds[i as usize].needs_decide() {
+                self.touched.unmark(i);
             }
         }
         self.completed_any = false;

@@ -26,6 +26,7 @@ impl ArraySim {
             }
         };
         self.outstanding[ssd as usize] += 1;
+        self.touched.mark(ssd);
         self.ssds[ssd as usize].submit(id, op, offset, len, self.clock.now());
     }
 

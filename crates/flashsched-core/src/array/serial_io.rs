@@ -182,6 +182,7 @@ impl ArraySim {
                 self.submit(src, Op::Trim, off, len, SubKind::Trim);
                 off += len as u64;
             }
+            self.touched.mark(src);
             let ssd = &mut self.ssds[src as usize];
             let left = ssd.ftl.mapped_pages();
             self.stats.max_valid_pages_after_trim = self.stats.max_valid_pages_after_trim.max(left);
