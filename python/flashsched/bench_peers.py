@@ -19,11 +19,13 @@ the same modelled work):
 - ``mqsim-trace-1m``: a generated trace of 1,000,000 requests (70 % reads,
   4-16 KiB, 4 KiB aligned, Poisson 20k IOPS over 16 GiB) on MQSim's shipped
   device, its 2 MiB mapping cache included; target 25x.
-- ``mqsim-gc-3m``: 3,000,000 random 8 KiB writes at queue depth 64 on the
-  shipped device with 64 blocks per plane (16 GiB raw; GC throughout),
-  whole mapping table in DRAM; target 25x. MQSim's GC does 2-4x the work
-  here (docs/validation.md item 7), which the ratio does not hide: both
-  counts are printed.
+- ``mqsim-gc-2.4m``: 2,400,000 random 8 KiB writes at queue depth 64 on
+  the shipped device with 64 blocks per plane (16 GiB raw; GC throughout),
+  whole mapping table in DRAM (validation case ``gc-rw8k-qd64``); target
+  25x. Issue #23 asks for 3M writes, but MQSim 7ec40e3 crashes (SIGSEGV,
+  at 85 % of the requests) on 3M here; 2.4M is what it completes. MQSim's
+  GC does 2-4x the work here (docs/validation.md item 7), which the ratio
+  does not hide: both counts are printed.
 - ``ssdsim-x100``: SSDsim's sample trace (``ascii/ssdsim-example.ns.ascii``
   of the shared traces) played 100 times back to back (1,000,000 requests);
   target 10x.
@@ -110,7 +112,7 @@ MQSIM_FLOW_SYNTHETIC = {
     "Average_Request_Size": "16",
     "Address_Alignment_Unit": "16",
     "Average_No_of_Reqs_in_Queue": "64",
-    "Total_Requests_To_Generate": "3000000",
+    "Total_Requests_To_Generate": "2400000",
     "Address_Distribution": "RANDOM_UNIFORM",
     "Seed": "798",
 }
@@ -127,16 +129,16 @@ CASES: dict[str, VersusCase] = {
         # The shipped 2 MiB CMT, as the `-cmt` validation cases map it.
         overrides=["mapping.cmt_kib=2048", "mapping.writeback=unserved"],
     ),
-    "mqsim-gc-3m": VersusCase(
-        "mqsim-gc-3m",
+    "mqsim-gc-2.4m": VersusCase(
+        "mqsim-gc-2.4m",
         "mqsim",
-        3_000_000,
+        2_400_000,
         25.0,
         {
             "ssdconfig": {"Ideal_Mapping_Table": "true", "Block_No_Per_Plane": "64"},
             "workload": MQSIM_FLOW_SYNTHETIC,
         },
-        ["--synthetic", "read=0,bs=8k,align=8k,pattern=random,qd=64,n=3000000"],
+        ["--synthetic", "read=0,bs=8k,align=8k,pattern=random,qd=64,n=2400000"],
         overrides=["geometry.blocks_per_plane=64", "ftl.gc_d_choice=6"],
     ),
     "ssdsim-x100": VersusCase(

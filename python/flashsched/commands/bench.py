@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=Path,
         help="flashsched against MQSim/SSDsim whole process, interleaved: PEERS holds "
         "mqsim/MQSim and ssdsim/ssd built outside the project (cases with --case: "
-        "mqsim-trace-1m, mqsim-gc-3m, ssdsim-x100)",
+        "mqsim-trace-1m, mqsim-gc-2.4m, ssdsim-x100)",
     )
     b.add_argument(
         "--traces",

@@ -166,6 +166,12 @@ def _check_complete(case: Case, workdir: Path, flow: dict[str, str], cut: Path |
         )
 
 
+def _last_line(path: Path) -> str:
+    """The last non-blank line of a log (MQSim's progress or its error)."""
+    lines = [x for x in path.read_text(errors="replace").splitlines() if x.strip()]
+    return lines[-1].strip() if lines else ""
+
+
 def run(case: Case, mqsim: Path, cut: Path | None, workdir: Path) -> dict[str, Any]:
     """Run ``case`` with the MQSim checkout at ``mqsim`` (binary ``MQSim``
     and the shipped ``ssdconfig.xml``) in ``workdir``; the peer result."""
@@ -184,7 +190,10 @@ def run(case: Case, mqsim: Path, cut: Path | None, workdir: Path) -> dict[str, A
         cost = timed(cmd, cwd=workdir, stdout=log)
     rc = cost.returncode
     if not out.is_file():
-        raise RuntimeError(f"MQSim failed on {case.name} (exit {rc}); see {workdir}/stdout.txt")
+        raise RuntimeError(
+            f"MQSim failed on {case.name} (exit {rc}); see {workdir}/stdout.txt "
+            f"(last line: {_last_line(workdir / 'stdout.txt')!r})"
+        )
     raw = parse(out)
     _check_complete(case, workdir, flow, cut)
     planes = int(config.get("Plane_No_Per_Die", 2))
