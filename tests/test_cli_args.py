@@ -167,7 +167,7 @@ def test_command_map_names_every_command_of_its_module() -> None:
     registered = {}
     for m in commands.MODULES:
         sub = argparse.ArgumentParser().add_subparsers()
-        m.register(sub)
+        commands.module(m).register(sub)
         registered.update({name: m for name in sub.choices})
     assert registered == commands.BY_NAME
 
