@@ -35,6 +35,7 @@ def test_bench_cases_report_rates_memory_and_verdicts(tmp_path: Path) -> None:
         assert r["requests_per_s"] > 0 and r["events_per_s"] > 0
         assert r["peak_rss_mib"] >= r["python_baseline_mib"] > 0
         assert bench.verdict(r) in ("met", "MISSED") or bench.verdict(r).startswith("not judged")
+    assert bench.verdict({"requests_per_s": 1.0}) == "measured"  # no target
     gc = rows[1]
     # 90 % fill: every write past the free reserve forces GC page moves.
     assert gc["gc_pages_moved"] > 0 and gc["waf"] > 1.0
@@ -68,6 +69,16 @@ def test_array_cases_run_sixteen_ssds(tmp_path: Path) -> None:
         assert r["requests"] == 3000 and r["requests_per_s"] > 0
         assert r["device"].startswith("16 x default")
         assert r["mean_latency_us"] > 0
+
+
+def test_run_trace_times_a_whole_flashsched_process(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    assert cli.main(["bench", "--case", "run-trace", "--requests", "3000", "--json", str(out)]) == 0
+    (r,) = json.loads(out.read_text())["cases"]
+    assert r["requests"] == 3000 and r["device"] == "mqsim-default"
+    # The whole process: at least the interpreter's start-up and memory.
+    assert r["run_s"] > 0 and r["cpu_s"] > 0 and r["peak_rss_mib"] > 5
+    assert r["events"] > 3000 and bench.verdict(r) == "measured"
 
 
 def test_reference_runs_are_paired_with_each_case() -> None:
