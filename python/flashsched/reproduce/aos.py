@@ -337,12 +337,12 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
 
 
 def saturated_workloads(res: Results) -> dict[str, list[str]]:
-    """Per experiment, the workloads saturated under its FIFO (left out of
+    """Per experiment, the workloads every scheduler saturates (left out of
     the averages, reported apart)."""
     out = {}
-    for exp, fifo in ((EXP, FIFO), (PLAIN, "fifo"), (NOBUF, FIFO)):
+    for exp in (EXP, PLAIN, NOBUF):
         if exp in res.tables:
-            out[exp] = saturated(res.table(exp), fifo, DS)
+            out[exp] = saturated(res.table(exp), DS)
     if EXP in out:
         out[BAND] = out[EXP]
     return out
