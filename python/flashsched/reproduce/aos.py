@@ -60,9 +60,10 @@ buffer.
 
 ``--quick`` runs ``latency``, ``fifo_band`` and ``plain`` exactly as the
 full run does, so their numbers — and their directions — are the full
-run's; only ``variants`` and the ``nobuf`` ablation are left out. (A truncated subset of the traces was tried
-and rejected: with the first 2000 requests AOS beats P/E suspension on
-reads, the opposite of the full run.)
+run's; only ``variants`` and the ``nobuf`` ablation are left out. (A
+truncated subset of the traces was tried and rejected: with the first
+2000 requests AOS beats P/E suspension on reads, the opposite of the full
+run.)
 
 Not measurable offline: the EX best case (87 %) needs the EX trace.
 """

@@ -28,21 +28,29 @@ preconditioned to the GC threshold that extra block alone starts GC,
 docs/variation.md), and the process-variation model on for every scheduler
 at wear stage ``variation.wear_pe``. The MSR/Financial1
 excerpts of Table 1 are not available offline; the workloads are the eight
-public samples of /work/shared/traces replayed at 50× their recorded
-arrival rate (``hm_0`` and ``rsrch_0`` are the first 1000 requests of the
-paper's *hm* and *rsrch* traces) plus ``synth_r20``, a synthetic write-heavy
+public samples of /work/shared/traces (``hm_0`` and ``rsrch_0`` are the
+first 1000 requests of the paper's *hm* and *rsrch* traces), each replayed
+at the intensity that brings NOOP's conflict ratio nearest Table 1's for
+its trace (the table's median for the others; ``INTENSITIES``), plus
+``synth_r20``, a synthetic write-heavy
 mix (20 % reads — Table 1's traces are 52–95 % writes —, 2–32 KiB, 20 000
 IOPS, 30 000 requests, 3 GiB span; the evaluation used 4 GiB, more than the
 logical capacity of the 32-chip device, so its chip sweep lacked this mix).
 "On average" claims are the arithmetic mean over these workloads of the
-per-workload reduction; *rsrch* claims use
+per-workload reduction, workloads every scheduler saturates (mean latency
+≥ 100 ms: tpcc, IOPS pinned at any intensity) left out and listed in the
+``saturated`` table; each averaged claim's note gives the median. *rsrch*
+claims use
 the ``rsrch_0`` sample; Table 1's conflict ratio is the summary's
 ``flash.conflict_ratio_pct`` (requests that found a chip they need already
 holding queued or running work) under NOOP at 12K.
 
 Experiments: ``main`` (NOOP/PIQ/VIOS at 12K), ``main_plain`` (the same on
 the earlier per-die device), ``wear`` (PIQ/VIOS at 6K, 9K, 12K, 15K, from ``WEAR_FILL``; the
-``wear_gc`` table reports its GC erases — none: see WEAR_FILL),
+``wear_stages`` table reports its GC erases — none: see WEAR_FILL),
+``wear_gc`` (the four stages on a write-heavy mix at 50 % precondition,
+where every scheduler collects: ``GC_MIX``; VIOS with and without the
+channel barrier),
 ``choice`` (VIOS's non-conflicting block choice ``slowest`` / ``in-order``
 / ``median``, each with channel batches released one after another or all
 at once, at 12K; full run only), ``chips`` (PIQ/VIOS with 8…4 chips per channel = 64…32 chips),
