@@ -387,6 +387,36 @@ def test_compare_matches_a_hand_computation(quick):
     assert compare(waf, Compare("gc_waf", "waf", "nope", "greedy", series="ftl.gc_policy")) is None
 
 
+def test_saturated_workloads_are_left_out_with_the_median_noted():
+    """Hand-made table: w_sat is saturated under both schedulers (≥ 100 ms)
+    and leaves the average; w_base only saturates the baseline and stays
+    (a scheduling result). Reductions: w1 50 %, w2 10 %, w_base 99 %, mean
+    53 %, median 50 %; with w_sat (0 %) the mean is 39.75 %."""
+    from flashsched.reproduce.base import Results
+    from flashsched.reproduce.common import Compare, measure_compares, per_workload, saturated
+
+    rows = [
+        ("w1", "base", 200.0),
+        ("w1", "ours", 100.0),
+        ("w2", "base", 1000.0),
+        ("w2", "ours", 900.0),
+        ("w_base", "base", 300_000.0),
+        ("w_base", "ours", 3_000.0),
+        ("w_sat", "base", 500_000.0),
+        ("w_sat", "ours", 500_000.0),
+    ]
+    df = pd.DataFrame(rows, columns=["workload", "s", "latency_us.mean"])
+    assert saturated(df, "s") == ["w_sat"]
+    c = Compare("e", "latency_us.mean", "ours", "base", series="s")
+    vals = per_workload(df, c)
+    assert vals.to_dict() == pytest.approx({"w1": 50.0, "w2": 10.0, "w_base": 99.0, "w_sat": 0.0})
+    res = Results(Path("."), {"e": df})
+    m = measure_compares(res, {"x": c}, {"e": saturated(df, "s")})["x"]
+    assert m.value == pytest.approx(53.0)
+    assert "w_sat" not in m.workload
+    assert m.note == "median 50; saturated, left out: w_sat; with them 39.75"
+
+
 PAPERS = {
     "amphibian": "amphibian.md",
     "aos": "aos.md",
