@@ -642,7 +642,7 @@ def _wear_gc_table(t: pd.DataFrame) -> pd.DataFrame:
 
 
 RUNTIME = (
-    "full run: 12.5 min wall on 2 busy shared cores (SSDsim platform + plain device + "
+    "full run: 5-12.5 min wall on 2 shared cores (SSDsim platform + plain device + "
     "choice + wear_gc; 3 seeds, wear_gc 1); quick: 1 min"
 )
 
