@@ -5,7 +5,7 @@ comparisons that turn sweep tables into our number for a claim."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -55,7 +55,8 @@ class Compare:
     average"). ``where`` filters other columns (e.g. a device or a wear stage).
     ``average``: ``mean`` of the per-workload values, or ``geo``: the value
     of the geometric mean of the per-workload ratios ours/base (robust when
-    ratios span orders of magnitude, as normalised bars do).
+    ratios span orders of magnitude, as normalised bars do). ``exclude``:
+    workloads left out (saturated ones, see :func:`saturated`).
     """
 
     experiment: str
@@ -67,6 +68,7 @@ class Compare:
     kind: str = "reduction"
     where: Mapping[str, Any] = field(default_factory=dict)
     average: str = "mean"
+    exclude: tuple[str, ...] = ()
 
 
 def _value(ours: float, base: float, kind: str) -> float:
@@ -79,23 +81,38 @@ def _value(ours: float, base: float, kind: str) -> float:
     raise ValueError(f"unknown comparison kind '{kind}'")
 
 
-def compare(df: pd.DataFrame, c: Compare) -> tuple[float, str] | None:
-    """Our value for ``c`` and the workloads it covers (None if not measurable)."""
+def _pairs(df: pd.DataFrame, c: Compare) -> list[tuple[str, float, float]]:
+    """(workload, ours, baseline) for every workload ``c`` can compare."""
     sel = df
     for k, v in c.where.items():
         sel = sel[np.isclose(sel[k], v)] if isinstance(v, float) else sel[sel[k] == v]
     if c.workload is not None:
         sel = sel[sel["workload"] == c.workload]
+    sel = sel[~sel["workload"].isin(c.exclude)]
     m = sel.groupby(["workload", c.series])[c.metric].mean().unstack(c.series)
     if c.ours not in m or c.baseline not in m:
-        return None
+        return []
     # a workload whose baseline is 0 (e.g. writes all absorbed by a DRAM
     # buffer) has no relative value: it is left out and not named
-    used = [(w, o, b) for w, o, b in zip(m.index, m[c.ours], m[c.baseline]) if b and np.isfinite(b)]
+    return [
+        (str(w), float(o), float(b))
+        for w, o, b in zip(m.index, m[c.ours], m[c.baseline])
+        if b and np.isfinite(b)
+    ]
+
+
+def per_workload(df: pd.DataFrame, c: Compare) -> pd.Series:
+    """Our value for ``c`` on each workload it covers."""
+    return pd.Series({w: _value(o, b, c.kind) for w, o, b in _pairs(df, c)}, dtype=float)
+
+
+def compare(df: pd.DataFrame, c: Compare) -> tuple[float, str] | None:
+    """Our value for ``c`` and the workloads it covers (None if not measurable)."""
+    used = _pairs(df, c)
     if not used:
         return None
     pairs = [(o, b) for _, o, b in used]
-    names = ", ".join(str(w) for w, _, _ in used)
+    names = ", ".join(w for w, _, _ in used)
     if c.average == "geo":
         ratios = [o / b for o, b in pairs]
         if min(ratios) <= 0:  # a zero count: the geometric mean is undefined
@@ -107,15 +124,54 @@ def compare(df: pd.DataFrame, c: Compare) -> tuple[float, str] | None:
     return float(np.mean([_value(o, b, c.kind) for o, b in pairs])), names
 
 
-def measure_compares(res: Results, compares: Mapping[str, Compare]) -> dict[str, Measured]:
-    """Our numbers for every claim id in ``compares`` whose experiment ran."""
+# A workload is saturated when every scheduler's mean request latency
+# reaches this: the device cannot keep up whatever the scheduler (the
+# samples that do are replays whose IOPS stays pinned at any intensity, 1x
+# included, with latency 100-800 ms; issue 18). Such runs measure queueing
+# in the host queue, not scheduling, and are reported apart from the
+# averages. A workload only the baseline saturates stays in: that is a
+# scheduling result.
+SATURATED_US = 100_000.0
+
+
+def saturated(df: pd.DataFrame, series: str, limit_us: float = SATURATED_US) -> list[str]:
+    """Workloads on which every ``series`` value (scheduler) averages a
+    request latency of at least ``limit_us`` (over every other setting in
+    ``df``)."""
+    if df.empty:
+        return []
+    lat = df.groupby(["workload", series])["latency_us.mean"].mean().unstack(series)
+    worst_case_fast = lat.min(axis=1)
+    return sorted(str(w) for w, v in worst_case_fast.items() if v >= limit_us)
+
+
+def measure_compares(
+    res: Results,
+    compares: Mapping[str, Compare],
+    saturated_of: Mapping[str, list[str]] | None = None,
+) -> dict[str, Measured]:
+    """Our numbers for every claim id in ``compares`` whose experiment ran.
+    Averaged claims leave out the workloads ``saturated_of[experiment]``
+    names and note the median of the per-workload values and the average
+    with the saturated ones included."""
     out = {}
     for cid, c in compares.items():
         if c.experiment not in res.tables:
             continue
-        got = compare(res.table(c.experiment), c)
-        if got is not None:
-            out[cid] = Measured(got[0], got[1])
+        df = res.table(c.experiment)
+        sat = tuple((saturated_of or {}).get(c.experiment, ()))
+        cx = replace(c, exclude=(*c.exclude, *sat)) if c.workload is None else c
+        got = compare(df, cx)
+        if got is None:
+            continue
+        notes = []
+        if c.workload is None:
+            vals = per_workload(df, cx)
+            if len(vals) > 1:
+                notes.append(f"median {float(vals.median()):.4g}")
+            if sat and (with_sat := compare(df, c)) is not None:
+                notes.append(f"saturated, left out: {', '.join(sat)}; with them {with_sat[0]:.4g}")
+        out[cid] = Measured(got[0], got[1], "; ".join(notes))
     return out
 
 

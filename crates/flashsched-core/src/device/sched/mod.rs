@@ -42,7 +42,7 @@ pub use fifo::Fifo;
 pub use mqsim::MqsimPriority;
 pub use pe_suspend::{PeSuspend, PeSuspendParams};
 pub use piq::{Piq, PiqParams};
-pub use ssdsim::{FcfsOrder, SsdsimFcfs, SsdsimParams};
+pub use ssdsim::{FcfsOrder, Pairing, SsdsimFcfs, SsdsimParams};
 pub use vios::{FreeChoice, Vios, ViosParams};
 
 /// What a scheduler may consult when choosing work for a die.

@@ -12,7 +12,11 @@
 //! queue); user programs waiting for the space they free would otherwise
 //! block the chip for good. With multi-plane commands on, the oldest
 //! compatible transactions of the lead's die join it (SSDsim pairs
-//! two-plane operations from its queues the same way).
+//! two-plane operations from its queues the same way; `pairing = "queue"`).
+//! `pairing = "head"` is the strictly in-order reading of a FIFO (AOS §II-C:
+//! "all requests are executed in FIFO order"): a companion must be the next
+//! transaction of its queue, so a command never takes a younger request
+//! past an older one.
 
 use std::collections::VecDeque;
 
@@ -30,6 +34,19 @@ use crate::registry::Params;
 pub struct SsdsimParams {
     /// Which user transaction goes first.
     pub order: FcfsOrder,
+    /// Where multi-plane companions may come from.
+    pub pairing: Pairing,
+}
+
+/// `pairing`: which queued transactions may join a multi-plane command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pairing {
+    /// The oldest compatible transaction anywhere in the chip's queues
+    /// (SSDsim's two-plane search).
+    Queue,
+    /// Only the head of a queue (strict FIFO: nothing overtakes).
+    Head,
 }
 
 /// `order`: one arrival order for all user transactions of a chip, or
@@ -47,6 +64,7 @@ impl Default for SsdsimParams {
     fn default() -> Self {
         SsdsimParams {
             order: FcfsOrder::Arrival,
+            pairing: Pairing::Queue,
         }
     }
 }
@@ -66,6 +84,7 @@ struct ChipQueues {
 pub struct SsdsimFcfs {
     geo: Geometry,
     reads_first: bool,
+    head_only: bool,
     chips: Vec<ChipQueues>,
     pending: usize,
 }
@@ -80,6 +99,7 @@ impl TxSchedulerType for SsdsimFcfs {
         SsdsimFcfs {
             geo: *g,
             reads_first: p.order == FcfsOrder::ReadsFirst,
+            head_only: p.pairing == Pairing::Head,
             chips: vec![ChipQueues::default(); g.chips() as usize],
             pending: 0,
         }
@@ -129,9 +149,11 @@ impl TxScheduler for SsdsimFcfs {
 
     fn pick_companion(&mut self, die: u32, lead: &Tx, taken: u64, ctx: &PickCtx) -> Option<TxId> {
         let c = &mut self.chips[self.geo.chip_of_die(die) as usize];
+        let depth = if self.head_only { 1 } else { usize::MAX };
         for q in [&mut c.gc, &mut c.user, &mut c.writes] {
             if let Some(pos) = q
                 .iter()
+                .take(depth)
                 .position(|&id| ctx.companion_ok(lead, ctx.txs.get(id), taken))
             {
                 self.pending -= 1;

@@ -1,10 +1,15 @@
-//! Worked examples of the orderings AOS produces (docs/devsched.md): the
-//! scheduler is driven directly on a real device's transaction arena and
+//! Worked examples of the orderings AOS produces, and of the two baselines'
+//! and VIOS's rules the AOS/VIOS reproductions turn on (docs/devsched.md):
+//! the scheduler is driven directly on a real device's transaction arena and
 //! FTL, so each test states by hand which die is offered work in which
 //! order and which request each die gets.
 
 use super::aos::Aos;
-use super::{AosParams, PickCtx, Refill, TxScheduler, TxSchedulerType};
+use super::vios::{Vios, ViosParams};
+use super::{
+    AosParams, FcfsOrder, Pairing, PickCtx, Refill, SsdsimFcfs, SsdsimParams, TxScheduler,
+    TxSchedulerType,
+};
 use crate::config::DeviceConfig;
 use crate::device::pick_ctx;
 use crate::device::tx::{Origin, Tx, TxId, TxKind};
@@ -182,4 +187,77 @@ fn queue_limit_bounds_what_a_fill_looks_at() {
         s.prepare(&ctx(&ssd));
         assert_eq!(wakes(&mut s), want, "queue_limit = {limit}");
     }
+}
+
+/// SSDsim's FCFS on chip 0 in arrival order: program P0 (die 0, plane 0),
+/// read R (die 1), program P1 (die 0, plane 1). P0 leads; with `pairing =
+/// "queue"` (SSDsim's two-plane search) P1 joins it past the older R, one
+/// two-plane command; with `pairing = "head"` (AOS §II-C: "all requests are
+/// executed in FIFO order") the queue's next transaction is R, which cannot
+/// join a program, so P0 runs alone and R is next.
+#[test]
+fn fcfs_pairs_past_the_head_only_with_queue_pairing() {
+    for (pairing, companion) in [(Pairing::Queue, true), (Pairing::Head, false)] {
+        let mut ssd = device();
+        let p = SsdsimParams {
+            order: FcfsOrder::Arrival,
+            pairing,
+        };
+        let mut s = SsdsimFcfs::new(p, &ssd.geo);
+        let p0 = push_to(&mut ssd, &mut s, TxKind::Program, 0, 30);
+        let r = push_to(&mut ssd, &mut s, TxKind::Read, 2, 31);
+        let p1 = push_to(&mut ssd, &mut s, TxKind::Program, 1, 32);
+        assert_eq!(s.pick_chip(0, 0b11, &ctx(&ssd)), Some(p0));
+        let lead = *ssd.txs.get(p0);
+        let got = s.pick_companion(0, &lead, 1, &ctx(&ssd));
+        assert_eq!(got, companion.then_some(p1), "{pairing:?}");
+        assert_eq!(s.pick_chip(0, 0b10, &ctx(&ssd)), Some(r), "{pairing:?}");
+    }
+}
+
+/// VIOS's channel barrier (§3.3, Fig. 3). R0 (chip 0) is released and not
+/// started yet. Then R1 (chip 0, channel 0), R2 (chip 1, channel 0) and R3
+/// (chip 2, channel 1) arrive: one chip batch, channel batches [R1, R3] and
+/// [R2] (R2 shares channel 0 with R1). R1 cannot go (chip 0 still holds
+/// R0), R3 goes. With the barrier R2 waits for R1 although chip 1 is idle
+/// (wakes: die 4 only); without it R2 goes at once, as PIQ would send it
+/// (wakes: dies 4, 2). Once die 0 starts R0, R1 goes and, its channel
+/// batch now empty, R2 follows.
+#[test]
+fn vios_channel_barrier_holds_later_channel_batches() {
+    for (barrier, want) in [(true, vec![4]), (false, vec![4, 2])] {
+        let mut ssd = device();
+        let p = ViosParams {
+            channel_barrier: barrier,
+            ..ViosParams::default()
+        };
+        let mut s = Vios::new(p, &ssd.geo);
+        let r0 = push_to(&mut ssd, &mut s, TxKind::Read, 0, 40);
+        s.prepare(&ctx(&ssd));
+        let mut w = Vec::new();
+        s.wakes(&mut w);
+        assert_eq!(w, vec![0]);
+        let r1 = push_to(&mut ssd, &mut s, TxKind::Read, 0, 41);
+        let r2 = push_to(&mut ssd, &mut s, TxKind::Read, 4, 42);
+        let r3 = push_to(&mut ssd, &mut s, TxKind::Read, 8, 43);
+        s.prepare(&ctx(&ssd));
+        w.clear();
+        s.wakes(&mut w);
+        assert_eq!(w, want, "barrier = {barrier}");
+        if barrier {
+            assert_eq!(s.pick(2, &ctx(&ssd)), None, "R2 held behind R1");
+        }
+        assert_eq!(s.pick(4, &ctx(&ssd)), Some(r3));
+        assert_eq!(s.pick(0, &ctx(&ssd)), Some(r0));
+        assert_eq!(s.pick(0, &ctx(&ssd)), Some(r1));
+        assert_eq!(s.pick(2, &ctx(&ssd)), Some(r2));
+        assert_eq!(s.pending(), 0);
+    }
+}
+
+fn push_to(ssd: &mut Ssd, s: &mut dyn TxScheduler, kind: TxKind, plane: u32, lpn: u32) -> TxId {
+    let t = tx(ssd, kind, plane, lpn);
+    let id = ssd.txs.insert(t);
+    s.push(id, &t, 0);
+    id
 }
