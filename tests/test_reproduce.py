@@ -167,7 +167,7 @@ def test_amphibian_claims_carry_bands_over_the_unpublished_knobs(amph):
     # Postmark's think time is not published: its claims carry the band.
     pm = rows["postmark_noop_x25e"]
     assert pm["band min"] <= pm["ours"] + 1e-9 <= pm["band max"] + 2e-9
-    assert "think times" in pm["note"]
+    assert "think times and dirty limits" in pm["note"]
     # Fig. 9 is left out of --quick, and says so.
     assert pd.isna(rows["qd64_noop_x25e"]["ours"])
     assert "--quick" in rows["qd64_noop_x25e"]["note"]
@@ -185,7 +185,7 @@ def test_amphibian_full_run_refuses_missing_traces(tmp_path):
 
 def test_amphibian_postmark_and_figures(amph):
     out, _ = amph
-    pt = pd.read_parquet(out / "postmark_think" / "results.parquet")
+    pt = pd.read_parquet(out / "postmark_band" / "results.parquet")
     pm = pd.read_parquet(out / "postmark" / "results.parquet")
     # A closed loop with think time: the same transactions take longer the
     # longer each worker thinks between them (t0 = the chosen 0 ms).
@@ -209,7 +209,7 @@ def test_amphibian_missing_traces_are_unmeasured_not_invented(amph):
     amphibian = importlib.import_module("flashsched.reproduce.amphibian")
     tables = {
         e: pd.read_parquet(out / e / "results.parquet")
-        for e in ("fig5", "profiles", "postmark", "postmark_think")
+        for e in ("fig5", "profiles", "postmark", "postmark_band")
     }
     ctx = rp.Context(quick=True, out=out, traces=None)
     m = amphibian.measure(rp.Results(out, tables), ctx)

@@ -146,7 +146,9 @@ SWEEP_VARIANTS = ["noop", "pardispatcher", "amphibian"]  # Fig. 9's three scheme
 # behind (wb=1) with at most 16 MiB in the block layer (Linux's nr_requests
 # 128 × our 128 KiB requests); read() waits for its data, readahead fetching
 # one 128 KiB window at a time (sync=1). 1 KiB-4 MiB files: the paper.
-POSTMARK = "files=500,min=1k,max=4m,io=128k,wb=1,sync=1,dirty=16m"
+POSTMARK = "files=500,min=1k,max=4m,io=128k,wb=1,sync=1"
+DIRTY = "16m"
+DIRTY_SWEEP = ["2m", "64m"]  # 16 or 512 requests of 128 KiB; swept in the full run
 # Time between a worker's transactions (CPU and file system), ms: not
 # published; Postmark adds none of its own (chosen 0), swept for the band.
 THINK_MS = 0
@@ -368,8 +370,8 @@ def _samples(ctx: Context) -> dict[str, dict[str, Any]]:
     return {n: {"trace": p, "intensity": 10} for n, p in found.items()}
 
 
-def _postmark(tx: int, qd: int, think_ms: float) -> str:
-    return f"postmark:{POSTMARK},tx={tx},qd={qd},think={think_ms * 1000:g}"
+def _postmark(tx: int, qd: int, think_ms: float, dirty: str = DIRTY) -> str:
+    return f"postmark:{POSTMARK},dirty={dirty},tx={tx},qd={qd},think={think_ms * 1000:g}"
 
 
 def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
@@ -429,22 +431,28 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
         "grid": {"device": devices},
         "points": _points(plain),
     }
-    # The band: the other think times, the three schemes of Fig. 9 and the
-    # module-less Amphibian, at queue lengths 16 and (full run) 64.
+    # The band: the other think times (and, full run, dirty limits), the
+    # three schemes of Fig. 9 and the module-less Amphibian, at queue
+    # lengths 16 and (full run) 64.
     thinks = [t for t in (QUICK_THINK_SWEEP_MS if q else THINK_SWEEP_MS) if t != THINK_MS]
     band_qds = [16] if q else [16, 64]
-    out["postmark_think"] = {
-        "name": "postmark_think",
-        "description": "Postmark at the other think times (band of Figs. 8-9)",
+    settings = [(f"t{t}", t, DIRTY) for t in thinks]
+    if not q:
+        settings += [(f"dirty{x}", THINK_MS, x) for x in DIRTY_SWEEP]
+    out["postmark_band"] = {
+        "name": "postmark_band",
+        "description": "Postmark at the other think times and dirty limits (band of Figs. 8-9)",
         "base": {"set": ["ftl.precondition_fill=0.9"]},
         "workloads": {
-            f"qd{d}@t{t}": {"synthetic": _postmark(tx, d, t)} for d in band_qds for t in thinks
+            f"qd{d}@{tag}": {"synthetic": _postmark(tx, d, t, x)}
+            for d in band_qds
+            for tag, t, x in settings
         },
         "grid": {"device": devices},
         "points": [
-            {**p, "workload": f"qd{d}@t{t}", "queue_depth": d}
+            {**p, "workload": f"qd{d}@{tag}", "queue_depth": d}
             for d in band_qds
-            for t in thinks
+            for tag, _, _ in settings
             for p in _points([*SWEEP_VARIANTS, "A-noGC"])
         ],
     }
@@ -558,7 +566,7 @@ def measure(res: Results, ctx: Context) -> dict[str, Measured]:
         "samples",
         "gcmode",
         "postmark",
-        "postmark_think",
+        "postmark_band",
         "postmark_qd",
     ):
         tables[exp] = _table(res, exp)
@@ -579,9 +587,14 @@ def measure(res: Results, ctx: Context) -> dict[str, Measured]:
             extra += _band_note(vals, cl[cid].published, c.experiment)
             extra += _interleaved(tables.get("gcmode"), c)
         if c.experiment.startswith("postmark"):
-            vals = _think_values(tables.get("postmark_think"), c, got[0])
+            vals = _postmark_band(tables.get("postmark_band"), c, got[0])
             band = (min(vals), max(vals))
-            extra += _think_note(vals, cl[cid].published) + _postmark_latency(df, c)
+            extra += _postmark_band_note(vals, cl[cid].published)
+            nogc = replace(c, ours="A-noGC")
+            if (g := compare(df, nogc)) is not None:
+                v2 = _postmark_band(tables.get("postmark_band"), nogc, g[0])
+                extra += f" (without the GC-aware module {min(v2):.1f} to {max(v2):.1f} %)"
+            extra += _postmark_latency(df, c)
         out[cid] = Measured(got[0], got[1], note + extra, band)
     out.update(_cdf_claims(res, tables, ctx))
     out.update(_direction_claims(tables, ctx))
@@ -699,26 +712,26 @@ def _sweep_values(tables: dict[str, pd.DataFrame | None], c: Compare, chosen: fl
     return vals
 
 
-def _think_values(pt: pd.DataFrame | None, c: Compare, chosen: float) -> list[float]:
-    """Our Postmark number for ``c`` at the chosen and every other think time."""
+def _postmark_band(pb: pd.DataFrame | None, c: Compare, chosen: float) -> list[float]:
+    """Our Postmark number for ``c`` at the chosen setting and every other
+    think time and dirty limit (``postmark_band`` workloads ``qdN@SETTING``)."""
     vals = [chosen]
-    if pt is None or c.workload is None:
+    if pb is None or c.workload is None:
         return vals
-    split = pt["workload"].str.extract(r"^(.*)@t([\d.]+)$")
-    for t in sorted(split[1].dropna().unique(), key=float):
-        mask = (split[0] == c.workload) & (split[1] == t)
-        sub = pt[mask].assign(workload=c.workload)
-        if (g := compare(sub, replace(c, experiment="postmark_think"))) is not None:
+    split = pb["workload"].str.extract(r"^(.*)@(.+)$")
+    for tag in sorted(split[1].dropna().unique()):
+        sub = pb[(split[0] == c.workload) & (split[1] == tag)].assign(workload=c.workload)
+        if (g := compare(sub, replace(c, experiment="postmark_band"))) is not None:
             vals.append(g[0])
     return vals
 
 
-def _think_note(vals: list[float], published: float) -> str:
+def _postmark_band_note(vals: list[float], published: float) -> str:
     n_match = sum(abs(v - published) <= abs(published) / 3 for v in vals)
     n_dir = sum(v * published > 0 for v in vals)
     return (
-        f"; band over {len(vals)} think times {min(vals):.1f} to {max(vals):.1f} %: "
-        f"within ±1/3 at {n_match}, right sign at {n_dir}"
+        f"; band over {len(vals)} think times and dirty limits {min(vals):.1f} to "
+        f"{max(vals):.1f} %: within ±1/3 at {n_match}, right sign at {n_dir}"
     )
 
 
