@@ -988,5 +988,9 @@ REPRODUCTION = Reproduction(
     tables=detector_tables,
     host_schedulers=tuple(SCHEDULERS),
     notes=__doc__ or "",
-    runtime="full run: 31 min wall on 2 shared cores, 1445 runs (quick: about 1.5 min)",
+    runtime=(
+        "full run: about 1,670 runs, an estimated 45-50 min wall on 2 shared cores "
+        "(31 min for 1,445 runs before the Postmark band, Fig. 9's A-noGC and A-oracle-rd); "
+        "quick: about 2 min"
+    ),
 )
