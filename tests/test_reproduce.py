@@ -186,15 +186,12 @@ def test_amphibian_full_run_refuses_missing_traces(tmp_path):
 def test_amphibian_postmark_and_figures(amph):
     out, _ = amph
     pt = pd.read_parquet(out / "postmark_band" / "results.parquet")
-    pm = pd.read_parquet(out / "postmark" / "results.parquet")
-    # A closed loop with think time: the same transactions take longer the
-    # longer each worker thinks between them (t0 = the chosen 0 ms).
-    pm = pm[pm["host_sched"] == "noop"].set_index("device")["simulated_s"]
+    # A closed loop with think time: some worker runs at least 400/16 = 25
+    # of the transactions, so the run lasts at least 24 think times of 0.1 s
+    # (not necessarily longer than without thinking: a less loaded device
+    # can work faster).
     t100 = pt[(pt["host_sched"] == "noop") & (pt["workload"] == "qd16@t100")]
-    t100 = t100.set_index("device")["simulated_s"]
-    assert (t100 > pm).all(), (pm, t100)
-    # ... at least the think time itself, for each worker's 400/16 transactions
-    assert (t100 >= (400 // 16 - 1) * 0.1).all(), t100
+    assert len(t100) == 3 and (t100["simulated_s"] >= (400 // 16 - 1) * 0.1).all(), t100
     names = ["postmark"]
     for ssd in ("x25e", "s3700", "750s"):
         names += [f"latency_profiles_{ssd}", f"ablation_profiles_{ssd}"]
