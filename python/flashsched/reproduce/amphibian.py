@@ -595,6 +595,11 @@ def measure(res: Results, ctx: Context) -> dict[str, Measured]:
                 v2 = _postmark_band(tables.get("postmark_band"), nogc, g[0])
                 extra += f" (without the GC-aware module {min(v2):.1f} to {max(v2):.1f} %)"
             extra += _postmark_latency(df, c)
+            if ctx.quick:
+                extra += (
+                    f"; --quick: {QUICK_POSTMARK_TX} transactions, a smoke test (the full "
+                    f"run's {POSTMARK_TX} move these rows by up to 10 points)"
+                )
         out[cid] = Measured(got[0], got[1], note + extra, band)
     out.update(_cdf_claims(res, tables, ctx))
     out.update(_direction_claims(tables, ctx))
