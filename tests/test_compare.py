@@ -62,6 +62,27 @@ def test_postmark_reports_transactions_per_second() -> None:
         flashsched.run(synthetic="postmark:bogus=1", device=DEV)
 
 
+def test_postmark_think_time_and_write_behind_end_to_end() -> None:
+    """One worker, 4 KiB files, read-then-create transactions, 1 ms think
+    time, writes behind: worked by hand on the simulated device. Each
+    transaction's read arrives 1 ms after the previous transaction's read
+    completed (its create's write went behind at that instant, so the
+    worker waited for nothing else), and each create is issued the moment
+    its read completes."""
+    spec = "files=1,tx=4,qd=1,min=4k,max=4k,io=4k,read=1,create=1,wb=1,think=1000"
+    res = flashsched.run(synthetic="postmark:" + spec, device=DEV, check=True)
+    rq = res.requests.sort_values(["arrival_ns", "op"]).reset_index(drop=True)
+    reads = rq[rq["op"] == "read"].reset_index(drop=True)
+    writes = rq[rq["op"] == "write"].reset_index(drop=True)
+    assert len(reads) == 4 and len(writes) == 4
+    assert reads["arrival_ns"].iloc[0] == 0
+    for i in range(4):
+        assert writes["arrival_ns"].iloc[i] == reads["complete_ns"].iloc[i]
+    for i in range(1, 4):
+        assert reads["arrival_ns"].iloc[i] == reads["complete_ns"].iloc[i - 1] + 1_000_000
+    assert (writes["size"] == 4096).all() and (reads["size"] == 4096).all()
+
+
 def test_profile_workload_is_labelled_synthetic() -> None:
     res = flashsched.run(synthetic="profile:web1,n=500", device=DEV)
     assert res.summary["requests"] == 500

@@ -169,3 +169,28 @@ fn holding_without_other_work_costs_nothing_under_blocking_gc() {
     assert_eq!(with, run(&set, &reads));
     assert_eq!(with, vec![(6, 2750.0)]);
 }
+
+/// §III-E holds "all the requests targeting the identified flash chip",
+/// writes included; `hold_writes = false` holds reads only. A write of LPN 2
+/// (chip 0) arrives at 3000 µs, while chip 0 is erasing B (GC 1, to 3880)
+/// and the device slot is free: held, it is dispatched only when chip 0's
+/// flag drops (3880 at the earliest); not held, at once. (A device with a
+/// write-back buffer would complete it from DRAM: docs/amphibian.md, "Why
+/// the oracle hurts".)
+#[test]
+fn hold_writes_false_dispatches_writes_to_a_chip_in_gc() {
+    let dispatch_of_late_write = |set: &[&str]| {
+        let mut recs = workload(&[]);
+        recs.push(rec(3000 * US, Op::Write, 2 * PAGE as u64, PAGE));
+        let sim = run_checked(device(set), recs);
+        let r = &sim.metrics.records;
+        let i = (0..r.len())
+            .find(|&i| r.arrival[i] == 3000 * US)
+            .expect("the write at 3000 µs");
+        r.dispatch[i] / US
+    };
+    let mut set = BLOCKING.to_vec();
+    assert!(dispatch_of_late_write(&set) >= 3880);
+    set.push("host.amphibian.hold_writes=false");
+    assert_eq!(dispatch_of_late_write(&set), 3000);
+}

@@ -213,7 +213,7 @@ impl Engine {
 
     fn next_arrival(&self) -> Option<Ns> {
         match self.next {
-            Poll::At(t) if !self.stopping => Some(t),
+            Poll::At(t) | Poll::Wait(t) if !self.stopping => Some(t),
             _ => None,
         }
     }
@@ -231,7 +231,7 @@ impl Engine {
     }
 
     fn arrivals(&mut self, now: Ns) -> ReplayResult<()> {
-        if self.stopping || !matches!(self.next, Poll::At(t) if t <= now) {
+        if self.stopping || !matches!(self.next, Poll::At(t) | Poll::Wait(t) if t <= now) {
             return Ok(());
         }
         self.poll(now)
@@ -328,7 +328,7 @@ impl Engine {
             }
             self.host_turn = true;
         }
-        if self.next == Poll::Blocked && !self.stopping {
+        if matches!(self.next, Poll::Blocked | Poll::Wait(_)) && !self.stopping {
             self.poll(now)?;
         }
         Ok(())

@@ -56,6 +56,7 @@ impl Workload for Phases {
             match p {
                 Poll::At(t) => return Ok(Poll::At(t + self.start)),
                 Poll::Blocked => return Ok(Poll::Blocked),
+                Poll::Wait(t) => return Ok(Poll::Wait(t + self.start)),
                 Poll::Done if self.cur + 1 < self.phases.len() => {
                     self.cur += 1;
                     self.start = now;
@@ -134,6 +135,7 @@ impl Workload for Concurrent {
             let due = match self.state[i] {
                 Poll::At(t) => t <= now,
                 Poll::Blocked => self.ready[i],
+                Poll::Wait(t) => t <= now || self.ready[i],
                 Poll::Done => false,
             };
             if !due {
@@ -149,9 +151,15 @@ impl Workload for Concurrent {
         let next = self
             .state
             .iter()
-            .filter_map(|p| if let Poll::At(t) = p { Some(*t) } else { None })
+            .filter_map(|p| match p {
+                Poll::At(t) | Poll::Wait(t) => Some(*t),
+                _ => None,
+            })
             .min();
+        let waits = self.state.iter().any(|p| matches!(p, Poll::Wait(_)));
         Ok(match next {
+            // A client with think time needs completions too.
+            Some(t) if waits => Poll::Wait(t),
             Some(t) => Poll::At(t),
             None if self.state.contains(&Poll::Blocked) => Poll::Blocked,
             None => Poll::Done,

@@ -1,6 +1,8 @@
 //! How a simulation asks a workload for requests: poll at each arrival
 //! (open loop) or after a completion (closed loop), until it is done.
 
+use std::collections::BTreeSet;
+
 use super::{IoRecord, Poll, Workload};
 use crate::engine::{EventQueue, Ns};
 use crate::error::SimResult;
@@ -13,6 +15,10 @@ pub struct Feed {
     next: Option<Poll>,
     blocked: bool,
     done: bool,
+    /// Times of the poll events pushed for [`Poll::Wait`] and not yet
+    /// reached: a time already pushed is not pushed again, so completions
+    /// that re-poll a waiting workload do not pile up duplicate events.
+    timers: BTreeSet<Ns>,
 }
 
 impl Feed {
@@ -20,6 +26,9 @@ impl Feed {
     /// (read them with [`Feed::record`], then call [`Feed::schedule`]).
     pub fn poll(&mut self, w: &mut dyn Workload, now: Ns) -> SimResult<usize> {
         self.buf.clear();
+        if self.timers.first().is_some_and(|&t| t <= now) {
+            self.timers = self.timers.split_off(&(now + 1));
+        }
         self.next = Some(w.poll(now, &mut self.buf)?);
         Ok(self.buf.len())
     }
@@ -38,6 +47,13 @@ impl Feed {
         match self.next.take() {
             Some(Poll::At(t)) => q.push(t.max(now), ev),
             Some(Poll::Blocked) => self.blocked = true,
+            Some(Poll::Wait(t)) => {
+                self.blocked = true;
+                let t = t.max(now);
+                if self.timers.insert(t) {
+                    q.push(t, ev);
+                }
+            }
             Some(Poll::Done) => self.done = true,
             None => {}
         }

@@ -52,6 +52,10 @@ pub enum Poll {
     At(Ns),
     /// Call again after a completion (closed loop: all slots busy).
     Blocked,
+    /// Call again at this time or after a completion, whichever comes
+    /// first (a closed loop with think time: some clients wait for I/O,
+    /// others for their next start).
+    Wait(Ns),
     /// No more requests.
     Done,
 }

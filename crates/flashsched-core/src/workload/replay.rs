@@ -252,7 +252,7 @@ mod tests {
             match r.poll(now, &mut out)? {
                 Poll::Done => return Ok(out.iter().map(|r| r.time_ns).collect()),
                 Poll::At(t) => now = t,
-                Poll::Blocked => unreachable!(),
+                Poll::Blocked | Poll::Wait(_) => unreachable!(),
             }
         }
     }

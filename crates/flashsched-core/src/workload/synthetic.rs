@@ -626,7 +626,7 @@ mod tests {
             match w.poll(t, &mut out).unwrap() {
                 Poll::At(n) => t = n,
                 Poll::Done => break,
-                Poll::Blocked => unreachable!(),
+                Poll::Blocked | Poll::Wait(_) => unreachable!(),
             }
         }
         assert_eq!(out.len(), 20000);
@@ -688,6 +688,7 @@ mod tests {
                 match p {
                     Poll::At(n) => t = n,
                     Poll::Done => break,
+                    Poll::Wait(_) => unreachable!("synthetic workloads have no think time"),
                     Poll::Blocked => {
                         let c = Completion {
                             arrival: 0,

@@ -83,6 +83,11 @@ pub struct AmphibianParams {
     pub probe_factor: f64,
     /// Probes are sent again this often while a zone is in GC.
     pub retry_ms: f64,
+    /// Hold writes to a zone in GC too (§III-E: "all the requests
+    /// targeting the identified flash chip"); off: only reads are held (a
+    /// diagnostic: a write-back data cache absorbs writes, so a write
+    /// dispatched to a chip in GC does not wait for it).
+    pub hold_writes: bool,
 }
 
 /// `gc_detect`: how the scheduler learns a zone is in GC.
@@ -122,6 +127,7 @@ impl Default for AmphibianParams {
             probes: 3,
             probe_factor: 10.0,
             retry_ms: 1000.0,
+            hold_writes: true,
         }
     }
 }
@@ -269,6 +275,9 @@ impl Amphibian {
             return false;
         }
         let e = &self.entries[id as usize];
+        if e.op != Op::Read && !self.p.hold_writes {
+            return false;
+        }
         self.any_zone(dev, e.offset, e.size, |z| {
             self.zones[z as usize] != Zone::Normal
         })
