@@ -110,6 +110,8 @@ _FIXED: dict[str, int] = {
     "amphibian": 0,
     # device (flash transaction) schedulers
     "fifo": 6,
+    # the reproductions' label for `fifo` beside SSDsim's FCFS: fifo's colour
+    "per-die FIFO": 6,
     "piq": 7,
     "pe-suspend": 8,
     "aos": 9,
