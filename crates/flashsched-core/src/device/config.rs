@@ -87,6 +87,20 @@ pub enum WriteAck {
     DataIn,
 }
 
+/// `controller.dispatch`: the instants at which an idle chip (or die) is
+/// offered new work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Dispatch {
+    /// As soon as it frees (or work arrives for it); its transfers then
+    /// queue on the channel first come, first served.
+    UnitFree,
+    /// MQSim's TSU: only at instants its channel is idle with no read
+    /// data-out waiting for it (waiting data-outs go first), the channel's
+    /// chips being offered work round robin until a transfer takes the bus.
+    ChannelIdle,
+}
+
 /// Device controller.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -104,6 +118,8 @@ pub struct ControllerConfig {
     pub multiplane_us: f64,
     /// When a written page is acknowledged (see [`WriteAck`]).
     pub write_ack: WriteAck,
+    /// When idle chips are offered work (see [`Dispatch`]).
+    pub dispatch: Dispatch,
     /// ISPP program loops (suspension points are loop boundaries).
     pub program_loops: u32,
     /// Erase pulses (suspension points are pulse boundaries).
@@ -127,6 +143,7 @@ impl Default for ControllerConfig {
             multiplane: MultiPlane::Off,
             multiplane_us: 0.0,
             write_ack: WriteAck::Programmed,
+            dispatch: Dispatch::UnitFree,
             program_loops: 10,
             erase_loops: 5,
             suspend_us: 5.0,

@@ -414,6 +414,7 @@ impl Ssd {
                 self.cmds.members[die as usize] = members;
             }
             DevEvent::Front { slot } => self.front_step(slot, now),
+            DevEvent::ChannelFree { ch } => self.channel_free(ch),
             DevEvent::BusDone { ch, tx, gen } => {
                 if self.txs.gen(tx) != gen {
                     return Ok(()); // delayed and rescheduled

@@ -129,6 +129,29 @@ impl Channel {
         self.retime(changed);
     }
 
+    /// Whether nothing holds or asks for the bus at `now`: every transfer
+    /// asked for by then has ended (`controller.dispatch = "channel-idle"`
+    /// offers chips work only then). Data-outs that ended at `now` must
+    /// have been finished first.
+    #[inline]
+    pub fn idle_at(&self, now: Ns) -> bool {
+        self.free_at <= now && self.pending.first().is_none_or(|p| p.ready > now)
+    }
+
+    /// When the bus, busy at `now`, goes idle next as far as it is known
+    /// now: the end of the run of transfers holding or asking for it then
+    /// (a data-out asked for before the bus frees joins the run).
+    pub fn busy_until(&self, now: Ns) -> Ns {
+        let mut t = self.free_at;
+        for p in &self.pending {
+            if p.ready > t.max(now) {
+                break;
+            }
+            t = p.end;
+        }
+        t.max(now)
+    }
+
     /// Data-out `slot` ended (its completion event fired): fix it if it is
     /// still pending. Anything asked for before it has ended already.
     pub fn finish_readout(&mut self, slot: u32) {
@@ -260,6 +283,31 @@ mod tests {
             assert_eq!(c.free_at, free);
             assert_eq!(c.transfers, requests.len() as u64);
         }
+    }
+
+    #[test]
+    fn idle_only_when_no_transfer_holds_or_asks_for_the_bus() {
+        let mut c = Channel::default();
+        let mut ch = Vec::new();
+        assert!(c.idle_at(0));
+        // A data-in 0..10, a data-out asked at 5 (10..20), one at 30 (30..40).
+        c.reserve(0, 10, &mut ch);
+        c.add_readout(5, 10, 1, 1, &mut ch);
+        c.add_readout(30, 10, 2, 2, &mut ch);
+        assert!(!c.idle_at(0) && !c.idle_at(9));
+        assert_eq!(c.busy_until(0), 20);
+        c.finish_readout(1);
+        assert!(c.idle_at(20) && c.idle_at(29));
+        // At 30 the second data-out asks for the bus: busy again.
+        assert!(!c.idle_at(30));
+        assert_eq!(c.busy_until(30), 40);
+        c.finish_readout(2);
+        assert!(c.idle_at(40));
+        // A data-out asked at 55 after an idle gap: at 57 the bus is busy
+        // until 65 (not idle since 40, when the last fixed one ended).
+        c.add_readout(55, 10, 3, 3, &mut ch);
+        assert!(!c.idle_at(57));
+        assert_eq!(c.busy_until(57), 65);
     }
 
     #[test]

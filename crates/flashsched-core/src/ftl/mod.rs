@@ -109,6 +109,9 @@ pub struct Ftl {
     policy: VictimPolicy,
     /// GC starts when a plane has fewer free blocks than this.
     pub gc_threshold_blocks: u32,
+    /// User writes wait while a plane has fewer free blocks than this
+    /// (`ftl.gc_write_floor`).
+    write_floor: u32,
     /// How GC shares the flash with user I/O.
     pub gc_mode: GcMode,
     /// Preemptive GC turns urgent below this many free blocks in a plane.
@@ -175,7 +178,8 @@ impl Ftl {
             logical_pages: logical,
             alloc,
             policy: VictimPolicy::new(cfg.gc_policy, cfg.gc_d_choice),
-            gc_threshold_blocks: thr.max(2),
+            gc_threshold_blocks: thr.max(2).max(cfg.gc_write_floor),
+            write_floor: cfg.gc_write_floor,
             gc_mode: cfg.gc_mode,
             gc_hard_blocks: (cfg.gc_hard_threshold * geo.blocks_per_plane as f64).floor() as u32,
             l2p: PageMap::new(logical as usize),
@@ -266,10 +270,14 @@ impl Ftl {
 
     /// Whether a program on `stream` can get a page in `plane` now. User
     /// writes may not take the last free block: it is reserved so GC can
-    /// always make progress.
+    /// always make progress; nor any page while the plane is below
+    /// `ftl.gc_write_floor` free blocks.
     #[inline]
     pub fn can_alloc(&self, plane: u32, stream: Stream) -> bool {
         let ps = &self.planes[plane as usize];
+        if stream == Stream::User && (ps.free.len() as u32) < self.write_floor {
+            return false;
+        }
         if ps.room[stream as usize] > 0 {
             return true;
         }
