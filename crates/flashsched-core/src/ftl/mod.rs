@@ -263,6 +263,17 @@ impl Ftl {
         self.plane_of_lpn[r as usize]
     }
 
+    /// Planes whose user writes wait on `ftl.gc_write_floor` with no GC job
+    /// running to lift them (for a stall's error message), and the floor.
+    pub fn planes_held_by_floor(&self) -> (usize, u32) {
+        let n = self
+            .planes
+            .iter()
+            .filter(|ps| !ps.gc_active && (ps.free.len() as u32) < self.write_floor)
+            .count();
+        (n, self.write_floor)
+    }
+
     /// Erased blocks in `plane`'s free list.
     pub fn free_blocks(&self, plane: u32) -> u32 {
         self.planes[plane as usize].free.len() as u32
