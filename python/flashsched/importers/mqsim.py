@@ -326,6 +326,7 @@ def _ftl(out: DeviceImport, dev: Fields) -> None:
         dev.note(UNSUPPORTED, "Address_Mapping", "flashsched's FTL is page-mapped (PAGE_LEVEL)")
     else:
         dev.match("Address_Mapping", "PAGE_LEVEL (flashsched's FTL is page-mapped)")
+    out.set("mapping.read_sectors", 1, "MQSim: a translation read moves one sector")
     if dev.flag("Ideal_Mapping_Table"):
         out.set("mapping.cmt_kib", 0.0, "Ideal_Mapping_Table = true (the whole table in DRAM)")
         dev.note(IGNORED, "CMT_Capacity", "unused with Ideal_Mapping_Table = true")

@@ -15,9 +15,11 @@
 //!   of back-to-back transfers; the pass runs then (or is put off again if
 //!   more data-outs joined the run).
 //!
-//! Not modelled: MQSim's order among waiting data-outs (translation reads,
-//! then user reads, then GC reads; here by the time their sense ended) and
-//! the bus time of command and address cycles.
+//! - Data-outs waiting when the bus frees go by class, as MQSim's
+//!   controller takes them: translation reads, then user reads, then GC
+//!   reads (`Channel::by_class`).
+//!
+//! Not modelled: the bus time of command and address cycles.
 
 use super::{DevEvent, EventSink, Ssd};
 use crate::engine::Ns;

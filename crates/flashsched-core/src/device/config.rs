@@ -44,6 +44,16 @@ impl SsdSpec<'_> {
         self.interface.validate()?;
         self.cache.validate()?;
         self.mapping.validate()?;
+        let sectors = self.geometry.page_size / 512;
+        if self.mapping.read_sectors > sectors {
+            return Err(SimError::config(
+                "mapping.read_sectors",
+                format!(
+                    "{} sectors is more than a {}-byte page holds ({sectors})",
+                    self.mapping.read_sectors, self.geometry.page_size
+                ),
+            ));
+        }
         self.variation.validate()
     }
 }
@@ -341,6 +351,9 @@ pub struct MappingConfig {
     pub translation_entry_bytes: u32,
     /// What a write-back does after its merge read.
     pub writeback: Writeback,
+    /// 512-byte sectors a translation read moves over the channel (0 = the
+    /// whole page). MQSim: 1 (it reads one sector of the translation page).
+    pub read_sectors: u32,
 }
 
 /// `mapping.writeback`: the fate of a translation page written back.
@@ -363,6 +376,7 @@ impl Default for MappingConfig {
             entry_bytes: 0,
             translation_entry_bytes: 0,
             writeback: Writeback::Program,
+            read_sectors: 0,
         }
     }
 }
@@ -372,6 +386,12 @@ impl MappingConfig {
     pub fn validate(&self) -> SimResult<()> {
         range("mapping.cmt_kib", self.cmt_kib, 0.0, 1e8)?;
         range("mapping.entry_bytes", self.entry_bytes as f64, 0.0, 65536.0)?;
+        range(
+            "mapping.read_sectors",
+            self.read_sectors as f64,
+            0.0,
+            65536.0,
+        )?;
         range(
             "mapping.translation_entry_bytes",
             self.translation_entry_bytes as f64,

@@ -355,7 +355,12 @@ impl Ssd {
             op_log: None,
             read_ids: 0,
             dies: vec![Die::default(); geo.dies() as usize],
-            channels: vec![Channel::default(); geo.channels as usize],
+            // Channel-idle dispatch (MQSim) also serves waiting data-outs
+            // by class.
+            channels: vec![
+                Channel::new(c.dispatch == config::Dispatch::ChannelIdle);
+                geo.channels as usize
+            ],
             decide_stamp: 0,
             cmds: Commands::new(c, &geo),
             retimed: Vec::new(),
