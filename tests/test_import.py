@@ -393,10 +393,11 @@ def test_mqsim_shipped_config_matches_the_preset(toml_loads):
         "gc_move_window",
         "gc_mode",
         "copyback",
+        "gc_write_floor",
     ):
         assert ours["ftl"][key] == preset["ftl"][key], key
     assert ours["mapping"] == preset["mapping"]
-    for key in ("scheduler", "busy_unit", "multiplane"):
+    for key in ("scheduler", "busy_unit", "multiplane", "dispatch"):
         assert ours["controller"][key] == preset["controller"][key], key
     assert ours["interface"]["kind"] == "nvme" and ours["interface"]["rate_mb_s"] == 4000.0
     assert ours["cache"] == preset["cache"]

@@ -444,15 +444,27 @@ impl Model for Simulation {
 
     fn finish(&mut self) -> SimResult<()> {
         let now = self.clock.now();
+        // GC cannot lift a plane's write floor when its valid data leaves
+        // fewer free blocks than the floor: name the setting.
+        let (held, floor) = self.ssd.ftl.planes_held_by_floor();
+        let hint = if held > 0 {
+            format!(
+                "; user writes wait in {held} planes below ftl.gc_write_floor = {floor} free \
+                 blocks that GC cannot free (their valid data leaves fewer): lower it or the fill"
+            )
+        } else {
+            String::new()
+        };
         if !self.feed.done() {
             return Err(SimError::Invalid(format!(
-                "workload stalled at t={now} ns: it is waiting for completions but nothing is in flight"
+                "workload stalled at t={now} ns: it is waiting for completions but nothing is in \
+                 flight{hint}"
             )));
         }
         if self.host.queued() > 0 || !self.ssd.is_idle() {
             return Err(SimError::Invalid(format!(
                 "deadlock at t={now} ns: {} requests held by the host scheduler `{}`, {} outstanding, \
-                 {} flash transactions queued and nothing scheduled to happen",
+                 {} flash transactions queued and nothing scheduled to happen{hint}",
                 self.host.queued(),
                 self.host.sched_name(),
                 self.host.outstanding,

@@ -69,6 +69,21 @@ fn a_miss_reads_the_translation_page_first_then_hits() {
     assert_eq!(sim.summary().flash.reads, 3);
 }
 
+/// `mapping.read_sectors = 1` (MQSim): the translation read moves one
+/// 512-byte sector, 1.25 µs at 409.6 MB/s: sense 0–50, out 50–51.25; the
+/// page itself 51.25–101.25, out 101.25–111.25.
+#[test]
+fn a_translation_read_of_one_sector_moves_only_it() {
+    let sim = run_checked(
+        tiny(4, &["mapping.read_sectors=1"]),
+        vec![rec(0, Op::Read, page(2), PAGE)],
+    );
+    assert_eq!(completions_us(&sim), [111.25]);
+    let ov = ["geometry.page_size=4096", "mapping.read_sectors=9"].map(String::from);
+    let e = DeviceConfig::load("default", &ov).unwrap_err().to_string();
+    assert!(e.contains("mapping.read_sectors"), "{e}");
+}
+
 /// Without a mapping cache the same reads take 60 µs each.
 #[test]
 fn the_whole_table_in_dram_costs_nothing() {

@@ -286,6 +286,12 @@ def _ftl(out: DeviceImport, dev: Fields) -> None:
         )
     out.set("ftl.allocation", f"static:{scheme}", "Plane_Allocation_Scheme")
     out.set("ftl.gc_threshold", dev.number("GC_Exec_Threshold", hi=1.0), "GC_Exec_Threshold")
+    out.set(
+        "ftl.gc_write_floor",
+        10,
+        "MQSim: user writes wait below 10 free blocks per plane (its GC operation limit "
+        "per plane), which also raises its GC threshold to at least 10 blocks",
+    )
     policy = dev.choice("GC_Block_Selection_Policy", list(GC_POLICIES))
     name, approx = GC_POLICIES[policy]
     out.set("ftl.gc_policy", name, "GC_Block_Selection_Policy")
@@ -320,6 +326,7 @@ def _ftl(out: DeviceImport, dev: Fields) -> None:
         dev.note(UNSUPPORTED, "Address_Mapping", "flashsched's FTL is page-mapped (PAGE_LEVEL)")
     else:
         dev.match("Address_Mapping", "PAGE_LEVEL (flashsched's FTL is page-mapped)")
+    out.set("mapping.read_sectors", 1, "MQSim: a translation read moves one sector")
     if dev.flag("Ideal_Mapping_Table"):
         out.set("mapping.cmt_kib", 0.0, "Ideal_Mapping_Table = true (the whole table in DRAM)")
         dev.note(IGNORED, "CMT_Capacity", "unused with Ideal_Mapping_Table = true")
@@ -348,6 +355,11 @@ def _controller(out: DeviceImport, dev: Fields) -> None:
         "MQSim: a chip takes commands only when all its dies are idle",
     )
     out.set("controller.multiplane", "onfi", "MQSim: multi-plane commands, same page offset")
+    out.set(
+        "controller.dispatch",
+        "channel-idle",
+        "MQSim's TSU: a chip gets work when its channel goes idle, waiting data-outs first",
+    )
     out.set("ftl.gc_move_window", 0, "MQSim: all moves of a victim are queued at once")
 
 

@@ -44,6 +44,16 @@ impl SsdSpec<'_> {
         self.interface.validate()?;
         self.cache.validate()?;
         self.mapping.validate()?;
+        let sectors = self.geometry.page_size / 512;
+        if self.mapping.read_sectors > sectors {
+            return Err(SimError::config(
+                "mapping.read_sectors",
+                format!(
+                    "{} sectors is more than a {}-byte page holds ({sectors})",
+                    self.mapping.read_sectors, self.geometry.page_size
+                ),
+            ));
+        }
         self.variation.validate()
     }
 }
@@ -87,6 +97,20 @@ pub enum WriteAck {
     DataIn,
 }
 
+/// `controller.dispatch`: the instants at which an idle chip (or die) is
+/// offered new work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Dispatch {
+    /// As soon as it frees (or work arrives for it); its transfers then
+    /// queue on the channel first come, first served.
+    UnitFree,
+    /// MQSim's TSU: only at instants its channel is idle with no read
+    /// data-out waiting for it (waiting data-outs go first), the channel's
+    /// chips being offered work round robin until a transfer takes the bus.
+    ChannelIdle,
+}
+
 /// Device controller.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -104,6 +128,8 @@ pub struct ControllerConfig {
     pub multiplane_us: f64,
     /// When a written page is acknowledged (see [`WriteAck`]).
     pub write_ack: WriteAck,
+    /// When idle chips are offered work (see [`Dispatch`]).
+    pub dispatch: Dispatch,
     /// ISPP program loops (suspension points are loop boundaries).
     pub program_loops: u32,
     /// Erase pulses (suspension points are pulse boundaries).
@@ -127,6 +153,7 @@ impl Default for ControllerConfig {
             multiplane: MultiPlane::Off,
             multiplane_us: 0.0,
             write_ack: WriteAck::Programmed,
+            dispatch: Dispatch::UnitFree,
             program_loops: 10,
             erase_loops: 5,
             suspend_us: 5.0,
@@ -324,6 +351,9 @@ pub struct MappingConfig {
     pub translation_entry_bytes: u32,
     /// What a write-back does after its merge read.
     pub writeback: Writeback,
+    /// 512-byte sectors a translation read moves over the channel (0 = the
+    /// whole page). MQSim: 1 (it reads one sector of the translation page).
+    pub read_sectors: u32,
 }
 
 /// `mapping.writeback`: the fate of a translation page written back.
@@ -346,6 +376,7 @@ impl Default for MappingConfig {
             entry_bytes: 0,
             translation_entry_bytes: 0,
             writeback: Writeback::Program,
+            read_sectors: 0,
         }
     }
 }
@@ -355,6 +386,12 @@ impl MappingConfig {
     pub fn validate(&self) -> SimResult<()> {
         range("mapping.cmt_kib", self.cmt_kib, 0.0, 1e8)?;
         range("mapping.entry_bytes", self.entry_bytes as f64, 0.0, 65536.0)?;
+        range(
+            "mapping.read_sectors",
+            self.read_sectors as f64,
+            0.0,
+            65536.0,
+        )?;
         range(
             "mapping.translation_entry_bytes",
             self.translation_entry_bytes as f64,

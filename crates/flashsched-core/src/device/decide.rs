@@ -175,12 +175,49 @@ impl Ssd {
         if self.suspends && !self.dies[die as usize].is_idle() {
             return self.try_suspend(die, now, sink);
         }
+        if self.chan_dispatch.is_some() {
+            // Channel-idle dispatch: the channel decides when and which chip.
+            return self.serve_channel(self.geo.channel_of_die(die), now, sink);
+        }
         if self.cmds.chip_blocked(self.geo.chip_of_die(die), now) {
             return Ok(()); // offered again when its chip frees
         }
         if self.chip_queues {
             return self.schedule_chip(self.geo.chip_of_die(die), now, sink);
         }
+        self.fill_die(die, now, sink)
+    }
+
+    /// Offer work to chip `chip` (channel-idle dispatch visits chips one by
+    /// one): the whole chip to a chip-queue scheduler, else its idle dies
+    /// in turn, from the one after the last that started, while the bus
+    /// stays idle.
+    pub(super) fn visit_chip<S: EventSink>(
+        &mut self,
+        chip: u32,
+        now: Ns,
+        sink: &mut S,
+    ) -> SimResult<()> {
+        if self.cmds.chip_blocked(chip, now) {
+            return Ok(());
+        }
+        if self.chip_queues {
+            return self.schedule_chip(chip, now, sink);
+        }
+        let dpc = self.geo.dies_per_chip;
+        let first = self.cmds.chip_next[chip as usize];
+        let ch = self.geo.channel_of_chip(chip) as usize;
+        for k in 0..dpc {
+            if self.cmds.chip_blocked(chip, now) || !self.channels[ch].idle_at(now) {
+                break;
+            }
+            self.fill_die(chip * dpc + (first + k) % dpc, now, sink)?;
+        }
+        Ok(())
+    }
+
+    /// Start work on idle `die` while the scheduler has some for it.
+    fn fill_die<S: EventSink>(&mut self, die: u32, now: Ns, sink: &mut S) -> SimResult<()> {
         while self.dies[die as usize].is_idle() {
             if let Some((sid, remaining)) = self.dies[die as usize].suspended {
                 // A suspended P/E: serve what the scheduler preempts with, then resume.

@@ -170,9 +170,17 @@ impl Ssd {
                 let ready = self.plan_cell(die, sense, now);
                 let ch = self.geo.channel_of_die(die as u32);
                 for &m in &kept {
-                    let dur = self.timing.xfer_ns(self.txs.get(m).sectors);
+                    let t = self.txs.get(m);
+                    let dur = self.timing.xfer_ns(t.sectors);
+                    // Waiting data-outs by class (when the channel orders
+                    // them so): translation, user, then GC reads.
+                    let class = match t.origin {
+                        Origin::Mapping => 0,
+                        Origin::User => 1,
+                        Origin::Gc | Origin::Reclaim => 2,
+                    };
                     let c = &mut self.channels[ch as usize];
-                    c.add_readout(ready, dur, die as u32, m, &mut self.retimed);
+                    c.add_readout(ready, dur, die as u32, m, class, &mut self.retimed);
                 }
                 self.push_retimed(ch, sink);
             }
@@ -414,6 +422,7 @@ impl Ssd {
                 self.cmds.members[die as usize] = members;
             }
             DevEvent::Front { slot } => self.front_step(slot, now),
+            DevEvent::ChannelFree { ch } => self.channel_free(ch),
             DevEvent::BusDone { ch, tx, gen } => {
                 if self.txs.gen(tx) != gen {
                     return Ok(()); // delayed and rescheduled

@@ -94,6 +94,8 @@ pub(crate) struct MappingCache {
     pub(crate) evicted: Vec<u32>,
     /// Write-backs are programmed (else left unserved, as MQSim).
     pub(crate) programs: bool,
+    /// Sectors a translation read moves over the channel (0: the page).
+    pub(crate) read_sectors: u16,
 }
 
 /// ⌈log2(n)⌉ as MQSim computes its address widths (real log, then the
@@ -121,6 +123,7 @@ impl MappingCache {
             tps: FxHashMap::default(),
             evicted: Vec::new(),
             programs: cfg.writeback == super::config::Writeback::Program,
+            read_sectors: cfg.read_sectors.min(u16::MAX as u32) as u16,
         })
     }
 

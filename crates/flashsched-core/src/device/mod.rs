@@ -9,6 +9,7 @@
 //! may have been erased by GC since the read was translated).
 
 mod buffer;
+mod channel_dispatch;
 mod hot_cold;
 use buffer::{Inflight, WriteBuffer};
 use command::Commands;
@@ -91,6 +92,12 @@ pub enum DevEvent {
         /// The transaction slot's generation when the transfer was scheduled.
         gen: u32,
     },
+    /// The bus of channel `ch` may be idle now: offer its chips work
+    /// (`controller.dispatch = "channel-idle"`).
+    ChannelFree {
+        /// Channel index.
+        ch: u32,
+    },
     /// A front-end step (host link, DRAM) planned in `slot` is due.
     Front {
         /// Host slot of the request the step belongs to.
@@ -101,12 +108,14 @@ pub enum DevEvent {
 impl DevEvent {
     /// Order among device events at the same nanosecond (`EventQueue::
     /// push_ranked`): bus transfers before cell operations, each by index,
-    /// as firmware polling channels then dies in a fixed order would see them.
+    /// as firmware polling channels then dies in a fixed order would see them
+    /// (channel wake-ups between the two).
     /// Below 2^33.
     #[inline]
     pub fn rank(self) -> u64 {
         match self {
             DevEvent::BusDone { ch, .. } => ch as u64,
+            DevEvent::ChannelFree { ch } => 1 << 31 | ch as u64,
             DevEvent::DieDone { die, .. } => 1 << 32 | die as u64,
             DevEvent::Front { slot } => 3 << 31 | slot as u64,
         }
@@ -282,6 +291,8 @@ pub struct Ssd {
     per_die: bool,
     /// The scheduler chooses per chip (`pick_chip`).
     chip_queues: bool,
+    /// `controller.dispatch = "channel-idle"`: its per-channel state.
+    chan_dispatch: Option<channel_dispatch::ChannelDispatch>,
     wake_buf: Vec<u32>,
     /// Conflict accounting for the request being split: `chip_seen[c] ==
     /// req_stamp` once the request has a page on chip `c`.
@@ -325,6 +336,8 @@ impl Ssd {
             coordinates: caps.coordinates,
             per_die: caps.per_die,
             chip_queues: caps.chip_queues,
+            chan_dispatch: (c.dispatch == config::Dispatch::ChannelIdle)
+                .then(|| channel_dispatch::ChannelDispatch::new(&geo)),
             sched,
             timing,
             par: Parallelism::new(&geo),
@@ -342,7 +355,12 @@ impl Ssd {
             op_log: None,
             read_ids: 0,
             dies: vec![Die::default(); geo.dies() as usize],
-            channels: vec![Channel::default(); geo.channels as usize],
+            // Channel-idle dispatch (MQSim) also serves waiting data-outs
+            // by class.
+            channels: vec![
+                Channel::new(c.dispatch == config::Dispatch::ChannelIdle);
+                geo.channels as usize
+            ],
             decide_stamp: 0,
             cmds: Commands::new(c, &geo),
             retimed: Vec::new(),

@@ -55,7 +55,11 @@ impl Ssd {
                 let plane = self.geo.plane_of(ppn);
                 let die = self.geo.die_of_plane(plane);
                 let epoch = self.ftl.erase_count(self.geo.block_of(ppn));
-                self.enqueue(Tx::map_read(tp, lpn, ppn, plane, die, epoch, now), now);
+                let read = Tx {
+                    sectors: cmt.read_sectors,
+                    ..Tx::map_read(tp, lpn, ppn, plane, die, epoch, now)
+                };
+                self.enqueue(read, now);
             }
             // Never stored (translation pages are placed at build): nothing
             // to read, the entries are known.

@@ -11,7 +11,9 @@
 //! have if nothing else asked first; a program asked for before its sense
 //! ends can still delay it. Pending ends are recomputed (`retime`) whenever
 //! the timeline changes, and the device moves the completion events of the
-//! ones that changed.
+//! ones that changed. With `by_class` (MQSim's controller), data-outs
+//! waiting when the bus frees go by class first (translation, user, then GC
+//! reads).
 
 use crate::engine::Ns;
 
@@ -28,6 +30,8 @@ struct Pending {
     end: Ns,
     /// Its length.
     dur: Ns,
+    /// Its class, when waiting data-outs go by class (lower first).
+    class: u8,
 }
 
 /// One channel.
@@ -43,9 +47,22 @@ pub struct Channel {
     pub conflicts: u64,
     /// Transfers carried (data-ins and data-outs).
     pub transfers: u64,
+    /// Data-outs waiting for the bus go by class, then by when they asked
+    /// (MQSim: translation reads, then user reads, then GC reads); else
+    /// by when they asked. `pending` is then kept in the order they will
+    /// run.
+    pub by_class: bool,
 }
 
 impl Channel {
+    /// An idle channel; `by_class`: see the field.
+    pub fn new(by_class: bool) -> Self {
+        Channel {
+            by_class,
+            ..Channel::default()
+        }
+    }
+
     /// Fix a transfer of `dur` ns asked for at `ready`; returns its end. It
     /// starts at `ready` if the bus is free by then (a transfer ending
     /// exactly at `ready` has freed it), else when the last one ends.
@@ -77,6 +94,9 @@ impl Channel {
 
     /// Recompute pending ends; push `(slot, end)` of each that changed.
     fn retime(&mut self, changed: &mut Vec<(u32, Ns)>) {
+        if self.by_class {
+            self.order_by_class();
+        }
         let mut t = self.free_at;
         for p in &mut self.pending {
             let end = p.ready.max(t) + p.dur;
@@ -85,6 +105,31 @@ impl Channel {
                 changed.push((p.slot, end));
             }
             t = end;
+        }
+    }
+
+    /// Put `pending` in the order the transfers will run when waiting ones
+    /// go by class: each time the bus frees, the lowest class among those
+    /// that have asked (ties: the earliest to ask, then die, then the order
+    /// added); if none has, the next to ask. A transfer added later asks
+    /// later than any that has started, so none that started moves.
+    fn order_by_class(&mut self) {
+        let mut t = self.free_at;
+        for i in 0..self.pending.len() {
+            let rest = &self.pending[i..];
+            let next = rest.iter().map(|p| p.ready).min().unwrap_or(t);
+            let at = t.max(next);
+            let mut best = 0;
+            for (j, p) in rest.iter().enumerate() {
+                let b = &rest[best];
+                let before = (p.class, p.ready, p.die) < (b.class, b.ready, b.die);
+                if p.ready <= at && (b.ready > at || before) {
+                    best = j;
+                }
+            }
+            self.pending[i..=i + best].rotate_right(1);
+            let p = &self.pending[i];
+            t = p.ready.max(t) + p.dur;
         }
     }
 
@@ -99,23 +144,28 @@ impl Channel {
         end
     }
 
-    /// Transfer `slot` (`dur` ns) of a read on `die` will ask for its
-    /// data-out at `ready` (at one instant, dies in index order; one die's
-    /// transfers in the order added). Pushes its (planned) end, and those
-    /// of pending data-outs it delays, to `changed`.
+    /// Transfer `slot` (`dur` ns, of class `class`: see `by_class`) of a
+    /// read on `die` will ask for its data-out at `ready` (at one instant,
+    /// dies in index order; one die's transfers in the order added). Pushes
+    /// its (planned) end, and those of pending data-outs it delays, to
+    /// `changed`.
     pub fn add_readout(
         &mut self,
         ready: Ns,
         dur: Ns,
         die: u32,
         slot: u32,
+        class: u8,
         changed: &mut Vec<(u32, Ns)>,
     ) {
-        let pos = self
-            .pending
-            .iter()
-            .position(|p| (p.ready, p.die) > (ready, die))
-            .unwrap_or(self.pending.len());
+        let pos = if self.by_class {
+            self.pending.len() // `retime` puts it in its place
+        } else {
+            self.pending
+                .iter()
+                .position(|p| (p.ready, p.die) > (ready, die))
+                .unwrap_or(self.pending.len())
+        };
         self.pending.insert(
             pos,
             Pending {
@@ -124,9 +174,33 @@ impl Channel {
                 slot,
                 end: Ns::MAX,
                 dur,
+                class,
             },
         );
         self.retime(changed);
+    }
+
+    /// Whether nothing holds or asks for the bus at `now`: every transfer
+    /// asked for by then has ended (`controller.dispatch = "channel-idle"`
+    /// offers chips work only then). Data-outs that ended at `now` must
+    /// have been finished first.
+    #[inline]
+    pub fn idle_at(&self, now: Ns) -> bool {
+        self.free_at <= now && self.pending.first().is_none_or(|p| p.ready > now)
+    }
+
+    /// When the bus, busy at `now`, goes idle next as far as it is known
+    /// now: the end of the run of transfers holding or asking for it then
+    /// (a data-out asked for before the bus frees joins the run).
+    pub fn busy_until(&self, now: Ns) -> Ns {
+        let mut t = self.free_at;
+        for p in &self.pending {
+            if p.ready > t.max(now) {
+                break;
+            }
+            t = p.end;
+        }
+        t.max(now)
     }
 
     /// Data-out `slot` ended (its completion event fired): fix it if it is
@@ -168,7 +242,7 @@ mod tests {
         let mut c = Channel::default();
         let mut ch = Vec::new();
         // Die 3's sense ends at 50: data out 50..60 if nothing comes first.
-        c.add_readout(50, 10, 3, 3, &mut ch);
+        c.add_readout(50, 10, 3, 3, 0, &mut ch);
         assert_eq!(ch, [(3, 60)]);
         ch.clear();
         // A program asked for at 45 takes 45..55; the data-out moves to 55..65.
@@ -236,7 +310,7 @@ mod tests {
                         ends.push(Ns::MAX);
                         requests.push((ready, 0, die as u64, id));
                         planned.insert(die, (Ns::MAX, id));
-                        c.add_readout(ready, dur, die, die, &mut changed);
+                        c.add_readout(ready, dur, die, die, 0, &mut changed);
                     }
                 }
                 for (d, e) in changed.drain(..) {
@@ -263,12 +337,68 @@ mod tests {
     }
 
     #[test]
+    fn idle_only_when_no_transfer_holds_or_asks_for_the_bus() {
+        let mut c = Channel::default();
+        let mut ch = Vec::new();
+        assert!(c.idle_at(0));
+        // A data-in 0..10, a data-out asked at 5 (10..20), one at 30 (30..40).
+        c.reserve(0, 10, &mut ch);
+        c.add_readout(5, 10, 1, 1, 0, &mut ch);
+        c.add_readout(30, 10, 2, 2, 0, &mut ch);
+        assert!(!c.idle_at(0) && !c.idle_at(9));
+        assert_eq!(c.busy_until(0), 20);
+        c.finish_readout(1);
+        assert!(c.idle_at(20) && c.idle_at(29));
+        // At 30 the second data-out asks for the bus: busy again.
+        assert!(!c.idle_at(30));
+        assert_eq!(c.busy_until(30), 40);
+        c.finish_readout(2);
+        assert!(c.idle_at(40));
+        // A data-out asked at 55 after an idle gap: at 57 the bus is busy
+        // until 65 (not idle since 40, when the last fixed one ended).
+        c.add_readout(55, 10, 3, 3, 0, &mut ch);
+        assert!(!c.idle_at(57));
+        assert_eq!(c.busy_until(57), 65);
+    }
+
+    /// By class: at 20 the bus frees with a user data-out (class 1, asked
+    /// at 12) and a translation one (class 0, asked at 15) waiting; the
+    /// translation one goes first (20–30), then the user one (30–40). A GC
+    /// data-out (class 2) asked at 5 waited longest but goes last (40–50).
+    #[test]
+    fn waiting_readouts_go_by_class_when_asked() {
+        let mut c = Channel {
+            by_class: true,
+            ..Channel::default()
+        };
+        let mut ch = Vec::new();
+        c.reserve(0, 20, &mut ch);
+        c.add_readout(5, 10, 1, 1, 2, &mut ch);
+        c.add_readout(12, 10, 2, 2, 1, &mut ch);
+        c.add_readout(15, 10, 3, 3, 0, &mut ch);
+        ch.clear();
+        c.retime(&mut ch);
+        let ends: Vec<_> = c.pending.iter().map(|p| (p.slot, p.end)).collect();
+        assert_eq!(ends, [(3, 30), (2, 40), (1, 50)]);
+        for s in [3, 2, 1] {
+            c.finish_readout(s);
+        }
+        assert_eq!((c.free_at, c.transfers), (50, 4));
+        // Asked after the bus freed: a lower class does not jump ahead of
+        // one that asked while it was free.
+        c.add_readout(60, 10, 1, 4, 2, &mut ch);
+        c.add_readout(65, 10, 2, 5, 0, &mut ch);
+        let ends: Vec<_> = c.pending.iter().map(|p| (p.slot, p.end)).collect();
+        assert_eq!(ends, [(4, 70), (5, 80)]);
+    }
+
+    #[test]
     fn readouts_order_by_ready_time_then_die() {
         let mut c = Channel::default();
         let mut ch = Vec::new();
-        c.add_readout(20, 10, 5, 5, &mut ch);
-        c.add_readout(20, 10, 2, 2, &mut ch);
-        c.add_readout(15, 10, 7, 7, &mut ch);
+        c.add_readout(20, 10, 5, 5, 0, &mut ch);
+        c.add_readout(20, 10, 2, 2, 0, &mut ch);
+        c.add_readout(15, 10, 7, 7, 0, &mut ch);
         ch.clear();
         c.retime(&mut ch);
         assert!(ch.is_empty());

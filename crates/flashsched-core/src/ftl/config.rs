@@ -40,6 +40,13 @@ pub struct FtlConfig {
     /// duration (user I/O to it waits).
     #[serde(default)]
     pub gc_block_unit: GcUnit,
+    /// User writes to a plane wait while it has fewer free blocks than this
+    /// (even with room in their open block), and GC starts at this level at
+    /// the latest. 0: only a plane's last free block is held back from user
+    /// writes. MQSim: 10, its limit of GC operations per plane
+    /// (`max_ongoing_gc_reqs_per_plane`), which it uses for both.
+    #[serde(default)]
+    pub gc_write_floor: u32,
     /// With `gc_mode = "preemptive"`: below this fraction of free blocks in a
     /// plane GC becomes urgent and goes before user I/O (MQSim's hard
     /// threshold); between it and `gc_threshold` user I/O goes first.
@@ -113,6 +120,15 @@ impl FtlConfig {
     pub fn validate_for(&self, g: &GeometryConfig) -> SimResult<()> {
         self.validate()?;
         // Need at least a couple of spare blocks per plane for GC to make progress.
+        if self.gc_write_floor >= g.blocks_per_plane {
+            return Err(SimError::config(
+                "ftl.gc_write_floor",
+                format!(
+                    "{} free blocks must stay below geometry.blocks_per_plane ({})",
+                    self.gc_write_floor, g.blocks_per_plane
+                ),
+            ));
+        }
         let spare = (g.blocks_per_plane as f64 * self.overprovisioning).floor() as u32;
         if spare < 2 {
             return Err(SimError::config(

@@ -109,6 +109,9 @@ pub struct Ftl {
     policy: VictimPolicy,
     /// GC starts when a plane has fewer free blocks than this.
     pub gc_threshold_blocks: u32,
+    /// User writes wait while a plane has fewer free blocks than this
+    /// (`ftl.gc_write_floor`).
+    write_floor: u32,
     /// How GC shares the flash with user I/O.
     pub gc_mode: GcMode,
     /// Preemptive GC turns urgent below this many free blocks in a plane.
@@ -175,7 +178,8 @@ impl Ftl {
             logical_pages: logical,
             alloc,
             policy: VictimPolicy::new(cfg.gc_policy, cfg.gc_d_choice),
-            gc_threshold_blocks: thr.max(2),
+            gc_threshold_blocks: thr.max(2).max(cfg.gc_write_floor),
+            write_floor: cfg.gc_write_floor,
             gc_mode: cfg.gc_mode,
             gc_hard_blocks: (cfg.gc_hard_threshold * geo.blocks_per_plane as f64).floor() as u32,
             l2p: PageMap::new(logical as usize),
@@ -259,6 +263,17 @@ impl Ftl {
         self.plane_of_lpn[r as usize]
     }
 
+    /// Planes whose user writes wait on `ftl.gc_write_floor` with no GC job
+    /// running to lift them (for a stall's error message), and the floor.
+    pub fn planes_held_by_floor(&self) -> (usize, u32) {
+        let n = self
+            .planes
+            .iter()
+            .filter(|ps| !ps.gc_active && (ps.free.len() as u32) < self.write_floor)
+            .count();
+        (n, self.write_floor)
+    }
+
     /// Erased blocks in `plane`'s free list.
     pub fn free_blocks(&self, plane: u32) -> u32 {
         self.planes[plane as usize].free.len() as u32
@@ -266,10 +281,14 @@ impl Ftl {
 
     /// Whether a program on `stream` can get a page in `plane` now. User
     /// writes may not take the last free block: it is reserved so GC can
-    /// always make progress.
+    /// always make progress; nor any page while the plane is below
+    /// `ftl.gc_write_floor` free blocks.
     #[inline]
     pub fn can_alloc(&self, plane: u32, stream: Stream) -> bool {
         let ps = &self.planes[plane as usize];
+        if stream == Stream::User && (ps.free.len() as u32) < self.write_floor {
+            return false;
+        }
         if ps.room[stream as usize] > 0 {
             return true;
         }

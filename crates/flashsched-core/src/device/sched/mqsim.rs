@@ -20,10 +20,11 @@
 //!   planes from that queue, then from the second (`PickCtx::companion_ok`
 //!   holds the address rule; MQSim's is the ONFI same-page rule).
 //!
-//! Not modelled: MQSim's decision at channel-idle instants (here a chip is
-//! offered work when it frees, and its transfers queue on the channel), its
-//! read data-out arbitration by source, and mapping (CMT) queues until the
-//! mapping cache exists.
+//! MQSim's decision at channel-idle instants (a chip is offered work only
+//! when its channel is idle with no data-out waiting; waiting data-outs go
+//! by source) is the device's `controller.dispatch = "channel-idle"`, which
+//! `mqsim-default` sets; with the default `unit-free` a chip is offered work
+//! when it frees and its transfers queue on the channel.
 
 use std::collections::VecDeque;
 

@@ -1,0 +1,94 @@
+//! `controller.dispatch = "channel-idle"`: chips are offered work only at
+//! instants their channel is idle, as MQSim's transaction scheduling unit
+//! does (its TSU runs when a channel-idle signal fires; a chip that frees
+//! while its channel is busy waits for it).
+//!
+//! - The bus is idle at an instant when every transfer asked for by then has
+//!   ended. A read whose sense has ended asks for the bus at once, so read
+//!   data-outs waiting for the bus always go before new commands: a new
+//!   command is never issued while one waits.
+//! - At an idle instant the channel's chips are offered work round robin,
+//!   starting after the chip the last pass stopped at, until a transfer
+//!   takes the bus (a program's data-in; a read's command takes no bus time
+//!   here, so reads go to every idle chip with work at that instant).
+//! - When the bus is busy, a wake-up is set for the end of the current run
+//!   of back-to-back transfers; the pass runs then (or is put off again if
+//!   more data-outs joined the run).
+//!
+//! - Data-outs waiting when the bus frees go by class, as MQSim's
+//!   controller takes them: translation reads, then user reads, then GC
+//!   reads (`Channel::by_class`).
+//!
+//! Not modelled: the bus time of command and address cycles.
+
+use super::{DevEvent, EventSink, Ssd};
+use crate::engine::Ns;
+use crate::error::SimResult;
+use crate::flash::Geometry;
+
+/// Per-channel state of channel-idle dispatch.
+#[derive(Debug)]
+pub(super) struct ChannelDispatch {
+    /// The chip (index within its channel) the next pass offers work first.
+    next: Vec<u32>,
+    /// When the wake-up set for each channel fires (`Ns::MAX`: none set).
+    wake_at: Vec<Ns>,
+}
+
+impl ChannelDispatch {
+    pub(super) fn new(geo: &Geometry) -> Self {
+        ChannelDispatch {
+            next: vec![0; geo.channels as usize],
+            wake_at: vec![Ns::MAX; geo.channels as usize],
+        }
+    }
+}
+
+impl Ssd {
+    /// Offer the chips of channel `ch` work if its bus is idle at `now`;
+    /// otherwise (and when a pass leaves it busy) wake it when it frees.
+    pub(super) fn serve_channel<S: EventSink>(
+        &mut self,
+        ch: u32,
+        now: Ns,
+        sink: &mut S,
+    ) -> SimResult<()> {
+        let cpc = self.geo.chips_per_channel;
+        for _ in 0..cpc {
+            if !self.channels[ch as usize].idle_at(now) {
+                break;
+            }
+            let Some(cd) = self.chan_dispatch.as_mut() else {
+                return Ok(());
+            };
+            let way = cd.next[ch as usize];
+            cd.next[ch as usize] = (way + 1) % cpc;
+            self.visit_chip(ch * cpc + way, now, sink)?;
+        }
+        let c = &self.channels[ch as usize];
+        if !c.idle_at(now) {
+            let at = c.busy_until(now);
+            debug_assert!(at > now, "a busy bus frees in the future");
+
+            if let Some(cd) = self.chan_dispatch.as_mut() {
+                // One wake-up per channel: a later end is seen when it fires.
+                if cd.wake_at[ch as usize] == Ns::MAX {
+                    cd.wake_at[ch as usize] = at;
+                    sink.push(at, DevEvent::ChannelFree { ch });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The wake-up of channel `ch` fired: its chips are offered work in the
+    /// decide phase of this instant (through one of its dies).
+    pub(super) fn channel_free(&mut self, ch: u32) {
+        let Some(cd) = self.chan_dispatch.as_mut() else {
+            return;
+        };
+        cd.wake_at[ch as usize] = Ns::MAX;
+        let chip = ch * self.geo.chips_per_channel + cd.next[ch as usize];
+        self.mark(chip * self.geo.dies_per_chip);
+    }
+}
