@@ -6,39 +6,10 @@ use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
 
 mod common;
-use common::{completions_us, rec, run_checked};
+use common::{completions_us, one_chip, rec, run_checked};
 
 const US: u64 = 1_000;
 const PAGE: u32 = 4096;
-
-/// One channel, one chip of 2 dies × 2 planes; reads 50 µs, programs
-/// 200 µs, a page crosses the bus in 10 µs (4096 B at 409.6 MB/s), no
-/// command overhead, no host merging. Static striping with planes fastest, then dies:
-/// LPN 0 → die 0 plane 0, 1 → die 0 plane 1, 2 → die 1 plane 0, ...
-fn tiny(extra: &[&str]) -> DeviceConfig {
-    let mut ov: Vec<String> = [
-        "geometry.channels=1",
-        "geometry.chips_per_channel=1",
-        "geometry.dies_per_chip=2",
-        "geometry.planes_per_die=2",
-        "geometry.blocks_per_plane=16",
-        "geometry.pages_per_block=16",
-        "geometry.page_size=4096",
-        "timing.read_us=50",
-        "timing.program_us=200",
-        "timing.channel_mb_s=409.6",
-        "timing.command_us=0",
-        "ftl.overprovisioning=0.25",
-        "ftl.allocation=static:PDCW",
-        "host.queue_depth=32",
-        "host.max_merge_kib=0",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    ov.extend(extra.iter().map(|s| s.to_string()));
-    DeviceConfig::load("default", &ov).unwrap()
-}
 
 fn lpn(i: u64) -> u64 {
     i * PAGE as u64
@@ -58,12 +29,12 @@ fn a_two_plane_program_takes_one_tprog_and_two_transfers() {
     };
     for rule in ["relaxed", "onfi"] {
         let set = format!("controller.multiplane={rule}");
-        let sim = run_checked(tiny(&[&set]), writes());
+        let sim = run_checked(one_chip(&[&set]), writes());
         assert_eq!(completions_us(&sim), [220.0, 220.0], "{rule}");
         let f = sim.summary().flash;
         assert_eq!((f.commands, f.pages_per_command), (1, 2.0), "{rule}");
     }
-    let sim = run_checked(tiny(&[]), writes());
+    let sim = run_checked(one_chip(&[]), writes());
     assert_eq!(completions_us(&sim), [210.0, 420.0]);
     let f = sim.summary().flash;
     assert_eq!((f.commands, f.pages_per_command), (2, 1.0));
@@ -82,10 +53,10 @@ fn a_two_plane_read_senses_once_and_transfers_in_turn() {
             rec(0, Op::Read, lpn(1), PAGE),
         ]
     };
-    let sim = run_checked(tiny(&["controller.multiplane=onfi"]), reads());
+    let sim = run_checked(one_chip(&["controller.multiplane=onfi"]), reads());
     assert_eq!(completions_us(&sim), [60.0, 70.0]);
     assert_eq!(sim.summary().flash.commands, 1);
-    let sim = run_checked(tiny(&[]), reads());
+    let sim = run_checked(one_chip(&[]), reads());
     assert_eq!(completions_us(&sim), [60.0, 120.0]);
 }
 
@@ -101,9 +72,9 @@ fn a_program_on_one_die_blocks_a_read_to_the_other_only_under_chip_busy() {
             rec(US, Op::Read, lpn(2), PAGE),
         ]
     };
-    let sim = run_checked(tiny(&[]), reqs());
+    let sim = run_checked(one_chip(&[]), reqs());
     assert_eq!(completions_us(&sim), [210.0, 61.0]);
-    let sim = run_checked(tiny(&["controller.busy_unit=chip"]), reqs());
+    let sim = run_checked(one_chip(&["controller.busy_unit=chip"]), reqs());
     assert_eq!(completions_us(&sim), [210.0, 270.0]);
 }
 
@@ -119,10 +90,10 @@ fn die_interleaving_starts_both_dies_of_a_chip_together() {
             rec(0, Op::Write, lpn(2), PAGE),
         ]
     };
-    let sim = run_checked(tiny(&["controller.busy_unit=chip"]), writes());
+    let sim = run_checked(one_chip(&["controller.busy_unit=chip"]), writes());
     assert_eq!(completions_us(&sim), [210.0, 420.0]);
     let sim = run_checked(
-        tiny(&["controller.busy_unit=chip", "controller.interleave=true"]),
+        one_chip(&["controller.busy_unit=chip", "controller.interleave=true"]),
         writes(),
     );
     assert_eq!(completions_us(&sim), [210.0, 220.0]);
@@ -141,9 +112,9 @@ fn the_onfi_rule_refuses_different_page_offsets() {
             rec(1_000 * US, Op::Write, lpn(1), PAGE),
         ]
     };
-    let onfi = run_checked(tiny(&["controller.multiplane=onfi"]), reqs());
+    let onfi = run_checked(one_chip(&["controller.multiplane=onfi"]), reqs());
     assert_eq!(onfi.summary().flash.commands, 3);
-    let relaxed = run_checked(tiny(&["controller.multiplane=relaxed"]), reqs());
+    let relaxed = run_checked(one_chip(&["controller.multiplane=relaxed"]), reqs());
     assert_eq!(relaxed.summary().flash.commands, 2);
 }
 
@@ -186,7 +157,7 @@ fn controller_settings_are_checked_by_key() {
 fn dynamic_allocation_under_chip_busy_spreads_over_chips_then_channels() {
     let writes = || (0..4).map(|i| rec(0, Op::Write, lpn(i), PAGE)).collect();
     let dev = |unit: &str| {
-        tiny(&[
+        one_chip(&[
             "geometry.channels=2",
             "geometry.chips_per_channel=2",
             "geometry.planes_per_die=1",

@@ -10,35 +10,10 @@ use flashsched_core::io::Op;
 use flashsched_core::sim::Simulation;
 
 mod common;
-use common::{rec, run_checked};
+use common::{one_chip, rec, run_checked};
 
 const US: u64 = 1_000;
 const PAGE: u32 = 4096;
-
-fn tiny(extra: &[&str]) -> DeviceConfig {
-    let mut ov: Vec<String> = [
-        "geometry.channels=1",
-        "geometry.chips_per_channel=1",
-        "geometry.dies_per_chip=2",
-        "geometry.planes_per_die=2",
-        "geometry.blocks_per_plane=16",
-        "geometry.pages_per_block=16",
-        "geometry.page_size=4096",
-        "timing.read_us=50",
-        "timing.program_us=200",
-        "timing.channel_mb_s=409.6",
-        "timing.command_us=0",
-        "ftl.overprovisioning=0.25",
-        "ftl.allocation=static:PDCW",
-        "host.queue_depth=32",
-        "host.max_merge_kib=0",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    ov.extend(extra.iter().map(|s| s.to_string()));
-    DeviceConfig::load("default", &ov).unwrap()
-}
 
 fn page(i: u64) -> u64 {
     i * PAGE as u64
@@ -72,9 +47,12 @@ fn the_host_link_carries_write_data_in_and_read_data_out() {
         "interface.command_us=1",
     ];
     // Trace order: the read (op 0) sorts before the write at the same time.
-    assert_eq!(done_us(&run_checked(tiny(&nvme), reqs())), [71.0, 221.0]);
+    assert_eq!(
+        done_us(&run_checked(one_chip(&nvme), reqs())),
+        [71.0, 221.0]
+    );
     // No link: 60 and 210.
-    assert_eq!(done_us(&run_checked(tiny(&[]), reqs())), [60.0, 210.0]);
+    assert_eq!(done_us(&run_checked(one_chip(&[]), reqs())), [60.0, 210.0]);
 }
 
 /// A read of LPN 2 at 0 has its data ready at 60 µs; a write arriving at
@@ -92,7 +70,7 @@ fn sata_is_half_duplex_and_nvme_full_duplex() {
     let case = |kind: &str| {
         let k = format!("interface.kind={kind}");
         done_us(&run_checked(
-            tiny(&[&k, "interface.rate_mb_s=409.6"]),
+            one_chip(&[&k, "interface.rate_mb_s=409.6"]),
             reqs(),
         ))
     };
@@ -121,7 +99,7 @@ fn an_lru_cache_absorbs_rewrites_and_flushes_the_least_recent_page() {
         "cache.policy=lru",
         "cache.dram_mb_s=4096",
     ];
-    let sim = run_checked(tiny(&cache), reqs);
+    let sim = run_checked(one_chip(&cache), reqs);
     assert_eq!(done_us(&sim), [1.0, 11.0, 21.0, 241.0, 51.0, 61.0]);
     let f = sim.summary().flash;
     assert_eq!((f.programs, f.dram_read_hits), (1, 2));
@@ -141,7 +119,7 @@ fn an_eager_cache_flushes_every_write() {
         rec(30 * US, Op::Write, page(2), PAGE),
     ];
     let cache = ["cache.mib=0.0078125", "cache.dram_mb_s=4096"];
-    let sim = run_checked(tiny(&cache), reqs);
+    let sim = run_checked(one_chip(&cache), reqs);
     assert_eq!(done_us(&sim), [1.0, 11.0, 211.0, 421.0]);
     assert_eq!(sim.summary().flash.programs, 4);
 }
@@ -162,10 +140,10 @@ fn a_write_can_be_acknowledged_when_its_data_reaches_the_chip() {
             rec(15 * US, Op::Read, page(0), PAGE),
         ]
     };
-    let sim = run_checked(tiny(&["controller.write_ack=data-in"]), reqs());
+    let sim = run_checked(one_chip(&["controller.write_ack=data-in"]), reqs());
     assert_eq!(done_us(&sim), [10.0, 220.0, 15.0]);
     assert_eq!(sim.summary().flash.dram_read_hits, 1);
-    let sim = run_checked(tiny(&[]), reqs());
+    let sim = run_checked(one_chip(&[]), reqs());
     assert_eq!(done_us(&sim), [210.0, 420.0, 15.0]);
 }
 
@@ -189,7 +167,7 @@ fn a_flushed_page_returns_its_cache_room_at_data_in() {
         "cache.dram_mb_s=4096",
         "controller.write_ack=data-in",
     ];
-    let sim = run_checked(tiny(&cache), reqs);
+    let sim = run_checked(one_chip(&cache), reqs);
     assert_eq!(done_us(&sim), [1.0, 11.0, 21.0, 41.0, 51.0, 61.0]);
     let f = sim.summary().flash;
     assert_eq!((f.programs, f.dram_read_hits), (1, 2));
@@ -221,7 +199,7 @@ fn the_ssdsim_buffer_evicts_at_once_and_waits_for_the_data_in() {
         "cache.dram_mb_s=4096",
         "controller.write_ack=data-in",
     ];
-    let sim = run_checked(tiny(&cache), reqs);
+    let sim = run_checked(one_chip(&cache), reqs);
     assert_eq!(done_us(&sim), [1.0, 11.0, 21.0, 40.0, 51.0, 61.0, 310.0]);
     let f = sim.summary().flash;
     assert_eq!((f.programs, f.dram_read_hits), (2, 2));

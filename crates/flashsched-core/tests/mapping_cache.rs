@@ -12,38 +12,20 @@ use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
 
 mod common;
-use common::{completions_us, rec, run_checked};
+use common::{completions_us, one_chip, rec, run_checked};
 
 const PAGE: u32 = 4096;
 
 /// The tiny device with a mapping cache of `entries` entries (512 bytes each).
 fn tiny(entries: u32, extra: &[&str]) -> DeviceConfig {
     let kib = format!("mapping.cmt_kib={}", entries as f64 / 2.0);
-    let mut ov: Vec<String> = [
-        "geometry.channels=1",
-        "geometry.chips_per_channel=1",
-        "geometry.dies_per_chip=2",
-        "geometry.planes_per_die=2",
-        "geometry.blocks_per_plane=16",
-        "geometry.pages_per_block=16",
-        "geometry.page_size=4096",
-        "timing.read_us=50",
-        "timing.program_us=200",
-        "timing.channel_mb_s=409.6",
-        "timing.command_us=0",
-        "ftl.overprovisioning=0.25",
-        "ftl.allocation=static:PDCW",
-        "host.queue_depth=32",
-        "host.max_merge_kib=0",
+    let mut ov = vec![
         "mapping.entry_bytes=512",
         "mapping.translation_entry_bytes=512",
         kib.as_str(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    ov.extend(extra.iter().map(|s| s.to_string()));
-    DeviceConfig::load("default", &ov).unwrap()
+    ];
+    ov.extend_from_slice(extra);
+    one_chip(&ov)
 }
 
 fn page(i: u64) -> u64 {
