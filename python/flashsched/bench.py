@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,6 +134,45 @@ def _raw_pages(config_toml: str) -> tuple[float, int]:
     return pages * g["page_size"] / 2**30, pages
 
 
+def _timed(make: Callable[[], Any]) -> tuple[Any, dict[str, Any], dict[str, float]]:
+    """Build a simulation with ``make``, run it: the simulation, its summary
+    and the build/run seconds with the interpreter's memory before and the
+    peak after (the interpreter with flashsched, numpy and pandas, ~100
+    MiB, is reported apart so the simulator's own share is visible)."""
+    base_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    t0 = time.perf_counter()
+    sim = make()
+    t_build = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    sim.run()
+    t_run = time.perf_counter() - t1
+    s = json.loads(sim.summary_json())
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return sim, s, {"build": t_build, "run": t_run, "base": base_mib, "peak": peak_mib}
+
+
+def _row(
+    name: str, case: Case, device: str, spec: str, s: dict[str, Any], t: dict[str, float]
+) -> dict[str, Any]:
+    """The fields every in-process case reports."""
+    return {
+        "case": name,
+        "device": device,
+        "overrides": case.overrides,
+        "workload": spec,
+        "requests": s["requests"],
+        "build_s": round(t["build"], 3),
+        "run_s": round(t["run"], 3),
+        "requests_per_s": round(s["requests"] / t["run"]),
+        "peak_rss_mib": round(t["peak"], 1),
+        "python_baseline_mib": round(t["base"], 1),
+        "mean_latency_us": round(s["latency_us"]["mean"], 2),
+        "target_rps": case.target_rps,
+        "target_build_s": case.target_build_s,
+        "target_rss_mib": case.target_rss_mib,
+    }
+
+
 def run_case(name: str, n: int, seed: int = 1) -> dict[str, Any]:
     """Run one case in this process; returns timings and key results."""
     from flashsched import api
@@ -141,47 +181,25 @@ def run_case(name: str, n: int, seed: int = 1) -> dict[str, Any]:
     if case.ssds:
         return run_array_case(name, n, seed)
     spec = case.workload.format(n=n)
-    # The interpreter with flashsched, numpy and pandas loaded (~100 MiB) is
-    # reported apart so the simulator's own share is visible.
-    base_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    t0 = time.perf_counter()
-    sim = api.simulation(
-        synthetic=spec,
-        device=case.device,
-        overrides=case.overrides,
-        seed=seed,
-        keep_records=False,
+    sim, s, t = _timed(
+        lambda: api.simulation(
+            synthetic=spec,
+            device=case.device,
+            overrides=case.overrides,
+            seed=seed,
+            keep_records=False,
+        )
     )
-    t_build = time.perf_counter() - t0
-    t1 = time.perf_counter()
-    sim.run()
-    t_run = time.perf_counter() - t1
-    s = json.loads(sim.summary_json())
-    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     raw_gib, pages = _raw_pages(sim.config_toml())
-    moved = s["gc"]["pages_moved"]
     return {
-        "case": name,
-        "device": case.device,
-        "overrides": case.overrides,
-        "workload": spec,
-        "requests": s["requests"],
-        "build_s": round(t_build, 3),
-        "run_s": round(t_run, 3),
-        "requests_per_s": round(s["requests"] / t_run),
+        **_row(name, case, case.device, spec, s, t),
         "events": s["events"],
-        "events_per_s": round(s["events"] / t_run),
-        "peak_rss_mib": round(peak_mib, 1),
-        "python_baseline_mib": round(base_mib, 1),
+        "events_per_s": round(s["events"] / t["run"]),
         "device_raw_gib": round(raw_gib, 1),
         "table_bytes_per_page": round(s["memory_bytes"] / pages, 2),
-        "peak_rss_bytes_per_page": round(peak_mib * 2**20 / pages, 2),
-        "gc_pages_moved": moved,
+        "peak_rss_bytes_per_page": round(t["peak"] * 2**20 / pages, 2),
+        "gc_pages_moved": s["gc"]["pages_moved"],
         "waf": round(s.get("waf") or 0.0, 3),
-        "mean_latency_us": round(s["latency_us"]["mean"], 2),
-        "target_rps": case.target_rps,
-        "target_build_s": case.target_build_s,
-        "target_rss_mib": case.target_rss_mib,
     }
 
 
@@ -234,45 +252,27 @@ def run_array_case(name: str, n: int, seed: int = 1) -> dict[str, Any]:
 
     case = CASES[name]
     spec = case.workload.format(n=n)
-    base_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    t0 = time.perf_counter()
-    sim = _core.ArraySimulation(
-        layout=case.array,
-        ssds=case.ssds,
-        device=case.device,
-        overrides=case.overrides,
-        phases=[spec],
-        seed=seed,
-        keep_records=False,
+    _, s, t = _timed(
+        lambda: _core.ArraySimulation(
+            layout=case.array,
+            ssds=case.ssds,
+            device=case.device,
+            overrides=case.overrides,
+            phases=[spec],
+            seed=seed,
+            keep_records=False,
+        )
     )
-    t_build = time.perf_counter() - t0
-    t1 = time.perf_counter()
-    sim.run()
-    t_run = time.perf_counter() - t1
-    s = json.loads(sim.summary_json())
-    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    device = f"{case.ssds} x {case.device} ({case.array})"
     return {
-        "case": name,
-        "device": f"{case.ssds} x {case.device} ({case.array})",
-        "overrides": case.overrides,
-        "workload": spec,
-        "requests": s["requests"],
-        "build_s": round(t_build, 3),
-        "run_s": round(t_run, 3),
-        "requests_per_s": round(s["requests"] / t_run),
+        **_row(name, case, device, spec, s, t),
         "events": None,
         "events_per_s": None,
-        "peak_rss_mib": round(peak_mib, 1),
-        "python_baseline_mib": round(base_mib, 1),
         "device_raw_gib": None,
         "table_bytes_per_page": None,
         "peak_rss_bytes_per_page": None,
         "gc_pages_moved": None,
         "waf": None,
-        "mean_latency_us": round(s["latency_us"]["mean"], 2),
-        "target_rps": case.target_rps,
-        "target_build_s": case.target_build_s,
-        "target_rss_mib": case.target_rss_mib,
     }
 
 
