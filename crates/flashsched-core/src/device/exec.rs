@@ -95,6 +95,9 @@ impl Ssd {
             let mut taken = 1u64 << (lead.plane % ppd);
             while (ids.len() as u32) < ppd {
                 let ctx = pick_ctx!(self, now);
+                if !ctx.companion_possible(&lead, taken) {
+                    break;
+                }
                 let Some(c) = self.sched.pick_companion(lead.die, &lead, taken, &ctx) else {
                     break;
                 };

@@ -130,6 +130,32 @@ impl PickCtx<'_> {
         }
     }
 
+    /// Whether any transaction at all could pass [`PickCtx::companion_ok`]
+    /// for `lead` with planes `taken`: false when the die has no free plane,
+    /// or when `lead` is a program under the ONFI rule and no free plane of
+    /// its die, in either write stream, is at `lead`'s page offset. Exact (it
+    /// only rules out what `companion_ok` would reject), and it spares the
+    /// device a scan of a long queue for a companion that cannot exist, the
+    /// common case for programs while GC runs.
+    pub fn companion_possible(&self, lead: &Tx, taken: u64) -> bool {
+        let ppd = self.ftl.geo.planes_per_die;
+        let free = !taken & (u64::MAX >> (64 - ppd));
+        if free == 0 || self.multiplane == MultiPlane::Off {
+            return false;
+        }
+        if self.multiplane != MultiPlane::Onfi || lead.kind != TxKind::Program {
+            return true;
+        }
+        let want = self.next_offset(lead);
+        let base = (lead.plane / ppd) * ppd;
+        (0..ppd).filter(|k| free & (1 << k) != 0).any(|k| {
+            let plane = base + k;
+            [Stream::User, Stream::Gc]
+                .iter()
+                .any(|&s| self.ftl.next_page_offset(plane, s) == want)
+        })
+    }
+
     /// Page offset a program would get if it started now.
     fn next_offset(&self, t: &Tx) -> u32 {
         let stream = if t.origin.foreground() {

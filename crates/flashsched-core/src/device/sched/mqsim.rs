@@ -67,6 +67,10 @@ fn queue_of(t: &Tx) -> Q {
 pub struct MqsimPriority {
     geo: Geometry,
     queues: Vec<[VecDeque<TxId>; QUEUES]>,
+    /// Queued transactions per (queue, plane): lets a companion search skip
+    /// a queue with nothing on the lead's free planes instead of scanning
+    /// it (exact: when the scan runs, it decides).
+    on_plane: Vec<u32>,
     pending: usize,
     /// The queues the last command was drawn from (for its companions).
     source: (Q, Option<Q>),
@@ -82,6 +86,7 @@ impl TxSchedulerType for MqsimPriority {
         MqsimPriority {
             geo: *g,
             queues: vec![Default::default(); g.chips() as usize],
+            on_plane: vec![0; QUEUES * g.planes() as usize],
             pending: 0,
             source: (Q::UserRead, None),
         }
@@ -89,6 +94,21 @@ impl TxSchedulerType for MqsimPriority {
 }
 
 impl MqsimPriority {
+    /// Index of `plane`'s count in `queue`.
+    #[inline]
+    fn slot(&self, queue: Q, plane: u32) -> usize {
+        queue as usize * self.geo.planes() as usize + plane as usize
+    }
+
+    /// Remove entry `pos` of `queue` of `chip`, keeping the counts.
+    fn remove(&mut self, chip: u32, queue: Q, pos: usize, ctx: &PickCtx) -> Option<TxId> {
+        let id = self.queues[chip as usize][queue as usize].remove(pos)?;
+        let slot = self.slot(queue, ctx.txs.get(id).plane);
+        self.on_plane[slot] -= 1;
+        self.pending -= 1;
+        Some(id)
+    }
+
     /// The (first, second) queues a read or write command of `chip` draws
     /// from, or `None` if that type must wait.
     fn sources(&self, chip: u32, reads: bool, urgent: bool) -> Option<(Q, Option<Q>)> {
@@ -136,20 +156,22 @@ impl MqsimPriority {
     /// The first transaction of `queue` on a die in `dies` that can start.
     fn take_first(&mut self, chip: u32, queue: Q, dies: u64, ctx: &PickCtx) -> Option<TxId> {
         let dpc = self.geo.dies_per_chip;
-        let q = &mut self.queues[chip as usize][queue as usize];
+        let q = &self.queues[chip as usize][queue as usize];
         let pos = q.iter().position(|&id| {
             let t = ctx.txs.get(id);
             dies & (1 << (t.die % dpc)) != 0 && ctx.can_issue(t)
         })?;
-        self.pending -= 1;
-        q.remove(pos)
+        self.remove(chip, queue, pos, ctx)
     }
 }
 
 impl TxScheduler for MqsimPriority {
     fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
         let chip = self.geo.chip_of_die(tx.die);
-        self.queues[chip as usize][queue_of(tx) as usize].push_back(id);
+        let queue = queue_of(tx);
+        self.queues[chip as usize][queue as usize].push_back(id);
+        let slot = self.slot(queue, tx.plane);
+        self.on_plane[slot] += 1;
         self.pending += 1;
     }
 
@@ -177,16 +199,23 @@ impl TxScheduler for MqsimPriority {
     }
 
     fn pick_companion(&mut self, die: u32, lead: &Tx, taken: u64, ctx: &PickCtx) -> Option<TxId> {
-        let chip = self.geo.chip_of_die(die) as usize;
+        let chip = self.geo.chip_of_die(die);
+        let ppd = self.geo.planes_per_die;
         let (first, second) = self.source;
         for queue in std::iter::once(first).chain(second) {
-            let q = &mut self.queues[chip][queue as usize];
+            // Anything queued on a free plane of the lead's die?
+            let base = self.slot(queue, die * ppd);
+            let any =
+                (0..ppd as usize).any(|k| taken & (1 << k) == 0 && self.on_plane[base + k] > 0);
+            if !any {
+                continue;
+            }
+            let q = &self.queues[chip as usize][queue as usize];
             if let Some(pos) = q
                 .iter()
                 .position(|&id| ctx.companion_ok(lead, ctx.txs.get(id), taken))
             {
-                self.pending -= 1;
-                return q.remove(pos);
+                return self.remove(chip, queue, pos, ctx);
             }
         }
         None

@@ -18,6 +18,11 @@ use crate::device::Ssd;
 /// 2 channels × 2 chips × 2 dies × 2 planes; chip c holds dies 2c, 2c+1 and
 /// sits on channel c / 2; die d holds planes 2d, 2d+1.
 fn device() -> Ssd {
+    device_with("relaxed")
+}
+
+/// [`device`] under multi-plane rule `multiplane`.
+fn device_with(multiplane: &str) -> Ssd {
     let cfg = DeviceConfig::load(
         "default",
         &[
@@ -27,7 +32,7 @@ fn device() -> Ssd {
             "geometry.planes_per_die=2",
             "geometry.blocks_per_plane=64",
             "geometry.pages_per_block=8",
-            "controller.multiplane=relaxed",
+            &format!("controller.multiplane={multiplane}"),
             "ftl.precondition_fill=0",
         ]
         .map(String::from),
@@ -260,4 +265,37 @@ fn push_to(ssd: &mut Ssd, s: &mut dyn TxScheduler, kind: TxKind, plane: u32, lpn
     let id = ssd.txs.insert(t);
     s.push(id, &t, 0);
     id
+}
+
+/// The device's pre-check before it asks for a companion
+/// (`PickCtx::companion_possible`) rules out exactly the commands no
+/// transaction could join. Under ONFI a program's companion needs its
+/// plane's open block at the lead's page offset: with one user page written
+/// on plane 0 (offset 1) and none on plane 1 (offset 0 in both streams), a
+/// program on plane 0 can have no companion; after one page on plane 1 it
+/// can. A read may always look; with both planes taken nothing may; and the
+/// relaxed rule never rules a program out.
+#[test]
+fn companion_precheck_follows_the_onfi_page_offsets() {
+    use crate::ftl::Stream;
+    let mut ssd = device_with("onfi");
+    let lead = tx(&ssd, TxKind::Program, 0, 40);
+    assert!(
+        ctx(&ssd).companion_possible(&lead, 0b01),
+        "fresh: both at 0"
+    );
+    assert!(!ctx(&ssd).companion_possible(&lead, 0b11), "no free plane");
+    ssd.ftl.alloc(0, Stream::User).unwrap();
+    assert_eq!(ssd.ftl.next_page_offset(0, Stream::User), 1);
+    assert!(!ctx(&ssd).companion_possible(&lead, 0b01));
+    let read = tx(&ssd, TxKind::Read, 0, 41);
+    assert!(ctx(&ssd).companion_possible(&read, 0b01));
+    ssd.ftl.alloc(1, Stream::User).unwrap();
+    assert!(ctx(&ssd).companion_possible(&lead, 0b01));
+
+    let mut ssd = device_with("relaxed");
+    ssd.ftl.alloc(0, Stream::User).unwrap();
+    assert!(ctx(&ssd).companion_possible(&lead, 0b01));
+    let ssd = device_with("off");
+    assert!(!ctx(&ssd).companion_possible(&read, 0b01));
 }
