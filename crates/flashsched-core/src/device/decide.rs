@@ -157,6 +157,14 @@ impl Ssd {
             if dies == 0 {
                 break;
             }
+            // Channel-idle dispatch visits every chip of a channel: most have
+            // nothing queued for their idle dies.
+            if self.per_die
+                && (0..dpc)
+                    .all(|k| dies & (1 << k) == 0 || self.die_load[(chip * dpc + k) as usize] == 0)
+            {
+                break;
+            }
             let Some(id) = self.offer(now, |s, ctx| s.pick_chip(chip, dies, ctx)) else {
                 break;
             };

@@ -175,9 +175,9 @@ impl PickCtx<'_> {
 /// summaries.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TxCaps {
-    /// `pick(die)` only looks at `die`'s own transactions and returns `None`
-    /// when it has none: the device then skips asking for a die with no
-    /// queued work.
+    /// `pick(die)` (and `pick_chip(chip, dies)`) only look at those dies'
+    /// own transactions, return `None` when they have none and change
+    /// nothing then: the device skips asking for dies with no queued work.
     pub per_die: bool,
     /// The scheduler plans across dies (`prepare`, `wakes`); the device
     /// skips both calls otherwise.

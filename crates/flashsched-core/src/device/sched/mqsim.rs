@@ -228,6 +228,7 @@ impl TxScheduler for MqsimPriority {
     fn caps(&self) -> TxCaps {
         TxCaps {
             chip_queues: true,
+            per_die: true,
             ..TxCaps::default()
         }
     }

@@ -170,6 +170,7 @@ impl TxScheduler for SsdsimFcfs {
     fn caps(&self) -> TxCaps {
         TxCaps {
             chip_queues: true,
+            per_die: true,
             ..TxCaps::default()
         }
     }
