@@ -994,8 +994,7 @@ REPRODUCTION = Reproduction(
     host_schedulers=tuple(SCHEDULERS),
     notes=__doc__ or "",
     runtime=(
-        "full run: about 1,670 runs, an estimated 45-50 min wall on 2 shared cores "
-        "(31 min for 1,445 runs before the Postmark band, Fig. 9's A-noGC and A-oracle-rd); "
-        "quick: about 2 min"
+        "full run: 1,675 runs, 27 min wall measured on 2 cores shared with other builds "
+        "(2026-11-23); quick: about 2 min"
     ),
 )
