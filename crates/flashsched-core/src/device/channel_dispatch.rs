@@ -63,7 +63,13 @@ impl Ssd {
             };
             let way = cd.next[ch as usize];
             cd.next[ch as usize] = (way + 1) % cpc;
-            self.visit_chip(ch * cpc + way, now, sink)?;
+            let chip = ch * cpc + way;
+            // A `per_die` scheduler has nothing for a chip with nothing
+            // queued or running (and asking it changes nothing).
+            if self.per_die && !self.chip_loaded(chip) {
+                continue;
+            }
+            self.visit_chip(chip, now, sink)?;
         }
         let c = &self.channels[ch as usize];
         if !c.idle_at(now) {
