@@ -62,7 +62,7 @@ impl Ssd {
                 return Ok(());
             };
             let way = cd.next[ch as usize];
-            cd.next[ch as usize] = (way + 1) % cpc;
+            cd.next[ch as usize] = if way + 1 == cpc { 0 } else { way + 1 };
             let chip = ch * cpc + way;
             // A `per_die` scheduler has nothing for a chip with nothing
             // queued or running (and asking it changes nothing).

@@ -12,7 +12,7 @@ impl Ssd {
         self.decide_stamp += 1;
         let die = tx.die;
         let id = self.txs.insert(tx);
-        self.die_load[die as usize] += 1;
+        self.load_inc(die);
         self.sched.push(id, &tx, now);
         self.note_queued(&tx, now);
         // A busy die is re-marked when it frees; only a suspending scheduler

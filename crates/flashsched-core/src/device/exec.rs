@@ -398,8 +398,8 @@ impl Ssd {
                 } else {
                     t.die = new_die;
                     let moved = *t;
-                    self.die_load[tx.die as usize] -= 1;
-                    self.die_load[new_die as usize] += 1;
+                    self.load_dec(tx.die);
+                    self.load_inc(new_die);
                     self.decide_stamp += 1;
                     self.sched.push(id, &moved, now);
                     self.mark(new_die);
@@ -442,8 +442,7 @@ impl Ssd {
     /// its owner.
     pub(super) fn complete(&mut self, id: TxId, now: Ns) -> SimResult<()> {
         let tx = self.txs.remove(id);
-        let die = tx.die as usize;
-        self.die_load[die] -= 1;
+        self.load_dec(tx.die);
         self.mark(tx.die);
         match (tx.kind, tx.origin) {
             (TxKind::Read, Origin::User) => self.req_page_done(tx.owner, now),

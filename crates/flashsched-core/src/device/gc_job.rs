@@ -43,7 +43,7 @@ impl Ssd {
     /// A GC move finished (or turned out unnecessary) without holding a die.
     pub(super) fn finish_gc_move(&mut self, id: TxId, plane: u32, now: Ns) {
         let tx = self.txs.remove(id);
-        self.die_load[tx.die as usize] -= 1;
+        self.load_dec(tx.die);
         self.gc_move_done(plane, now);
     }
 

@@ -258,6 +258,8 @@ pub struct Ssd {
     inflight: FxHashMap<u32, Inflight>,
     /// Transactions queued or running per die (dynamic allocation, stats).
     die_load: Vec<u32>,
+    /// The same per chip (the sum over its dies; `load_inc`, `load_dec`).
+    chip_load: Vec<u32>,
     rr_die: u32,
     rr_plane: Vec<u32>,
     buffer: Option<WriteBuffer>,
@@ -379,6 +381,7 @@ impl Ssd {
             gate: gc_gate::GcGate::new(cfg.ftl.gc_mode, cfg.ftl.gc_block_unit, &geo),
             inflight: FxHashMap::default(),
             die_load: vec![0; geo.dies() as usize],
+            chip_load: vec![0; geo.chips() as usize],
             rr_die: 0,
             rr_plane: vec![0; geo.dies() as usize],
             buffer: (buffer_pages > 0 && !hot_cold)

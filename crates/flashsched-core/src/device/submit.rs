@@ -22,8 +22,21 @@ impl Ssd {
     /// Chip `chip` holds queued or running transactions.
     #[inline]
     pub(super) fn chip_loaded(&self, chip: u32) -> bool {
-        let n = self.geo.dies_per_chip;
-        (chip * n..(chip + 1) * n).any(|d| self.die_load[d as usize] > 0)
+        self.chip_load[chip as usize] > 0
+    }
+
+    /// One more transaction queued or running on `die`.
+    #[inline]
+    pub(super) fn load_inc(&mut self, die: u32) {
+        self.die_load[die as usize] += 1;
+        self.chip_load[self.geo.chip_of_die(die) as usize] += 1;
+    }
+
+    /// One fewer transaction queued or running on `die`.
+    #[inline]
+    pub(super) fn load_dec(&mut self, die: u32) {
+        self.die_load[die as usize] -= 1;
+        self.chip_load[self.geo.chip_of_die(die) as usize] -= 1;
     }
 
     /// Conflict accounting for the page of the request being split on `die`
