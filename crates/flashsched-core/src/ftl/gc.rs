@@ -17,6 +17,8 @@ pub enum VictimPolicy {
     Fifo,
     /// Greedy among `d` random candidates.
     DChoice(u32),
+    /// MQSim's randomized greedy: `d` distinct blocks of the whole plane.
+    Rga(u32),
 }
 
 /// `ftl.gc_policy`: the victim policy's name.
@@ -33,6 +35,11 @@ pub enum GcPolicy {
     Fifo,
     /// Greedy among `ftl.gc_d_choice` random candidates.
     DChoice,
+    /// MQSim's randomized greedy (RGA): `ftl.gc_d_choice` distinct blocks
+    /// sampled from the whole plane — free and fully valid ones too, open
+    /// blocks and victims excluded — and the full one with the most invalid
+    /// pages taken; no victim if none of them has an invalid page.
+    Rga,
 }
 
 impl VictimPolicy {
@@ -44,6 +51,7 @@ impl VictimPolicy {
             GcPolicy::Random => VictimPolicy::Random,
             GcPolicy::Fifo => VictimPolicy::Fifo,
             GcPolicy::DChoice => VictimPolicy::DChoice(d.max(1)),
+            GcPolicy::Rga => VictimPolicy::Rga(d.max(1)),
         }
     }
 }
@@ -88,6 +96,43 @@ pub fn greedy(
     (best != u64::MAX).then_some(best as u32)
 }
 
+/// RGA victim of one plane whose blocks start at `first`: `d` distinct
+/// blocks drawn uniformly from the free and full ones (all of them if there
+/// are no more), then the full block among them with the most invalid
+/// pages, ties to the lowest block; `None` if that block has no invalid
+/// page (the sample held only free or fully valid blocks). `pool` is
+/// scratch space.
+pub fn rga(
+    state: &[BlockState],
+    valid: &[u16],
+    first: u32,
+    pages_per_block: u32,
+    d: u32,
+    rng: &mut Rng,
+    pool: &mut Vec<u32>,
+) -> Option<u32> {
+    pool.clear();
+    pool.extend(
+        state
+            .iter()
+            .zip(first..)
+            .filter(|(&st, _)| matches!(st, BlockState::Free | BlockState::Full))
+            .map(|(_, b)| b),
+    );
+    // A partial Fisher-Yates shuffle puts the sample in pool[..k].
+    let k = (d as usize).min(pool.len());
+    for i in 0..k {
+        let j = i + rng.below((pool.len() - i) as u64) as usize;
+        pool.swap(i, j);
+    }
+    let best = pool[..k]
+        .iter()
+        .filter(|&&b| state[(b - first) as usize] == BlockState::Full)
+        .map(|&b| (valid[(b - first) as usize], b))
+        .min()?;
+    ((best.0 as u32) < pages_per_block).then_some(best.1)
+}
+
 /// Choose a victim among `cands` (all full, not active). Ties go to the
 /// lowest block index so results are deterministic.
 pub fn select(
@@ -114,6 +159,8 @@ pub fn select(
             }
             best
         }
+        // Sampled from the whole plane by `rga`, never from candidates.
+        VictimPolicy::Rga(_) => None,
         VictimPolicy::CostBenefit => {
             let score = |c: &Candidate| {
                 let u = c.valid as f64 / pages_per_block as f64;
