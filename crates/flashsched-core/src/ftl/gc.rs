@@ -218,6 +218,40 @@ mod tests {
         }
     }
 
+    /// RGA samples free and fully valid blocks too (never open blocks or
+    /// victims) and takes the emptiest full one among them.
+    #[test]
+    fn rga_samples_the_whole_plane() {
+        use BlockState::*;
+        let mut rng = Rng::new(5);
+        let mut pool = Vec::new();
+        // Blocks 100..105: fully valid, 2 valid, free, open (0 valid), victim.
+        let st = [Full, Full, Free, Active, Victim];
+        let valid = [4u16, 2, 0, 0, 0];
+        // Three blocks can be sampled; with d = 3 all are: the fully valid
+        // block 100 is in the sample but block 101 (2 invalid) is taken.
+        for d in [3, 4, 64] {
+            assert_eq!(rga(&st, &valid, 100, 4, d, &mut rng, &mut pool), Some(101));
+            assert_eq!(pool[..3].iter().copied().max(), Some(102));
+            assert_eq!(pool[..3].iter().copied().min(), Some(100));
+        }
+        // A sample of the fully valid and the free block yields no victim.
+        let st2 = [Full, Free, Active];
+        let valid2 = [4u16, 0, 1];
+        assert_eq!(rga(&st2, &valid2, 0, 4, 2, &mut rng, &mut pool), None);
+        // One block at a time: over many draws each of the three is drawn,
+        // and only draws of block 101 give a victim.
+        let mut hits = [0u32; 2];
+        for _ in 0..300 {
+            match rga(&st, &valid, 100, 4, 1, &mut rng, &mut pool) {
+                Some(101) => hits[0] += 1,
+                None => hits[1] += 1,
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(hits[0] > 60 && hits[1] > 140, "{hits:?}");
+    }
+
     fn c(block: u32, valid: u32, mtime: Ns, seq: u64) -> Candidate {
         Candidate {
             block,
