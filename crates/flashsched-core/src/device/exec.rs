@@ -470,7 +470,7 @@ impl Ssd {
                 self.translation_program_done(tx.owner, tx.lpn, tx.seq)
             }
             // GC moves (a reclaim is only ever an erase).
-            (TxKind::Read, _) if tx.copyback => self.gc_move_done(tx.plane, now),
+            (TxKind::Read, _) if tx.copyback => self.gc_move_done(tx.owner, now),
             (TxKind::Read, _) => {
                 let prog = Tx {
                     kind: TxKind::Program,
@@ -479,7 +479,7 @@ impl Ssd {
                 };
                 self.enqueue(prog, now);
             }
-            (TxKind::Program, _) => self.gc_move_done(tx.plane, now),
+            (TxKind::Program, _) => self.gc_move_done(tx.owner, now),
             (TxKind::Erase, Origin::Reclaim) => {
                 self.ftl.erase_reclaimed(tx.ppn, now)?;
                 self.log(OpRecord::Erase { block: tx.ppn });
@@ -488,6 +488,7 @@ impl Ssd {
                 // Victims only hold moved or invalidated pages by now; an
                 // error here is an accounting bug and stops the run.
                 self.ftl.erase(tx.ppn, now)?;
+                self.gc_job_ended(tx.owner);
                 self.log(OpRecord::Erase { block: tx.ppn });
                 if let Some(v) = &mut self.variation {
                     // Write-speed detection after the erase (VIOS §3.1).

@@ -23,6 +23,7 @@ impl Ssd {
         if tx.kind == TxKind::Program && tx.origin.foreground() {
             self.queued_programs[tx.plane as usize] += 1;
             if self.ftl.is_starved(tx.plane) && !self.ftl.can_alloc(tx.plane, Stream::User) {
+                self.ftl.add_gc_check(tx.plane);
                 self.maybe_start_gc(tx.plane, now);
             }
         }
@@ -42,6 +43,7 @@ impl Ssd {
         };
         for p in planes {
             if self.queued_programs[p as usize] > 0 && !self.ftl.can_alloc(p, Stream::User) {
+                self.ftl.add_gc_check(p);
                 self.maybe_start_gc(p, now);
             }
         }

@@ -328,6 +328,8 @@ impl Ssd {
             ftl.enable_speed_order(keys);
             v
         });
+        // Blocks opened before the trace do not count as GC checks.
+        ftl.clear_gc_checks();
         let c = cfg.controller;
         let us = |x: f64| (x * 1000.0).round() as Ns;
         let sched = sched::build_named(&c.scheduler, &c.sched, &geo)?;
@@ -374,7 +376,7 @@ impl Ssd {
             reqs: Vec::new(),
             free_reqs: Vec::new(),
             dirty: Vec::new(),
-            gc: vec![GcJob::default(); geo.planes() as usize],
+            gc: vec![GcJob::default(); (geo.planes() * ftl.gc_jobs_max) as usize],
             chip_gc: vec![0; geo.chips() as usize],
             gc_changes: None,
             front: front::Front::new(cfg.interface, cfg.cache),

@@ -18,11 +18,35 @@ impl Ftl {
             || (self.planes[plane as usize].free.len() as u32) < self.gc_hard_blocks.max(2)
     }
 
-    /// GC should start in `plane`.
+    /// GC should start in `plane` (one more job, with several per plane).
     #[inline]
     pub fn gc_needed(&self, plane: u32) -> bool {
         let ps = &self.planes[plane as usize];
-        !ps.gc_active && (ps.free.len() as u32) < self.gc_threshold_blocks
+        ps.gc_jobs < self.gc_jobs_max && (ps.free.len() as u32) < self.gc_threshold_blocks
+    }
+
+    /// With several GC jobs per plane: take one of the events (a block a
+    /// frontier opened, an erase) at which GC may start one more victim in
+    /// `plane` (MQSim checks at exactly these).
+    #[inline]
+    pub fn take_gc_check(&mut self, plane: u32) -> bool {
+        let c = &mut self.planes[plane as usize].gc_checks;
+        let any = *c > 0;
+        *c = c.saturating_sub(1);
+        any
+    }
+
+    /// Forget the GC checks counted so far (blocks opened while the drive
+    /// was filled before the trace).
+    pub fn clear_gc_checks(&mut self) {
+        for ps in &mut self.planes {
+            ps.gc_checks = 0;
+        }
+    }
+
+    /// Let GC look at `plane` once more (a retry where writes are stuck).
+    pub fn add_gc_check(&mut self, plane: u32) {
+        self.planes[plane as usize].gc_checks += 1;
     }
 
     /// Choose and lock a victim in `plane`; returns the block.
@@ -33,7 +57,21 @@ impl Ftl {
         let eligible = |b: u32, state: &[BlockState], valid: &[u16]| {
             state[b as usize] == BlockState::Full && (valid[b as usize] as u32) < ppb
         };
-        let victim = if self.policy == VictimPolicy::Greedy {
+        let victim = if let VictimPolicy::Rga(d) = self.policy {
+            let r = blocks.start as usize..blocks.end as usize;
+            let mut pool = std::mem::take(&mut self.pool_buf);
+            let v = gc::rga(
+                &self.state[r.clone()],
+                &self.valid[r],
+                blocks.start,
+                ppb,
+                d,
+                &mut self.rng,
+                &mut pool,
+            );
+            self.pool_buf = pool;
+            v
+        } else if self.policy == VictimPolicy::Greedy {
             // Hot path: every GC invocation scans the whole plane.
             let r = blocks.start as usize..blocks.end as usize;
             gc::greedy(&self.state[r.clone()], &self.valid[r], blocks.start, ppb)
@@ -62,7 +100,7 @@ impl Ftl {
         };
         self.starved.retain(|&p| p != plane);
         self.state[victim as usize] = BlockState::Victim;
-        self.planes[plane as usize].gc_active = true;
+        self.planes[plane as usize].gc_jobs += 1;
         self.stats.gc_invocations += 1;
         Some(victim)
     }
@@ -107,8 +145,15 @@ impl Ftl {
     }
 
     /// Erase a victim whose pages have all been moved or invalidated; ends
-    /// the plane's GC job.
+    /// one of the plane's GC jobs.
     pub fn erase(&mut self, block: u32, now: Ns) -> SimResult<()> {
+        self.erase_block(block, now)?;
+        let ps = &mut self.planes[self.geo.plane_of_block(block) as usize];
+        ps.gc_jobs = ps.gc_jobs.saturating_sub(1);
+        Ok(())
+    }
+
+    fn erase_block(&mut self, block: u32, now: Ns) -> SimResult<()> {
         let b = block as usize;
         if self.valid[b] != 0 {
             return Err(SimError::Invalid(format!(
@@ -125,7 +170,7 @@ impl Ftl {
         self.mtime[b] = now;
         let plane = self.geo.plane_of_block(block) as usize;
         self.planes[plane].free.push_back(block);
-        self.planes[plane].gc_active = false;
+        self.planes[plane].gc_checks += 1;
         if let Some(sp) = &mut self.speed {
             sp.insert_free(plane as u32, block);
         }
@@ -164,10 +209,7 @@ impl Ftl {
 
     /// Erase a block taken by [`Ftl::take_reclaimable`] (no GC job involved).
     pub fn erase_reclaimed(&mut self, block: u32, now: Ns) -> SimResult<()> {
-        let plane = self.geo.plane_of_block(block) as usize;
-        let gc_active = self.planes[plane].gc_active;
-        self.erase(block, now)?;
-        self.planes[plane].gc_active = gc_active;
+        self.erase_block(block, now)?;
         self.stats.reclaim_erases += 1;
         Ok(())
     }

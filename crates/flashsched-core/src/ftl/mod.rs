@@ -69,8 +69,12 @@ pub struct PlaneState {
     /// asks this for every program the scheduler considers, and reading it
     /// here saves a dependent load of the block's write pointer.
     pub room: [u16; 2],
-    /// A GC job is running in this plane.
-    pub gc_active: bool,
+    /// GC jobs (victims) running in this plane.
+    pub gc_jobs: u32,
+    /// Blocks a write frontier opened and erases since GC last looked at
+    /// the plane: with several jobs per plane, each may start one more
+    /// victim (`Ftl::take_gc_check`).
+    pub gc_checks: u32,
 }
 
 /// FTL counters.
@@ -107,6 +111,8 @@ pub struct Ftl {
     /// How a logical page's plane is chosen.
     pub alloc: Allocation,
     policy: VictimPolicy,
+    /// GC jobs a plane may run at once (`ftl.gc_jobs_per_plane`).
+    pub gc_jobs_max: u32,
     /// GC starts when a plane has fewer free blocks than this.
     pub gc_threshold_blocks: u32,
     /// User writes wait while a plane has fewer free blocks than this
@@ -130,6 +136,8 @@ pub struct Ftl {
     rng: Rng,
     /// Scratch space for victim candidates (reused across GC invocations).
     cand_buf: Vec<Candidate>,
+    /// Scratch space for RGA's sample.
+    pool_buf: Vec<u32>,
     /// Static plane of `lpn` is `plane_of_lpn[lpn % planes]`.
     plane_of_lpn: Vec<u32>,
     /// Counters.
@@ -169,7 +177,8 @@ impl Ftl {
                 free: (first..first + geo.blocks_per_plane).collect(),
                 active: [NONE; 2],
                 room: [0; 2],
-                gc_active: false,
+                gc_jobs: 0,
+                gc_checks: 0,
             });
         }
         let alloc = cfg.allocation;
@@ -178,6 +187,7 @@ impl Ftl {
             logical_pages: logical,
             alloc,
             policy: VictimPolicy::new(cfg.gc_policy, cfg.gc_d_choice),
+            gc_jobs_max: cfg.gc_jobs_per_plane.max(1),
             gc_threshold_blocks: thr.max(2).max(cfg.gc_write_floor),
             write_floor: cfg.gc_write_floor,
             gc_mode: cfg.gc_mode,
@@ -194,6 +204,7 @@ impl Ftl {
             planes,
             rng: Rng::derive(seed, 0x6763),
             cand_buf: Vec::new(),
+            pool_buf: Vec::new(),
             plane_of_lpn: (0..geo.planes())
                 .map(|l| alloc.static_plane(&geo, l))
                 .collect(),
@@ -269,7 +280,7 @@ impl Ftl {
         let n = self
             .planes
             .iter()
-            .filter(|ps| !ps.gc_active && (ps.free.len() as u32) < self.write_floor)
+            .filter(|ps| ps.gc_jobs == 0 && (ps.free.len() as u32) < self.write_floor)
             .count();
         (n, self.write_floor)
     }
@@ -330,6 +341,7 @@ impl Ftl {
             }
             let ps = &mut self.planes[plane as usize];
             blk = ps.free.pop_front()?;
+            ps.gc_checks += 1;
             ps.active[stream as usize] = blk;
             ps.room[stream as usize] =
                 (self.geo.pages_per_block - self.wp[blk as usize] as u32) as u16;
@@ -436,6 +448,7 @@ impl Ftl {
             if let Some(pos) = ps.free.iter().position(|&b| b == blk) {
                 ps.free.remove(pos);
             }
+            ps.gc_checks += 1;
             self.state[blk as usize] = BlockState::Active;
             if let Some(sp) = &mut self.speed {
                 sp.remove_free(plane, blk);
