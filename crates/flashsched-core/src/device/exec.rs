@@ -360,9 +360,13 @@ impl Ssd {
         }
         let block = self.geo.block_of(tx.ppn);
         // With P/E suspension a read can run while its own block's erase is
-        // suspended (EAR): its data was moved, so it must look again.
-        let erasing = matches!(self.dies[tx.die as usize].suspended,
-            Some((sid, _)) if { let s = self.txs.get(sid); s.kind == TxKind::Erase && s.ppn == block });
+        // suspended (EAR): its data was moved, so it must look again. The
+        // block may be any member of a suspended multi-plane erase.
+        let erasing = self.dies[tx.die as usize].suspended.is_some()
+            && self.cmds.suspended[tx.die as usize].0.iter().any(|&m| {
+                let s = self.txs.get(m);
+                s.kind == TxKind::Erase && s.ppn == block
+            });
         if self.ftl.erase_count(block) == tx.epoch && !erasing {
             return Ok(Some(tx.ppn));
         }

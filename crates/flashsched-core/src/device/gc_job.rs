@@ -129,6 +129,12 @@ impl Ssd {
             self.start_gc_job(plane, now);
             return;
         }
+        // A plane where GC last found no victim looks again at every user
+        // program, as with one job: pages invalidated since may make one,
+        // and once the open block is used up no other check would come.
+        if self.ftl.is_starved(plane) {
+            self.ftl.add_gc_check(plane);
+        }
         while self.ftl.take_gc_check(plane) {
             self.start_gc_job(plane, now);
         }

@@ -355,9 +355,29 @@ impl Ssd {
                     }
                 }
                 self.rr_die = best + 1;
-                let p = &mut self.rr_plane[best as usize];
-                *p = (*p + 1) % self.geo.planes_per_die;
-                best * self.geo.planes_per_die + *p
+                // Round-robin over the die's planes, passing over planes a
+                // write would wait in: no room for it beside the writes
+                // already queued there before GC frees a block, or GC found
+                // nothing to reclaim (it would wait for pages other writes
+                // invalidate, and under an in-order queue hold back every
+                // write behind it). SSDsim picks the plane when the write is
+                // served, so its writes never wait so.
+                let ppd = self.geo.planes_per_die;
+                let first = best * ppd;
+                let start = self.rr_plane[best as usize];
+                let mut k = (start + 1) % ppd;
+                for i in 1..=ppd {
+                    let c = (start + i) % ppd;
+                    let p = first + c;
+                    if !self.ftl.is_starved(p)
+                        && self.ftl.user_room_for(p, self.queued_programs[p as usize])
+                    {
+                        k = c;
+                        break;
+                    }
+                }
+                self.rr_plane[best as usize] = k;
+                first + k
             }
         }
     }

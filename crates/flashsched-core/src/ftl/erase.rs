@@ -19,10 +19,16 @@ impl Ftl {
     }
 
     /// GC should start in `plane` (one more job, with several per plane).
+    /// A further job starts only while the plane has a free block for each
+    /// job including itself, so the victims' moves always fit (see
+    /// [`Ftl::user_reserve`]).
     #[inline]
     pub fn gc_needed(&self, plane: u32) -> bool {
         let ps = &self.planes[plane as usize];
-        ps.gc_jobs < self.gc_jobs_max && (ps.free.len() as u32) < self.gc_threshold_blocks
+        let free = ps.free.len() as u32;
+        ps.gc_jobs < self.gc_jobs_max
+            && free < self.gc_threshold_blocks
+            && (ps.gc_jobs == 0 || free > ps.gc_jobs)
     }
 
     /// With several GC jobs per plane: take one of the events (a block a
@@ -70,7 +76,19 @@ impl Ftl {
                 &mut pool,
             );
             self.pool_buf = pool;
-            v
+            // A sample with no victim starts none (MQSim): GC looks again at
+            // the next block a frontier opens. When user writes can no
+            // longer open one and no job will erase one, no such look would
+            // come: take the emptiest block instead, so the plane never
+            // stalls on an unlucky draw.
+            let stuck = self.planes[plane as usize].gc_jobs == 0
+                && self.planes[plane as usize].free.len() <= self.user_reserve(plane);
+            if v.is_none() && stuck {
+                let r = blocks.start as usize..blocks.end as usize;
+                gc::greedy(&self.state[r.clone()], &self.valid[r], blocks.start, ppb)
+            } else {
+                v
+            }
         } else if self.policy == VictimPolicy::Greedy {
             // Hot path: every GC invocation scans the whole plane.
             let r = blocks.start as usize..blocks.end as usize;

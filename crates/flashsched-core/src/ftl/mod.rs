@@ -290,10 +290,35 @@ impl Ftl {
         self.planes[plane as usize].free.len() as u32
     }
 
+    /// Free blocks of `plane` user writes may not open: one per running GC
+    /// job (at least one), so every job can always move its victim's valid
+    /// pages (fewer than a block) and GC never waits on the writes it is
+    /// freeing space for. With several jobs per plane
+    /// (`ftl.gc_jobs_per_plane`) a single reserved block is not enough: the
+    /// victims together may hold more valid pages than one block.
+    #[inline]
+    pub fn user_reserve(&self, plane: u32) -> usize {
+        self.planes[plane as usize].gc_jobs.max(1) as usize
+    }
+
+    /// Whether `queued` more user programs could take pages in `plane`
+    /// without waiting for GC: the open user block's room plus the free
+    /// blocks beyond the reserve.
+    #[inline]
+    pub fn user_room_for(&self, plane: u32, queued: u32) -> bool {
+        let ps = &self.planes[plane as usize];
+        if (ps.free.len() as u32) < self.write_floor {
+            return false;
+        }
+        let spare = ps.free.len().saturating_sub(self.user_reserve(plane)) as u64;
+        ps.room[Stream::User as usize] as u64 + spare * self.geo.pages_per_block as u64
+            > queued as u64
+    }
+
     /// Whether a program on `stream` can get a page in `plane` now. User
-    /// writes may not take the last free block: it is reserved so GC can
-    /// always make progress; nor any page while the plane is below
-    /// `ftl.gc_write_floor` free blocks.
+    /// writes may not take the reserved free blocks ([`Ftl::user_reserve`]),
+    /// nor any page while the plane is below `ftl.gc_write_floor` free
+    /// blocks.
     #[inline]
     pub fn can_alloc(&self, plane: u32, stream: Stream) -> bool {
         let ps = &self.planes[plane as usize];
@@ -314,7 +339,7 @@ impl Ftl {
             }
         }
         match stream {
-            Stream::User => ps.free.len() > 1,
+            Stream::User => ps.free.len() > self.user_reserve(plane),
             Stream::Gc => !ps.free.is_empty(),
         }
     }
@@ -328,7 +353,9 @@ impl Ftl {
         let mut blk = self.planes[plane as usize].active[stream as usize];
         if self.planes[plane as usize].room[stream as usize] == 0 {
             // With speed frontiers open, a user write may find room only there.
-            if stream == Stream::User && self.planes[plane as usize].free.len() <= 1 {
+            if stream == Stream::User
+                && self.planes[plane as usize].free.len() <= self.user_reserve(plane)
+            {
                 let open = self.speed.as_ref().and_then(|sp| {
                     sp.frontier[plane as usize]
                         .iter()
@@ -429,7 +456,7 @@ impl Ftl {
     /// A user page in `plane` from the block `pref` asks for (VIOS §3.3):
     /// the fast or slow frontier, opening the fastest/slowest (or median)
     /// free block when it is full. Falls back to any open user block when only the reserved
-    /// free block is left. `InOrder` (or no speed index) is `alloc`.
+    /// free blocks are left. `InOrder` (or no speed index) is `alloc`.
     pub fn alloc_pref(&mut self, plane: u32, pref: SpeedPref) -> Option<Ppn> {
         let fast = match (pref, &self.speed) {
             (SpeedPref::Fast, Some(_)) => true,
@@ -442,7 +469,7 @@ impl Ftl {
         if self.has_room(cur) {
             return Some(self.take_page(plane, cur, None));
         }
-        if self.planes[plane as usize].free.len() > 1 {
+        if self.planes[plane as usize].free.len() > self.user_reserve(plane) {
             let blk = sp.pick(plane, pref)?;
             let ps = &mut self.planes[plane as usize];
             if let Some(pos) = ps.free.iter().position(|&b| b == blk) {

@@ -171,9 +171,66 @@ fn starved_plane_is_retried_after_an_invalidation() {
 
 /// With `gc_jobs_per_plane = 2` a plane under its threshold takes a second
 /// victim while the first is being collected, and no third; each block a
-/// frontier opens and each erase is one GC check.
+/// frontier opens and each erase is one GC check. A further job needs a
+/// free block of its own, and user writes may not take the blocks kept for
+/// the running jobs.
 #[test]
 fn two_gc_jobs_per_plane() {
+    let cfg = DeviceConfig::load(
+        "default",
+        &[
+            "geometry.channels=1".into(),
+            "geometry.chips_per_channel=1".into(),
+            "geometry.dies_per_chip=1".into(),
+            "geometry.planes_per_die=1".into(),
+            "geometry.blocks_per_plane=8".into(),
+            "geometry.pages_per_block=4".into(),
+            "ftl.overprovisioning=0.25".into(),
+            "ftl.gc_threshold=0.375".into(),
+            "ftl.gc_policy=greedy".into(),
+            "ftl.gc_jobs_per_plane=2".into(),
+        ],
+    )
+    .unwrap();
+    let mut f = Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 1).unwrap();
+    assert_eq!((f.gc_jobs_max, f.gc_threshold_blocks), (2, 3));
+    // Blocks 0-3: LPNs 0-3, 0-3, 4-7, 4-7 (blocks 0 and 2 all stale), then
+    // blocks 4-5 with LPNs 8-15: 6 blocks opened, 2 left free.
+    let lpns = (0..4).chain(0..4).chain(4..8).chain(4..8).chain(8..16);
+    for (t, l) in lpns.enumerate() {
+        let p = f.alloc(0, Stream::User).unwrap();
+        f.map_user_write(l, p, t as u64);
+    }
+    assert_eq!(f.free_blocks(0), 2);
+    assert_eq!(f.planes[0].gc_checks, 6);
+    f.clear_gc_checks();
+    assert!(f.gc_needed(0));
+    assert_eq!(f.gc_begin(0, 30), Some(0));
+    assert!(f.can_alloc(0, Stream::User), "one job keeps one block");
+    assert!(
+        f.gc_needed(0),
+        "a second job may start: 2 free blocks, 1 job"
+    );
+    assert_eq!(f.gc_begin(0, 31), Some(2));
+    assert_eq!(f.planes[0].gc_jobs, 2);
+    assert!(!f.gc_needed(0), "the limit is 2");
+    assert!(!f.can_alloc(0, Stream::User), "both free blocks are GC's");
+    assert!(f.can_alloc(0, Stream::Gc));
+    f.erase(0, 32).unwrap();
+    // 3 free blocks again: not under the threshold, one job left.
+    assert_eq!((f.planes[0].gc_jobs, f.free_blocks(0)), (1, 3));
+    assert!(f.take_gc_check(0) && !f.take_gc_check(0));
+    assert!(!f.gc_needed(0));
+    assert!(f.can_alloc(0, Stream::User));
+    f.erase(2, 33).unwrap();
+    assert_eq!(f.planes[0].gc_jobs, 0);
+    f.check_invariants().unwrap();
+}
+
+/// One job holds the plane's only free block: a second victim (whose valid
+/// pages might not fit beside the first's) waits for an erase.
+#[test]
+fn a_second_gc_job_needs_its_own_free_block() {
     let cfg = DeviceConfig::load(
         "default",
         &[
@@ -190,29 +247,17 @@ fn two_gc_jobs_per_plane() {
     )
     .unwrap();
     let mut f = Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 1).unwrap();
-    assert_eq!((f.gc_jobs_max, f.gc_threshold_blocks), (2, 2));
-    // Blocks 0-3: LPNs 0-3, 0-3, 4-7, 4-7 (blocks 0 and 2 all stale), then
-    // blocks 4-6 with LPNs 8-19: 7 blocks opened, 1 left free.
     let lpns = (0..4).chain(0..4).chain(4..8).chain(4..8).chain(8..20);
     for (t, l) in lpns.enumerate() {
         let p = f.alloc(0, Stream::User).unwrap();
         f.map_user_write(l, p, t as u64);
     }
     assert_eq!(f.free_blocks(0), 1);
-    assert_eq!(f.planes[0].gc_checks, 7);
-    f.clear_gc_checks();
     assert!(f.gc_needed(0));
     assert_eq!(f.gc_begin(0, 30), Some(0));
-    assert!(f.gc_needed(0), "a second job may start");
-    assert_eq!(f.gc_begin(0, 31), Some(2));
-    assert_eq!(f.planes[0].gc_jobs, 2);
-    assert!(!f.gc_needed(0), "the limit is 2");
-    f.erase(0, 32).unwrap();
-    // 2 free blocks again: not under the threshold, one job left.
-    assert_eq!((f.planes[0].gc_jobs, f.free_blocks(0)), (1, 2));
-    assert!(f.take_gc_check(0) && !f.take_gc_check(0));
     assert!(!f.gc_needed(0));
-    f.erase(2, 33).unwrap();
-    assert_eq!(f.planes[0].gc_jobs, 0);
+    assert!(!f.can_alloc(0, Stream::User));
+    f.erase(0, 31).unwrap();
+    assert_eq!((f.planes[0].gc_jobs, f.free_blocks(0)), (0, 2));
     f.check_invariants().unwrap();
 }
