@@ -18,17 +18,13 @@ impl Ftl {
             || (self.planes[plane as usize].free.len() as u32) < self.gc_hard_blocks.max(2)
     }
 
-    /// GC should start in `plane` (one more job, with several per plane).
-    /// A further job starts only while the plane has a free block for each
-    /// job including itself, so the victims' moves always fit (see
-    /// [`Ftl::user_reserve`]).
+    /// GC should start in `plane` (one more job, with several per plane;
+    /// `gc_begin` starts a further one only if its victim's pages fit).
     #[inline]
     pub fn gc_needed(&self, plane: u32) -> bool {
         let ps = &self.planes[plane as usize];
         let free = ps.free.len() as u32;
-        ps.gc_jobs < self.gc_jobs_max
-            && free < self.gc_threshold_blocks
-            && (ps.gc_jobs == 0 || free > ps.gc_jobs)
+        ps.gc_jobs < self.gc_jobs_max && free < self.gc_threshold_blocks
     }
 
     /// With several GC jobs per plane: take one of the events (a block a
@@ -116,6 +112,16 @@ impl Ftl {
             }
             return None;
         };
+        // A further job only if the plane can hold its victim's valid pages
+        // beside what the running jobs still move (an erase ends one of them
+        // and GC looks again then).
+        let v = self.valid[victim as usize] as u32;
+        if self.planes[plane as usize].gc_jobs > 0 && !self.gc_room_for(plane, v) {
+            return None;
+        }
+        if self.gc_jobs_max > 1 {
+            self.planes[plane as usize].gc_need += v;
+        }
         self.starved.retain(|&p| p != plane);
         self.state[victim as usize] = BlockState::Victim;
         self.planes[plane as usize].gc_jobs += 1;

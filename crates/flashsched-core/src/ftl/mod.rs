@@ -75,6 +75,9 @@ pub struct PlaneState {
     /// the plane: with several jobs per plane, each may start one more
     /// victim (`Ftl::take_gc_check`).
     pub gc_checks: u32,
+    /// Valid pages left in the plane's GC victims (kept with several jobs
+    /// per plane): what the running jobs still have to move.
+    pub gc_need: u32,
 }
 
 /// FTL counters.
@@ -179,6 +182,7 @@ impl Ftl {
                 room: [0; 2],
                 gc_jobs: 0,
                 gc_checks: 0,
+                gc_need: 0,
             });
         }
         let alloc = cfg.allocation;
@@ -290,15 +294,32 @@ impl Ftl {
         self.planes[plane as usize].free.len() as u32
     }
 
-    /// Free blocks of `plane` user writes may not open: one per running GC
-    /// job (at least one), so every job can always move its victim's valid
-    /// pages (fewer than a block) and GC never waits on the writes it is
-    /// freeing space for. With several jobs per plane
-    /// (`ftl.gc_jobs_per_plane`) a single reserved block is not enough: the
-    /// victims together may hold more valid pages than one block.
+    /// Free blocks of `plane` user writes may not open: one, or with
+    /// several GC jobs running (`ftl.gc_jobs_per_plane`) as many as the
+    /// valid pages left in their victims need beyond the open GC block's
+    /// room, so the jobs can always finish and GC never waits on the writes
+    /// it is freeing space for (one block always holds one victim's valid
+    /// pages, several victims' may not).
     #[inline]
     pub fn user_reserve(&self, plane: u32) -> usize {
-        self.planes[plane as usize].gc_jobs.max(1) as usize
+        let ps = &self.planes[plane as usize];
+        if ps.gc_jobs <= 1 {
+            return 1;
+        }
+        let short = ps
+            .gc_need
+            .saturating_sub(ps.room[Stream::Gc as usize] as u32);
+        short.div_ceil(self.geo.pages_per_block).max(1) as usize
+    }
+
+    /// Whether the plane has room for `more` moved pages beside what its
+    /// running GC jobs still have to move.
+    #[inline]
+    pub fn gc_room_for(&self, plane: u32, more: u32) -> bool {
+        let ps = &self.planes[plane as usize];
+        let room = ps.room[Stream::Gc as usize] as u64
+            + ps.free.len() as u64 * self.geo.pages_per_block as u64;
+        room >= ps.gc_need as u64 + more as u64
     }
 
     /// Whether `queued` more user programs could take pages in `plane`
@@ -497,6 +518,10 @@ impl Ftl {
         self.p2l.set(ppn, NONE);
         self.valid[b] -= 1;
         self.mtime[b] = now;
+        if self.gc_jobs_max > 1 && self.state[b] == BlockState::Victim {
+            let plane = self.geo.plane_of_block(b as u32) as usize;
+            self.planes[plane].gc_need -= 1;
+        }
         if !self.starved.is_empty() {
             self.note_reclaimable(b as u32);
         }
