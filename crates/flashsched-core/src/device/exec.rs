@@ -10,6 +10,7 @@ use crate::check::record::OpRecord;
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::die::Phase;
+use crate::ftl::Stream;
 
 impl Ssd {
     /// Take idle `die` for the command led by `lead`.
@@ -207,8 +208,18 @@ impl Ssd {
         kept.clear();
         let mut t_prog = 0;
         for &id in ids {
-            let tx = *self.txs.get(id);
+            let mut tx = *self.txs.get(id);
             let ppn = if tx.origin.foreground() {
+                if !self.ftl.can_alloc(tx.plane, Stream::User) {
+                    // Only a lone program gets here (companions need their
+                    // own plane's page, `PickCtx::companion_ok`).
+                    if let Some(p) = self.ftl.replan(tx.plane) {
+                        if self.move_program(id, p, now) {
+                            continue;
+                        }
+                        tx.plane = p;
+                    }
+                }
                 self.note_program_started(tx.plane);
                 let pref = self.sched.alloc_pref(id, &tx);
                 let ppn = self.ftl.alloc_pref(tx.plane, pref).ok_or_else(|| {

@@ -9,7 +9,7 @@
 //! only where user writes are stuck — so runs that never got stuck are
 //! unchanged.
 
-use super::tx::{Tx, TxKind};
+use super::tx::{Tx, TxId, TxKind};
 use super::Ssd;
 use crate::engine::Ns;
 use crate::ftl::Stream;
@@ -47,5 +47,31 @@ impl Ssd {
                 self.maybe_start_gc(p, now);
             }
         }
+    }
+
+    /// Send program `id` (just picked) to `plane` ([`crate::ftl::Ftl::replan`]):
+    /// on its die it starts there now (returns false); on another die it
+    /// is queued there (returns true).
+    pub(super) fn move_program(&mut self, id: TxId, plane: u32, now: Ns) -> bool {
+        let old = *self.txs.get(id);
+        let die = self.geo.die_of_plane(plane);
+        self.stats.programs_replanned += 1;
+        let t = self.txs.get_mut(id);
+        t.plane = plane;
+        if die == old.die {
+            self.queued_programs[old.plane as usize] -= 1;
+            self.queued_programs[plane as usize] += 1;
+            return false;
+        }
+        t.die = die;
+        let moved = *t;
+        self.queued_programs[old.plane as usize] -= 1;
+        self.queued_programs[plane as usize] += 1;
+        self.load_dec(old.die);
+        self.load_inc(die);
+        self.decide_stamp += 1;
+        self.sched.push(id, &moved, now);
+        self.mark(die);
+        true
     }
 }

@@ -147,6 +147,9 @@ pub struct DeviceStats {
     pub superseded_programs: u64,
     /// Reads whose block was erased between translation and start.
     pub reads_relocated: u64,
+    /// User programs sent to another plane at start because theirs had no
+    /// page and nothing to reclaim (`Ftl::replan`, dynamic allocation).
+    pub programs_replanned: u64,
     /// Program/erase suspensions (P/E suspension).
     pub suspensions: u64,
     /// Resumptions of suspended programs/erases.

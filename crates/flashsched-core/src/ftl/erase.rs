@@ -10,12 +10,15 @@ use crate::flash::Ppn;
 impl Ftl {
     /// Whether GC work in `plane` must go before user I/O: always, unless
     /// GC is preemptive and the plane still has `gc_hard_blocks` free and
-    /// more than the last block, which user writes may not take (so they
-    /// never wait on GC that waits on them).
+    /// more than the blocks user writes may not take ([`Ftl::user_reserve`]:
+    /// the last one, or what several running jobs still need), so they
+    /// never wait on GC that waits on them.
     #[inline]
     pub fn gc_urgent(&self, plane: u32) -> bool {
+        let free = self.planes[plane as usize].free.len();
         self.gc_mode != GcMode::Preemptive
-            || (self.planes[plane as usize].free.len() as u32) < self.gc_hard_blocks.max(2)
+            || (free as u32) < self.gc_hard_blocks
+            || free <= self.user_reserve(plane)
     }
 
     /// GC should start in `plane` (one more job, with several per plane;
@@ -135,6 +138,27 @@ impl Ftl {
     /// retries it when user writes are stuck there (`device/gc_retry.rs`).
     pub fn take_starved_retry(&mut self) -> Option<Vec<u32>> {
         std::mem::take(&mut self.starved_retry).then(|| self.starved.clone())
+    }
+
+    /// Under dynamic allocation, another plane for a user program queued to
+    /// `plane` when GC there found nothing to reclaim and no page is left:
+    /// the write would otherwise wait for pages that other writes (possibly
+    /// queued behind it) invalidate. SSDsim chooses the plane when the write
+    /// is served, so its writes never wait so. The first plane with a page
+    /// for a user write and no GC job: of the same die, then of the next
+    /// dies in order.
+    pub fn replan(&self, plane: u32) -> Option<u32> {
+        if self.alloc != super::Allocation::Dynamic || !self.is_starved(plane) {
+            return None;
+        }
+        let ppd = self.geo.planes_per_die;
+        let n = self.geo.planes();
+        let first = plane / ppd * ppd;
+        (0..n).map(|i| (first + i) % n).find(|&p| {
+            p != plane
+                && self.planes[p as usize].gc_jobs == 0
+                && self.can_alloc(p, super::Stream::User)
+        })
     }
 
     /// Whether GC in `plane` found no victim the last time it was due.

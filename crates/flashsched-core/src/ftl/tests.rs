@@ -263,3 +263,26 @@ fn small_ftl(extra: &[&str]) -> Ftl {
     let cfg = DeviceConfig::load("default", &ov).unwrap();
     Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 1).unwrap()
 }
+
+/// Under dynamic allocation a plane whose full blocks are all valid and
+/// whose last free block is GC's sends a user program elsewhere
+/// (`Ftl::replan`): another plane with a page; static allocation never does.
+#[test]
+fn a_full_plane_with_nothing_to_reclaim_replans_dynamic_writes() {
+    for (alloc, expect) in [("dynamic", Some(1)), ("static:CWDP", None)] {
+        let mut f = small_ftl(&[
+            "geometry.planes_per_die=2",
+            &format!("ftl.allocation={alloc}"),
+        ]);
+        // 7 blocks of distinct LPNs in plane 0: all valid, 1 block free.
+        for l in 0..28u32 {
+            let p = f.alloc(0, Stream::User).unwrap();
+            f.map_user_write(l, p, l as u64);
+        }
+        assert_eq!(f.free_blocks(0), 1);
+        assert!(!f.can_alloc(0, Stream::User));
+        assert_eq!(f.gc_begin(0, 30), None, "no block has a stale page");
+        assert!(f.is_starved(0));
+        assert_eq!(f.replan(0), expect, "{alloc}");
+    }
+}
