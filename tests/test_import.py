@@ -288,7 +288,8 @@ def test_mqsim_device_maps_every_key(tmp_path, toml_loads):
     assert k["timing.channel_mb_s"] == 400.0
     assert (k["ftl.overprovisioning"], k["ftl.allocation"]) == (0.125, "static:PDWC")
     # RGA samples log2(512) = 9 blocks.
-    assert (k["ftl.gc_policy"], k["ftl.gc_d_choice"]) == ("d-choice", 9)
+    assert (k["ftl.gc_policy"], k["ftl.gc_d_choice"]) == ("rga", 9)
+    assert k["ftl.gc_jobs_per_plane"] == 10
     assert (k["ftl.gc_threshold"], k["ftl.gc_hard_threshold"]) == (0.1, 0.02)
     assert (k["ftl.gc_mode"], k["ftl.copyback"], k["ftl.precondition_fill"]) == (
         "preemptive",
@@ -317,7 +318,7 @@ def test_mqsim_device_maps_every_key(tmp_path, toml_loads):
     )
     # The core accepts the converted device and resolves the same values.
     cfg = resolved(imp, toml_loads)
-    assert cfg["geometry"]["planes_per_die"] == 4 and cfg["ftl"]["gc_policy"] == "d-choice"
+    assert cfg["geometry"]["planes_per_die"] == 4 and cfg["ftl"]["gc_policy"] == "rga"
     assert cfg["cache"]["policy"] == "hot-cold" and cfg["interface"]["kind"] == "sata"
 
 
@@ -390,6 +391,7 @@ def test_mqsim_shipped_config_matches_the_preset(toml_loads):
         "gc_hard_threshold",
         "gc_policy",
         "gc_d_choice",
+        "gc_jobs_per_plane",
         "gc_move_window",
         "gc_mode",
         "copyback",

@@ -272,6 +272,7 @@ impl Simulation {
                 gc_page_reads: st.gc_reads,
                 dram_read_hits: st.dram_read_hits,
                 superseded_programs: st.superseded_programs,
+                programs_replanned: st.programs_replanned,
                 untimed_placements: ftl.stats.untimed_placements,
                 channel_transfers: ch.iter().map(|c| c.1).sum(),
                 channel_conflicts: ch.iter().map(|c| c.2).sum(),

@@ -356,10 +356,18 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
             "ftl.gc_policy={}",
             pick(
                 rng,
-                &["greedy", "cost-benefit", "random", "fifo", "d-choice"]
+                &[
+                    "greedy",
+                    "cost-benefit",
+                    "random",
+                    "fifo",
+                    "d-choice",
+                    "rga"
+                ]
             )
         ),
         format!("ftl.gc_move_window={}", pick(rng, &["0", "1", "4"])),
+        format!("ftl.gc_jobs_per_plane={}", pick(rng, &["1", "2", "10"])),
         format!("ftl.copyback={}", pick(rng, &["false", "true"])),
         // Dynamic allocation binds a write's plane at submission; a plane
         // preconditioned full of valid data can then leave writes with no
@@ -565,7 +573,14 @@ fn soak_every_gc_policy_is_stable() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(10);
-    for policy in ["greedy", "cost-benefit", "random", "fifo", "d-choice"] {
+    for policy in [
+        "greedy",
+        "cost-benefit",
+        "random",
+        "fifo",
+        "d-choice",
+        "rga",
+    ] {
         let (q3, q4, min_free) = soak(policy, x);
         eprintln!(
             "soak {policy} x{x}: WAF third quarter {q3:.3}, last quarter {q4:.3}, \

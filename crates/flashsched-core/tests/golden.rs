@@ -18,7 +18,8 @@ use common::small_ssd;
 /// `mqsim-default` gained MQSim's controller model (host interface, DRAM
 /// cache, chip-level busy, multi-plane, its transaction scheduler,
 /// preemptive GC, then its 512-request fetch size and sector transfers,
-/// then dispatch at channel-idle instants and its GC write floor);
+/// then dispatch at channel-idle instants and its GC write floor, then
+/// RGA victims and up to 10 GC jobs per plane);
 /// the cases recorded before it keep their results with these overrides,
 /// and the `mqsim_full_*` cases record the full model.
 const LEGACY: &[&str] = &[
@@ -35,6 +36,7 @@ const LEGACY: &[&str] = &[
     "ftl.gc_move_window=1",
     "controller.dispatch=unit-free",
     "ftl.gc_write_floor=0",
+    "ftl.gc_jobs_per_plane=1",
 ];
 
 const CASES: &[(&str, &str, &str, &[&str])] = &[

@@ -98,12 +98,23 @@ fn device(rng: &mut Rng, host: &str, dev: &str, mode: [&str; 5]) -> Vec<String> 
         "ftl.gc_policy={}",
         pick(
             rng,
-            &["greedy", "cost-benefit", "random", "fifo", "d-choice"]
+            &[
+                "greedy",
+                "cost-benefit",
+                "random",
+                "fifo",
+                "d-choice",
+                "rga"
+            ]
         )
     ));
     ov.push(format!(
         "ftl.gc_move_window={}",
         pick(rng, &["0", "1", "4"])
+    ));
+    ov.push(format!(
+        "ftl.gc_jobs_per_plane={}",
+        pick(rng, &["1", "2", "10"])
     ));
     ov.push(format!("ftl.copyback={}", pick(rng, &["false", "true"])));
     // Dynamic allocation cannot always make room in a plane preconditioned

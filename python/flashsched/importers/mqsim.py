@@ -140,7 +140,7 @@ SCHEDULERS = {
 }
 GC_POLICIES = {
     "GREEDY": ("greedy", None),
-    "RGA": ("d-choice", None),
+    "RGA": ("rga", None),
     "RANDOM": ("random", None),
     "RANDOM_P": ("random", "random victim among blocks with invalid pages"),
     "RANDOM_PP": ("random", "random victim among blocks with invalid pages"),
@@ -286,6 +286,11 @@ def _ftl(out: DeviceImport, dev: Fields) -> None:
         )
     out.set("ftl.allocation", f"static:{scheme}", "Plane_Allocation_Scheme")
     out.set("ftl.gc_threshold", dev.number("GC_Exec_Threshold", hi=1.0), "GC_Exec_Threshold")
+    out.set(
+        "ftl.gc_jobs_per_plane",
+        10,
+        "MQSim: up to 10 GC operations per plane at once (max_ongoing_gc_reqs_per_plane)",
+    )
     out.set(
         "ftl.gc_write_floor",
         10,

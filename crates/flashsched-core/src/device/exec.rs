@@ -10,6 +10,7 @@ use crate::check::record::OpRecord;
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::die::Phase;
+use crate::ftl::Stream;
 
 impl Ssd {
     /// Take idle `die` for the command led by `lead`.
@@ -207,8 +208,18 @@ impl Ssd {
         kept.clear();
         let mut t_prog = 0;
         for &id in ids {
-            let tx = *self.txs.get(id);
+            let mut tx = *self.txs.get(id);
             let ppn = if tx.origin.foreground() {
+                if !self.ftl.can_alloc(tx.plane, Stream::User) {
+                    // Only a lone program gets here (companions need their
+                    // own plane's page, `PickCtx::companion_ok`).
+                    if let Some(p) = self.ftl.replan(tx.plane) {
+                        if self.move_program(id, p, now) {
+                            continue;
+                        }
+                        tx.plane = p;
+                    }
+                }
                 self.note_program_started(tx.plane);
                 let pref = self.sched.alloc_pref(id, &tx);
                 let ppn = self.ftl.alloc_pref(tx.plane, pref).ok_or_else(|| {
@@ -360,9 +371,13 @@ impl Ssd {
         }
         let block = self.geo.block_of(tx.ppn);
         // With P/E suspension a read can run while its own block's erase is
-        // suspended (EAR): its data was moved, so it must look again.
-        let erasing = matches!(self.dies[tx.die as usize].suspended,
-            Some((sid, _)) if { let s = self.txs.get(sid); s.kind == TxKind::Erase && s.ppn == block });
+        // suspended (EAR): its data was moved, so it must look again. The
+        // block may be any member of a suspended multi-plane erase.
+        let erasing = self.dies[tx.die as usize].suspended.is_some()
+            && self.cmds.suspended[tx.die as usize].0.iter().any(|&m| {
+                let s = self.txs.get(m);
+                s.kind == TxKind::Erase && s.ppn == block
+            });
         if self.ftl.erase_count(block) == tx.epoch && !erasing {
             return Ok(Some(tx.ppn));
         }
@@ -470,7 +485,7 @@ impl Ssd {
                 self.translation_program_done(tx.owner, tx.lpn, tx.seq)
             }
             // GC moves (a reclaim is only ever an erase).
-            (TxKind::Read, _) if tx.copyback => self.gc_move_done(tx.plane, now),
+            (TxKind::Read, _) if tx.copyback => self.gc_move_done(tx.owner, now),
             (TxKind::Read, _) => {
                 let prog = Tx {
                     kind: TxKind::Program,
@@ -479,7 +494,7 @@ impl Ssd {
                 };
                 self.enqueue(prog, now);
             }
-            (TxKind::Program, _) => self.gc_move_done(tx.plane, now),
+            (TxKind::Program, _) => self.gc_move_done(tx.owner, now),
             (TxKind::Erase, Origin::Reclaim) => {
                 self.ftl.erase_reclaimed(tx.ppn, now)?;
                 self.log(OpRecord::Erase { block: tx.ppn });
@@ -488,6 +503,7 @@ impl Ssd {
                 // Victims only hold moved or invalidated pages by now; an
                 // error here is an accounting bug and stops the run.
                 self.ftl.erase(tx.ppn, now)?;
+                self.gc_job_ended(tx.owner);
                 self.log(OpRecord::Erase { block: tx.ppn });
                 if let Some(v) = &mut self.variation {
                     // Write-speed detection after the erase (VIOS §3.1).

@@ -51,7 +51,7 @@ impl super::Ssd {
         let geo = Geometry::new(spec.geometry);
         let per_die = size_of::<Die>() as u64 + 3 * 8 + SCHED_PER_UNIT;
         let per_chip = 4 * 8 + SCHED_PER_UNIT;
-        let per_plane = size_of::<GcJob>() as u64 + 16;
+        let per_plane = size_of::<GcJob>() as u64 * spec.ftl.gc_jobs_per_plane as u64 + 16;
         let per_channel = size_of::<Channel>() as u64 + 2 * 8;
         let controller = per_die * geo.dies() as u64
             + per_chip * geo.chips() as u64

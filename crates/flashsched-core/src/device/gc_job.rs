@@ -1,6 +1,11 @@
-//! GC jobs: one victim block per plane, its valid pages moved (read +
-//! program, or on-die copyback) through the transaction scheduler like
-//! user I/O, then erased; and erases of blocks TRIM emptied.
+//! GC jobs: victim blocks (up to `ftl.gc_jobs_per_plane` per plane at
+//! once), their valid pages moved (read + program, or on-die copyback)
+//! through the transaction scheduler like user I/O, then erased; and erases
+//! of blocks TRIM emptied.
+//!
+//! A job lives in a slot, `plane × gc_jobs_per_plane + k`; its moves and
+//! erase carry the slot as their owner (with one job per plane the slot is
+//! the plane).
 
 use super::tx::{Origin, Tx, TxId};
 use super::Ssd;
@@ -12,6 +17,8 @@ use crate::ftl::Stream;
 /// One GC job (one victim block in one plane).
 #[derive(Debug, Clone, Default)]
 pub(super) struct GcJob {
+    /// The slot holds a running job.
+    pub(super) busy: bool,
     pub(super) victim: u32,
     /// Valid pages to relocate, as (lpn, ppn) at job start.
     pub(super) moves: Vec<(u32, u32)>,
@@ -31,6 +38,10 @@ impl Ssd {
         let dst = self.ftl.alloc(tx.plane, Stream::Gc).ok_or_else(|| {
             SimError::Invalid(format!("GC in plane {} ran out of free pages", tx.plane))
         })?;
+        if self.ftl.gc_jobs_max > 1 && self.geo.page_in_block(dst) == 0 {
+            // The GC frontier opened a block: one more victim may start.
+            self.maybe_start_gc(tx.plane, now);
+        }
         self.ftl.gc_move(tx.lpn, tx.ppn, dst, now);
         self.mapping_changed(tx.lpn, now);
         self.log(OpRecord::GcCopy {
@@ -40,29 +51,38 @@ impl Ssd {
         Ok(Some(dst))
     }
 
-    /// A GC move finished (or turned out unnecessary) without holding a die.
-    pub(super) fn finish_gc_move(&mut self, id: TxId, plane: u32, now: Ns) {
+    /// A GC move of job `slot` finished (or turned out unnecessary)
+    /// without holding a die.
+    pub(super) fn finish_gc_move(&mut self, id: TxId, slot: u32, now: Ns) {
         let tx = self.txs.remove(id);
         self.load_dec(tx.die);
-        self.gc_move_done(plane, now);
+        self.gc_move_done(slot, now);
     }
 
-    pub(super) fn gc_move_done(&mut self, plane: u32, now: Ns) {
-        let job = &mut self.gc[plane as usize];
+    /// A move of GC job `slot` finished.
+    pub(super) fn gc_move_done(&mut self, slot: u32, now: Ns) {
+        let job = &mut self.gc[slot as usize];
         job.pending -= 1;
         if job.pending == 0 {
             job.moves = Vec::new();
-            self.push_erase(plane, now);
+            self.push_erase(slot, now);
         } else {
-            self.issue_gc_moves(plane, 1, now);
+            self.issue_gc_moves(slot, 1, now);
         }
     }
 
-    /// Queue up to `n` more moves of `plane`'s GC job.
-    pub(super) fn issue_gc_moves(&mut self, plane: u32, n: usize, now: Ns) {
+    /// The plane of GC job `slot`.
+    #[inline]
+    fn slot_plane(&self, slot: u32) -> u32 {
+        slot / self.ftl.gc_jobs_max
+    }
+
+    /// Queue up to `n` more moves of GC job `slot`.
+    pub(super) fn issue_gc_moves(&mut self, slot: u32, n: usize, now: Ns) {
+        let plane = self.slot_plane(slot);
         let die = self.geo.die_of_plane(plane);
         for _ in 0..n {
-            let job = &mut self.gc[plane as usize];
+            let job = &mut self.gc[slot as usize];
             let Some(&(lpn, ppn)) = job.moves.get(job.next) else {
                 return;
             };
@@ -76,21 +96,61 @@ impl Ssd {
             // looks up its mapping.
             self.ftl.prefetch_lookup(lpn);
             self.ftl.prefetch_owner(ppn);
-            self.enqueue(Tx::gc_move(lpn, ppn, plane, die, self.copyback, now), now);
+            let tx = Tx {
+                owner: slot,
+                ..Tx::gc_move(lpn, ppn, plane, die, self.copyback, now)
+            };
+            self.enqueue(tx, now);
         }
     }
 
-    pub(super) fn push_erase(&mut self, plane: u32, now: Ns) {
-        let victim = self.gc[plane as usize].victim;
+    fn push_erase(&mut self, slot: u32, now: Ns) {
+        let victim = self.gc[slot as usize].victim;
+        let plane = self.slot_plane(slot);
         let die = self.geo.die_of_plane(plane);
-        self.enqueue(Tx::erase(Origin::Gc, victim, plane, die, now), now);
+        let tx = Tx {
+            owner: slot,
+            ..Tx::erase(Origin::Gc, victim, plane, die, now)
+        };
+        self.enqueue(tx, now);
     }
 
-    /// Start a GC job in `plane` if it is below its free-block threshold.
+    /// The erase of GC job `slot`'s victim finished: the slot is free.
+    pub(super) fn gc_job_ended(&mut self, slot: u32) {
+        self.gc[slot as usize].busy = false;
+    }
+
+    /// Start GC in `plane` if it is below its free-block threshold: with one
+    /// job per plane, a job when none runs; with more, one more victim for
+    /// each block a frontier opened or erase ended there since the last
+    /// look (MQSim's `Check_gc_required`), while fewer than the limit run.
     pub(super) fn maybe_start_gc(&mut self, plane: u32, now: Ns) {
+        if self.ftl.gc_jobs_max == 1 {
+            self.start_gc_job(plane, now);
+            return;
+        }
+        // A plane where GC last found no victim looks again at every user
+        // program, as with one job: pages invalidated since may make one,
+        // and once the open block is used up no other check would come.
+        if self.ftl.is_starved(plane) {
+            self.ftl.add_gc_check(plane);
+        }
+        while self.ftl.take_gc_check(plane) {
+            self.start_gc_job(plane, now);
+        }
+    }
+
+    /// One more GC job in `plane`, if one is due and finds a victim.
+    fn start_gc_job(&mut self, plane: u32, now: Ns) {
         if !self.ftl.gc_needed(plane) {
             return;
         }
+        // gc_needed counted fewer jobs than slots, so one is free.
+        let n_max = self.ftl.gc_jobs_max;
+        let Some(slot) = (plane * n_max..(plane + 1) * n_max).find(|&s| !self.gc[s as usize].busy)
+        else {
+            return;
+        };
         let Some(victim) = self.ftl.gc_begin(plane, now) else {
             return;
         };
@@ -100,14 +160,15 @@ impl Ssd {
         self.gc_epoch += 1;
         let moves = self.ftl.valid_pages(victim);
         let n = moves.len();
-        self.gc[plane as usize] = GcJob {
+        self.gc[slot as usize] = GcJob {
+            busy: true,
             victim,
             pending: n as u32,
             moves,
             next: 0,
         };
         if n == 0 {
-            self.push_erase(plane, now);
+            self.push_erase(slot, now);
             return;
         }
         let window = if self.gc_window == 0 {
@@ -115,7 +176,7 @@ impl Ssd {
         } else {
             self.gc_window as usize
         };
-        self.issue_gc_moves(plane, window, now);
+        self.issue_gc_moves(slot, window, now);
     }
 
     /// Erase every written block that TRIM left without valid data, as timed

@@ -9,7 +9,7 @@
 //! only where user writes are stuck — so runs that never got stuck are
 //! unchanged.
 
-use super::tx::{Tx, TxKind};
+use super::tx::{Tx, TxId, TxKind};
 use super::Ssd;
 use crate::engine::Ns;
 use crate::ftl::Stream;
@@ -23,6 +23,7 @@ impl Ssd {
         if tx.kind == TxKind::Program && tx.origin.foreground() {
             self.queued_programs[tx.plane as usize] += 1;
             if self.ftl.is_starved(tx.plane) && !self.ftl.can_alloc(tx.plane, Stream::User) {
+                self.ftl.add_gc_check(tx.plane);
                 self.maybe_start_gc(tx.plane, now);
             }
         }
@@ -42,8 +43,35 @@ impl Ssd {
         };
         for p in planes {
             if self.queued_programs[p as usize] > 0 && !self.ftl.can_alloc(p, Stream::User) {
+                self.ftl.add_gc_check(p);
                 self.maybe_start_gc(p, now);
             }
         }
+    }
+
+    /// Send program `id` (just picked) to `plane` ([`crate::ftl::Ftl::replan`]):
+    /// on its die it starts there now (returns false); on another die it
+    /// is queued there (returns true).
+    pub(super) fn move_program(&mut self, id: TxId, plane: u32, now: Ns) -> bool {
+        let old = *self.txs.get(id);
+        let die = self.geo.die_of_plane(plane);
+        self.stats.programs_replanned += 1;
+        let t = self.txs.get_mut(id);
+        t.plane = plane;
+        if die == old.die {
+            self.queued_programs[old.plane as usize] -= 1;
+            self.queued_programs[plane as usize] += 1;
+            return false;
+        }
+        t.die = die;
+        let moved = *t;
+        self.queued_programs[old.plane as usize] -= 1;
+        self.queued_programs[plane as usize] += 1;
+        self.load_dec(old.die);
+        self.load_inc(die);
+        self.decide_stamp += 1;
+        self.sched.push(id, &moved, now);
+        self.mark(die);
+        true
     }
 }

@@ -147,6 +147,9 @@ pub struct DeviceStats {
     pub superseded_programs: u64,
     /// Reads whose block was erased between translation and start.
     pub reads_relocated: u64,
+    /// User programs sent to another plane at start because theirs had no
+    /// page and nothing to reclaim (`Ftl::replan`, dynamic allocation).
+    pub programs_replanned: u64,
     /// Program/erase suspensions (P/E suspension).
     pub suspensions: u64,
     /// Resumptions of suspended programs/erases.
@@ -328,6 +331,8 @@ impl Ssd {
             ftl.enable_speed_order(keys);
             v
         });
+        // Blocks opened before the trace do not count as GC checks.
+        ftl.clear_gc_checks();
         let c = cfg.controller;
         let us = |x: f64| (x * 1000.0).round() as Ns;
         let sched = sched::build_named(&c.scheduler, &c.sched, &geo)?;
@@ -374,7 +379,7 @@ impl Ssd {
             reqs: Vec::new(),
             free_reqs: Vec::new(),
             dirty: Vec::new(),
-            gc: vec![GcJob::default(); geo.planes() as usize],
+            gc: vec![GcJob::default(); (geo.planes() * ftl.gc_jobs_max) as usize],
             chip_gc: vec![0; geo.chips() as usize],
             gc_changes: None,
             front: front::Front::new(cfg.interface, cfg.cache),

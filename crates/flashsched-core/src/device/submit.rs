@@ -354,12 +354,49 @@ impl Ssd {
                         best = d;
                     }
                 }
+                // A die with no plane a write can go to without waiting
+                // (`open_plane`) is passed over for the least-loaded one that
+                // has one.
+                let mut open = self.open_plane(best);
+                if open.is_none() {
+                    let mut alt: Option<(u32, u32)> = None;
+                    for k in 0..n {
+                        let d = (self.rr_die + k) % n;
+                        if alt.is_some_and(|(a, _)| key(d) >= key(a)) {
+                            continue;
+                        }
+                        if let Some(c) = self.open_plane(d) {
+                            alt = Some((d, c));
+                        }
+                    }
+                    if let Some((d, c)) = alt {
+                        best = d;
+                        open = Some(c);
+                    }
+                }
                 self.rr_die = best + 1;
-                let p = &mut self.rr_plane[best as usize];
-                *p = (*p + 1) % self.geo.planes_per_die;
-                best * self.geo.planes_per_die + *p
+                let ppd = self.geo.planes_per_die;
+                let k = open.unwrap_or((self.rr_plane[best as usize] + 1) % ppd);
+                self.rr_plane[best as usize] = k;
+                best * ppd + k
             }
         }
+    }
+
+    /// The next plane of `die` round-robin (as an index in the die) that a
+    /// write can go to without waiting: room for it beside the writes
+    /// already queued there before GC frees a block, and GC not stuck there
+    /// with nothing to reclaim (the write would wait for pages other writes
+    /// invalidate, and under an in-order queue hold back every write behind
+    /// it). SSDsim picks the plane when the write is served, so its writes
+    /// never wait so.
+    fn open_plane(&self, die: u32) -> Option<u32> {
+        let ppd = self.geo.planes_per_die;
+        let start = self.rr_plane[die as usize];
+        (1..=ppd).map(|i| (start + i) % ppd).find(|&c| {
+            let p = die * ppd + c;
+            !self.ftl.is_starved(p) && self.ftl.user_room_for(p, self.queued_programs[p as usize])
+        })
     }
 
     pub(super) fn req_page_done(&mut self, r: u32, now: Ns) {

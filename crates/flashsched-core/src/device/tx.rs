@@ -61,7 +61,8 @@ pub struct Tx {
     /// Read: page to read. GC program: page being relocated. Erase: block.
     /// User program: the page allocated at issue (NONE before).
     pub ppn: u32,
-    /// Device request (user) or plane (GC) this belongs to.
+    /// Device request (user), GC job slot (GC: the plane with one job per
+    /// plane) or plane (reclaim) this belongs to.
     pub owner: u32,
     /// Erase count of `ppn`'s block when the read was translated: a change
     /// means the block was erased since, so the data must be looked up again.

@@ -41,6 +41,24 @@ impl Ftl {
                 return Err(format!("ppn {p} owned by lpn {lpn} which maps elsewhere"));
             }
         }
+        // With several GC jobs per plane, the count of pages they still move
+        // is the valid pages of the plane's victims.
+        if self.gc_jobs_max > 1 {
+            let bpp = self.geo.blocks_per_plane;
+            for (p, ps) in self.planes.iter().enumerate() {
+                let first = p as u32 * bpp;
+                let need: u32 = (first..first + bpp)
+                    .filter(|&b| self.state[b as usize] == BlockState::Victim)
+                    .map(|b| self.valid[b as usize] as u32)
+                    .sum();
+                if need != ps.gc_need {
+                    return Err(format!(
+                        "plane {p}: GC jobs count {} pages to move, victims hold {need}",
+                        ps.gc_need
+                    ));
+                }
+            }
+        }
         // Each plane's free list holds each of its erased blocks exactly once
         // (the model has no bad blocks).
         let bpp = self.geo.blocks_per_plane;

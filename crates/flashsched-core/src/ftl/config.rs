@@ -20,9 +20,16 @@ pub struct FtlConfig {
     pub gc_threshold: f64,
     /// How GC picks its victim block.
     pub gc_policy: GcPolicy,
-    /// Candidates sampled by d-choice.
+    /// Candidates sampled by d-choice, or blocks sampled by `rga`.
     #[serde(default = "default_d_choice")]
     pub gc_d_choice: u32,
+    /// GC jobs (victims being collected) a plane may run at once. 1: one,
+    /// started whenever the plane is below its threshold and idle. More
+    /// (MQSim: 10, `max_ongoing_gc_reqs_per_plane`): one more victim each
+    /// time a write frontier of the plane opens a block or an erase ends
+    /// there while it is below its threshold, up to this many.
+    #[serde(default = "default_gc_jobs")]
+    pub gc_jobs_per_plane: u32,
     /// GC page moves in flight per job: 1 copies page by page so user I/O
     /// interleaves; 0 queues the whole victim at once (a burst).
     #[serde(default = "default_gc_window")]
@@ -90,6 +97,10 @@ fn default_d_choice() -> u32 {
     4
 }
 
+fn default_gc_jobs() -> u32 {
+    1
+}
+
 fn default_gc_window() -> u32 {
     1
 }
@@ -113,6 +124,12 @@ impl FtlConfig {
                 format!("{} is outside [1, 1024]", f.gc_d_choice),
             ));
         }
+        if f.gc_jobs_per_plane == 0 || f.gc_jobs_per_plane > 64 {
+            return Err(SimError::config(
+                "ftl.gc_jobs_per_plane",
+                format!("{} is outside [1, 64]", f.gc_jobs_per_plane),
+            ));
+        }
         Ok(())
     }
 
@@ -126,6 +143,15 @@ impl FtlConfig {
                 format!(
                     "{} free blocks must stay below geometry.blocks_per_plane ({})",
                     self.gc_write_floor, g.blocks_per_plane
+                ),
+            ));
+        }
+        if self.gc_jobs_per_plane >= g.blocks_per_plane {
+            return Err(SimError::config(
+                "ftl.gc_jobs_per_plane",
+                format!(
+                    "{} victims at once must stay below geometry.blocks_per_plane ({})",
+                    self.gc_jobs_per_plane, g.blocks_per_plane
                 ),
             ));
         }

@@ -10,19 +10,48 @@ use crate::flash::Ppn;
 impl Ftl {
     /// Whether GC work in `plane` must go before user I/O: always, unless
     /// GC is preemptive and the plane still has `gc_hard_blocks` free and
-    /// more than the last block, which user writes may not take (so they
-    /// never wait on GC that waits on them).
+    /// more than the blocks user writes may not take ([`Ftl::user_reserve`]:
+    /// the last one, or what several running jobs still need), so they
+    /// never wait on GC that waits on them.
     #[inline]
     pub fn gc_urgent(&self, plane: u32) -> bool {
+        let free = self.planes[plane as usize].free.len();
         self.gc_mode != GcMode::Preemptive
-            || (self.planes[plane as usize].free.len() as u32) < self.gc_hard_blocks.max(2)
+            || (free as u32) < self.gc_hard_blocks
+            || free <= self.user_reserve(plane)
     }
 
-    /// GC should start in `plane`.
+    /// GC should start in `plane` (one more job, with several per plane;
+    /// `gc_begin` starts a further one only if its victim's pages fit).
     #[inline]
     pub fn gc_needed(&self, plane: u32) -> bool {
         let ps = &self.planes[plane as usize];
-        !ps.gc_active && (ps.free.len() as u32) < self.gc_threshold_blocks
+        let free = ps.free.len() as u32;
+        ps.gc_jobs < self.gc_jobs_max && free < self.gc_threshold_blocks
+    }
+
+    /// With several GC jobs per plane: take one of the events (a block a
+    /// frontier opened, an erase) at which GC may start one more victim in
+    /// `plane` (MQSim checks at exactly these).
+    #[inline]
+    pub fn take_gc_check(&mut self, plane: u32) -> bool {
+        let c = &mut self.planes[plane as usize].gc_checks;
+        let any = *c > 0;
+        *c = c.saturating_sub(1);
+        any
+    }
+
+    /// Forget the GC checks counted so far (blocks opened while the drive
+    /// was filled before the trace).
+    pub fn clear_gc_checks(&mut self) {
+        for ps in &mut self.planes {
+            ps.gc_checks = 0;
+        }
+    }
+
+    /// Let GC look at `plane` once more (a retry where writes are stuck).
+    pub fn add_gc_check(&mut self, plane: u32) {
+        self.planes[plane as usize].gc_checks += 1;
     }
 
     /// Choose and lock a victim in `plane`; returns the block.
@@ -33,7 +62,33 @@ impl Ftl {
         let eligible = |b: u32, state: &[BlockState], valid: &[u16]| {
             state[b as usize] == BlockState::Full && (valid[b as usize] as u32) < ppb
         };
-        let victim = if self.policy == VictimPolicy::Greedy {
+        let victim = if let VictimPolicy::Rga(d) = self.policy {
+            let r = blocks.start as usize..blocks.end as usize;
+            let mut pool = std::mem::take(&mut self.pool_buf);
+            let v = gc::rga(
+                &self.state[r.clone()],
+                &self.valid[r],
+                blocks.start,
+                ppb,
+                d,
+                &mut self.rng,
+                &mut pool,
+            );
+            self.pool_buf = pool;
+            // A sample with no victim starts none (MQSim): GC looks again at
+            // the next block a frontier opens. When user writes can no
+            // longer open one and no job will erase one, no such look would
+            // come: take the emptiest block instead, so the plane never
+            // stalls on an unlucky draw.
+            let stuck = self.planes[plane as usize].gc_jobs == 0
+                && self.planes[plane as usize].free.len() <= self.user_reserve(plane);
+            if v.is_none() && stuck {
+                let r = blocks.start as usize..blocks.end as usize;
+                gc::greedy(&self.state[r.clone()], &self.valid[r], blocks.start, ppb)
+            } else {
+                v
+            }
+        } else if self.policy == VictimPolicy::Greedy {
             // Hot path: every GC invocation scans the whole plane.
             let r = blocks.start as usize..blocks.end as usize;
             gc::greedy(&self.state[r.clone()], &self.valid[r], blocks.start, ppb)
@@ -60,9 +115,19 @@ impl Ftl {
             }
             return None;
         };
+        // A further job only if the plane can hold its victim's valid pages
+        // beside what the running jobs still move (an erase ends one of them
+        // and GC looks again then).
+        let v = self.valid[victim as usize] as u32;
+        if self.planes[plane as usize].gc_jobs > 0 && !self.gc_room_for(plane, v) {
+            return None;
+        }
+        if self.gc_jobs_max > 1 {
+            self.planes[plane as usize].gc_need += v;
+        }
         self.starved.retain(|&p| p != plane);
         self.state[victim as usize] = BlockState::Victim;
-        self.planes[plane as usize].gc_active = true;
+        self.planes[plane as usize].gc_jobs += 1;
         self.stats.gc_invocations += 1;
         Some(victim)
     }
@@ -73,6 +138,27 @@ impl Ftl {
     /// retries it when user writes are stuck there (`device/gc_retry.rs`).
     pub fn take_starved_retry(&mut self) -> Option<Vec<u32>> {
         std::mem::take(&mut self.starved_retry).then(|| self.starved.clone())
+    }
+
+    /// Under dynamic allocation, another plane for a user program queued to
+    /// `plane` when GC there found nothing to reclaim and no page is left:
+    /// the write would otherwise wait for pages that other writes (possibly
+    /// queued behind it) invalidate. SSDsim chooses the plane when the write
+    /// is served, so its writes never wait so. The first plane with a page
+    /// for a user write and no GC job: of the same die, then of the next
+    /// dies in order.
+    pub fn replan(&self, plane: u32) -> Option<u32> {
+        if self.alloc != super::Allocation::Dynamic || !self.is_starved(plane) {
+            return None;
+        }
+        let ppd = self.geo.planes_per_die;
+        let n = self.geo.planes();
+        let first = plane / ppd * ppd;
+        (0..n).map(|i| (first + i) % n).find(|&p| {
+            p != plane
+                && self.planes[p as usize].gc_jobs == 0
+                && self.can_alloc(p, super::Stream::User)
+        })
     }
 
     /// Whether GC in `plane` found no victim the last time it was due.
@@ -107,8 +193,15 @@ impl Ftl {
     }
 
     /// Erase a victim whose pages have all been moved or invalidated; ends
-    /// the plane's GC job.
+    /// one of the plane's GC jobs.
     pub fn erase(&mut self, block: u32, now: Ns) -> SimResult<()> {
+        self.erase_block(block, now)?;
+        let ps = &mut self.planes[self.geo.plane_of_block(block) as usize];
+        ps.gc_jobs = ps.gc_jobs.saturating_sub(1);
+        Ok(())
+    }
+
+    fn erase_block(&mut self, block: u32, now: Ns) -> SimResult<()> {
         let b = block as usize;
         if self.valid[b] != 0 {
             return Err(SimError::Invalid(format!(
@@ -125,7 +218,7 @@ impl Ftl {
         self.mtime[b] = now;
         let plane = self.geo.plane_of_block(block) as usize;
         self.planes[plane].free.push_back(block);
-        self.planes[plane].gc_active = false;
+        self.planes[plane].gc_checks += 1;
         if let Some(sp) = &mut self.speed {
             sp.insert_free(plane as u32, block);
         }
@@ -164,10 +257,7 @@ impl Ftl {
 
     /// Erase a block taken by [`Ftl::take_reclaimable`] (no GC job involved).
     pub fn erase_reclaimed(&mut self, block: u32, now: Ns) -> SimResult<()> {
-        let plane = self.geo.plane_of_block(block) as usize;
-        let gc_active = self.planes[plane].gc_active;
-        self.erase(block, now)?;
-        self.planes[plane].gc_active = gc_active;
+        self.erase_block(block, now)?;
         self.stats.reclaim_erases += 1;
         Ok(())
     }

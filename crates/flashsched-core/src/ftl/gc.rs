@@ -17,6 +17,8 @@ pub enum VictimPolicy {
     Fifo,
     /// Greedy among `d` random candidates.
     DChoice(u32),
+    /// MQSim's randomized greedy: `d` distinct blocks of the whole plane.
+    Rga(u32),
 }
 
 /// `ftl.gc_policy`: the victim policy's name.
@@ -33,6 +35,11 @@ pub enum GcPolicy {
     Fifo,
     /// Greedy among `ftl.gc_d_choice` random candidates.
     DChoice,
+    /// MQSim's randomized greedy (RGA): `ftl.gc_d_choice` distinct blocks
+    /// sampled from the whole plane — free and fully valid ones too, open
+    /// blocks and victims excluded — and the full one with the most invalid
+    /// pages taken; no victim if none of them has an invalid page.
+    Rga,
 }
 
 impl VictimPolicy {
@@ -44,6 +51,7 @@ impl VictimPolicy {
             GcPolicy::Random => VictimPolicy::Random,
             GcPolicy::Fifo => VictimPolicy::Fifo,
             GcPolicy::DChoice => VictimPolicy::DChoice(d.max(1)),
+            GcPolicy::Rga => VictimPolicy::Rga(d.max(1)),
         }
     }
 }
@@ -88,6 +96,43 @@ pub fn greedy(
     (best != u64::MAX).then_some(best as u32)
 }
 
+/// RGA victim of one plane whose blocks start at `first`: `d` distinct
+/// blocks drawn uniformly from the free and full ones (all of them if there
+/// are no more), then the full block among them with the most invalid
+/// pages, ties to the lowest block; `None` if that block has no invalid
+/// page (the sample held only free or fully valid blocks). `pool` is
+/// scratch space.
+pub fn rga(
+    state: &[BlockState],
+    valid: &[u16],
+    first: u32,
+    pages_per_block: u32,
+    d: u32,
+    rng: &mut Rng,
+    pool: &mut Vec<u32>,
+) -> Option<u32> {
+    pool.clear();
+    pool.extend(
+        state
+            .iter()
+            .zip(first..)
+            .filter(|(&st, _)| matches!(st, BlockState::Free | BlockState::Full))
+            .map(|(_, b)| b),
+    );
+    // A partial Fisher-Yates shuffle puts the sample in pool[..k].
+    let k = (d as usize).min(pool.len());
+    for i in 0..k {
+        let j = i + rng.below((pool.len() - i) as u64) as usize;
+        pool.swap(i, j);
+    }
+    let best = pool[..k]
+        .iter()
+        .filter(|&&b| state[(b - first) as usize] == BlockState::Full)
+        .map(|&b| (valid[(b - first) as usize], b))
+        .min()?;
+    ((best.0 as u32) < pages_per_block).then_some(best.1)
+}
+
 /// Choose a victim among `cands` (all full, not active). Ties go to the
 /// lowest block index so results are deterministic.
 pub fn select(
@@ -114,6 +159,8 @@ pub fn select(
             }
             best
         }
+        // Sampled from the whole plane by `rga`, never from candidates.
+        VictimPolicy::Rga(_) => None,
         VictimPolicy::CostBenefit => {
             let score = |c: &Candidate| {
                 let u = c.valid as f64 / pages_per_block as f64;
@@ -169,6 +216,40 @@ mod tests {
                 assert_eq!(greedy(&st, &valid, first, ppb), plain, "n={n} ppb={ppb}");
             }
         }
+    }
+
+    /// RGA samples free and fully valid blocks too (never open blocks or
+    /// victims) and takes the emptiest full one among them.
+    #[test]
+    fn rga_samples_the_whole_plane() {
+        use BlockState::*;
+        let mut rng = Rng::new(5);
+        let mut pool = Vec::new();
+        // Blocks 100..105: fully valid, 2 valid, free, open (0 valid), victim.
+        let st = [Full, Full, Free, Active, Victim];
+        let valid = [4u16, 2, 0, 0, 0];
+        // Three blocks can be sampled; with d = 3 all are: the fully valid
+        // block 100 is in the sample but block 101 (2 invalid) is taken.
+        for d in [3, 4, 64] {
+            assert_eq!(rga(&st, &valid, 100, 4, d, &mut rng, &mut pool), Some(101));
+            assert_eq!(pool[..3].iter().copied().max(), Some(102));
+            assert_eq!(pool[..3].iter().copied().min(), Some(100));
+        }
+        // A sample of the fully valid and the free block yields no victim.
+        let st2 = [Full, Free, Active];
+        let valid2 = [4u16, 0, 1];
+        assert_eq!(rga(&st2, &valid2, 0, 4, 2, &mut rng, &mut pool), None);
+        // One block at a time: over many draws each of the three is drawn,
+        // and only draws of block 101 give a victim.
+        let mut hits = [0u32; 2];
+        for _ in 0..300 {
+            match rga(&st, &valid, 100, 4, 1, &mut rng, &mut pool) {
+                Some(101) => hits[0] += 1,
+                None => hits[1] += 1,
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(hits[0] > 60 && hits[1] > 140, "{hits:?}");
     }
 
     fn c(block: u32, valid: u32, mtime: Ns, seq: u64) -> Candidate {

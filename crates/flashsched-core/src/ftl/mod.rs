@@ -69,8 +69,15 @@ pub struct PlaneState {
     /// asks this for every program the scheduler considers, and reading it
     /// here saves a dependent load of the block's write pointer.
     pub room: [u16; 2],
-    /// A GC job is running in this plane.
-    pub gc_active: bool,
+    /// GC jobs (victims) running in this plane.
+    pub gc_jobs: u32,
+    /// Blocks a write frontier opened and erases since GC last looked at
+    /// the plane: with several jobs per plane, each may start one more
+    /// victim (`Ftl::take_gc_check`).
+    pub gc_checks: u32,
+    /// Valid pages left in the plane's GC victims (kept with several jobs
+    /// per plane): what the running jobs still have to move.
+    pub gc_need: u32,
 }
 
 /// FTL counters.
@@ -107,6 +114,8 @@ pub struct Ftl {
     /// How a logical page's plane is chosen.
     pub alloc: Allocation,
     policy: VictimPolicy,
+    /// GC jobs a plane may run at once (`ftl.gc_jobs_per_plane`).
+    pub gc_jobs_max: u32,
     /// GC starts when a plane has fewer free blocks than this.
     pub gc_threshold_blocks: u32,
     /// User writes wait while a plane has fewer free blocks than this
@@ -130,6 +139,8 @@ pub struct Ftl {
     rng: Rng,
     /// Scratch space for victim candidates (reused across GC invocations).
     cand_buf: Vec<Candidate>,
+    /// Scratch space for RGA's sample.
+    pool_buf: Vec<u32>,
     /// Static plane of `lpn` is `plane_of_lpn[lpn % planes]`.
     plane_of_lpn: Vec<u32>,
     /// Counters.
@@ -169,7 +180,9 @@ impl Ftl {
                 free: (first..first + geo.blocks_per_plane).collect(),
                 active: [NONE; 2],
                 room: [0; 2],
-                gc_active: false,
+                gc_jobs: 0,
+                gc_checks: 0,
+                gc_need: 0,
             });
         }
         let alloc = cfg.allocation;
@@ -178,6 +191,7 @@ impl Ftl {
             logical_pages: logical,
             alloc,
             policy: VictimPolicy::new(cfg.gc_policy, cfg.gc_d_choice),
+            gc_jobs_max: cfg.gc_jobs_per_plane.max(1),
             gc_threshold_blocks: thr.max(2).max(cfg.gc_write_floor),
             write_floor: cfg.gc_write_floor,
             gc_mode: cfg.gc_mode,
@@ -194,6 +208,7 @@ impl Ftl {
             planes,
             rng: Rng::derive(seed, 0x6763),
             cand_buf: Vec::new(),
+            pool_buf: Vec::new(),
             plane_of_lpn: (0..geo.planes())
                 .map(|l| alloc.static_plane(&geo, l))
                 .collect(),
@@ -269,7 +284,7 @@ impl Ftl {
         let n = self
             .planes
             .iter()
-            .filter(|ps| !ps.gc_active && (ps.free.len() as u32) < self.write_floor)
+            .filter(|ps| ps.gc_jobs == 0 && (ps.free.len() as u32) < self.write_floor)
             .count();
         (n, self.write_floor)
     }
@@ -279,10 +294,52 @@ impl Ftl {
         self.planes[plane as usize].free.len() as u32
     }
 
+    /// Free blocks of `plane` user writes may not open: one, or with
+    /// several GC jobs running (`ftl.gc_jobs_per_plane`) as many as the
+    /// valid pages left in their victims need beyond the open GC block's
+    /// room, so the jobs can always finish and GC never waits on the writes
+    /// it is freeing space for (one block always holds one victim's valid
+    /// pages, several victims' may not).
+    #[inline]
+    pub fn user_reserve(&self, plane: u32) -> usize {
+        let ps = &self.planes[plane as usize];
+        if ps.gc_jobs <= 1 {
+            return 1;
+        }
+        let short = ps
+            .gc_need
+            .saturating_sub(ps.room[Stream::Gc as usize] as u32);
+        short.div_ceil(self.geo.pages_per_block).max(1) as usize
+    }
+
+    /// Whether the plane has room for `more` moved pages beside what its
+    /// running GC jobs still have to move.
+    #[inline]
+    pub fn gc_room_for(&self, plane: u32, more: u32) -> bool {
+        let ps = &self.planes[plane as usize];
+        let room = ps.room[Stream::Gc as usize] as u64
+            + ps.free.len() as u64 * self.geo.pages_per_block as u64;
+        room >= ps.gc_need as u64 + more as u64
+    }
+
+    /// Whether `queued` more user programs could take pages in `plane`
+    /// without waiting for GC: the open user block's room plus the free
+    /// blocks beyond the reserve.
+    #[inline]
+    pub fn user_room_for(&self, plane: u32, queued: u32) -> bool {
+        let ps = &self.planes[plane as usize];
+        if (ps.free.len() as u32) < self.write_floor {
+            return false;
+        }
+        let spare = ps.free.len().saturating_sub(self.user_reserve(plane)) as u64;
+        ps.room[Stream::User as usize] as u64 + spare * self.geo.pages_per_block as u64
+            > queued as u64
+    }
+
     /// Whether a program on `stream` can get a page in `plane` now. User
-    /// writes may not take the last free block: it is reserved so GC can
-    /// always make progress; nor any page while the plane is below
-    /// `ftl.gc_write_floor` free blocks.
+    /// writes may not take the reserved free blocks ([`Ftl::user_reserve`]),
+    /// nor any page while the plane is below `ftl.gc_write_floor` free
+    /// blocks.
     #[inline]
     pub fn can_alloc(&self, plane: u32, stream: Stream) -> bool {
         let ps = &self.planes[plane as usize];
@@ -303,7 +360,7 @@ impl Ftl {
             }
         }
         match stream {
-            Stream::User => ps.free.len() > 1,
+            Stream::User => ps.free.len() > self.user_reserve(plane),
             Stream::Gc => !ps.free.is_empty(),
         }
     }
@@ -317,7 +374,9 @@ impl Ftl {
         let mut blk = self.planes[plane as usize].active[stream as usize];
         if self.planes[plane as usize].room[stream as usize] == 0 {
             // With speed frontiers open, a user write may find room only there.
-            if stream == Stream::User && self.planes[plane as usize].free.len() <= 1 {
+            if stream == Stream::User
+                && self.planes[plane as usize].free.len() <= self.user_reserve(plane)
+            {
                 let open = self.speed.as_ref().and_then(|sp| {
                     sp.frontier[plane as usize]
                         .iter()
@@ -330,6 +389,7 @@ impl Ftl {
             }
             let ps = &mut self.planes[plane as usize];
             blk = ps.free.pop_front()?;
+            ps.gc_checks += 1;
             ps.active[stream as usize] = blk;
             ps.room[stream as usize] =
                 (self.geo.pages_per_block - self.wp[blk as usize] as u32) as u16;
@@ -417,7 +477,7 @@ impl Ftl {
     /// A user page in `plane` from the block `pref` asks for (VIOS §3.3):
     /// the fast or slow frontier, opening the fastest/slowest (or median)
     /// free block when it is full. Falls back to any open user block when only the reserved
-    /// free block is left. `InOrder` (or no speed index) is `alloc`.
+    /// free blocks are left. `InOrder` (or no speed index) is `alloc`.
     pub fn alloc_pref(&mut self, plane: u32, pref: SpeedPref) -> Option<Ppn> {
         let fast = match (pref, &self.speed) {
             (SpeedPref::Fast, Some(_)) => true,
@@ -430,12 +490,13 @@ impl Ftl {
         if self.has_room(cur) {
             return Some(self.take_page(plane, cur, None));
         }
-        if self.planes[plane as usize].free.len() > 1 {
+        if self.planes[plane as usize].free.len() > self.user_reserve(plane) {
             let blk = sp.pick(plane, pref)?;
             let ps = &mut self.planes[plane as usize];
             if let Some(pos) = ps.free.iter().position(|&b| b == blk) {
                 ps.free.remove(pos);
             }
+            ps.gc_checks += 1;
             self.state[blk as usize] = BlockState::Active;
             if let Some(sp) = &mut self.speed {
                 sp.remove_free(plane, blk);
@@ -457,6 +518,10 @@ impl Ftl {
         self.p2l.set(ppn, NONE);
         self.valid[b] -= 1;
         self.mtime[b] = now;
+        if self.gc_jobs_max > 1 && self.state[b] == BlockState::Victim {
+            let plane = self.geo.plane_of_block(b as u32) as usize;
+            self.planes[plane].gc_need -= 1;
+        }
         if !self.starved.is_empty() {
             self.note_reclaimable(b as u32);
         }

@@ -168,3 +168,121 @@ fn starved_plane_is_retried_after_an_invalidation() {
     assert!(!f.is_starved(0));
     f.check_invariants().unwrap();
 }
+
+/// With `gc_jobs_per_plane = 2` a plane under its threshold takes a second
+/// victim while the first is being collected, and no third; each block a
+/// frontier opens and each erase is one GC check. User writes may not open
+/// the free blocks the running jobs' remaining moves need.
+#[test]
+fn two_gc_jobs_per_plane() {
+    let mut f = small_ftl(&["ftl.gc_threshold=0.375", "ftl.gc_jobs_per_plane=2"]);
+    assert_eq!((f.gc_jobs_max, f.gc_threshold_blocks), (2, 3));
+    // Blocks 0-5: LPNs 0-3, 4-7, {0,8,9,10}, {4,11,12,13}, 14-17, 18-21:
+    // blocks 0 and 1 keep 3 valid pages each; 6 blocks opened, 2 free.
+    let lpns = (0..8).chain([0, 8, 9, 10, 4, 11, 12, 13]).chain(14..22);
+    for (t, l) in lpns.enumerate() {
+        let p = f.alloc(0, Stream::User).unwrap();
+        f.map_user_write(l, p, t as u64);
+    }
+    assert_eq!(f.free_blocks(0), 2);
+    assert_eq!(f.planes[0].gc_checks, 6);
+    f.clear_gc_checks();
+    assert!(f.gc_needed(0));
+    assert_eq!(f.gc_begin(0, 30), Some(0));
+    assert!(
+        f.can_alloc(0, Stream::User),
+        "3 pages to move need one block"
+    );
+    assert!(f.gc_needed(0), "a second job may start");
+    assert_eq!(f.gc_begin(0, 31), Some(1));
+    assert_eq!((f.planes[0].gc_jobs, f.planes[0].gc_need), (2, 6));
+    assert!(!f.gc_needed(0), "the limit is 2");
+    // 6 pages to move need both free blocks (4 pages each).
+    assert_eq!(f.user_reserve(0), 2);
+    assert!(!f.can_alloc(0, Stream::User));
+    assert!(f.can_alloc(0, Stream::Gc));
+    assert!(!f.gc_room_for(0, 3), "8 pages of room, 6 + 3 needed");
+    f.check_invariants().unwrap();
+    // Overwrites elsewhere would free victims' pages; here TRIM empties them.
+    for l in [1, 2, 3, 5, 6, 7] {
+        f.trim(l, 32);
+    }
+    assert_eq!(f.planes[0].gc_need, 0);
+    f.erase(0, 33).unwrap();
+    // 3 free blocks again: not under the threshold, one job left.
+    assert_eq!((f.planes[0].gc_jobs, f.free_blocks(0)), (1, 3));
+    assert!(f.take_gc_check(0) && !f.take_gc_check(0));
+    assert!(!f.gc_needed(0));
+    assert!(f.can_alloc(0, Stream::User));
+    f.erase(1, 34).unwrap();
+    assert_eq!(f.planes[0].gc_jobs, 0);
+    f.check_invariants().unwrap();
+}
+
+/// One job moving 2 pages holds the plane's only free block: a second
+/// victim with 3 valid pages would not fit beside it (4 pages of room), so
+/// it waits for an erase; the plane is not marked starved.
+#[test]
+fn a_second_gc_job_waits_until_its_pages_fit() {
+    let mut f = small_ftl(&["ftl.gc_jobs_per_plane=2"]);
+    let lpns = (0..8)
+        .chain([0, 8, 9, 10, 4, 11, 12, 13])
+        .chain(14..22)
+        .chain([22, 23, 14, 15]);
+    for (t, l) in lpns.enumerate() {
+        let p = f.alloc(0, Stream::User).unwrap();
+        f.map_user_write(l, p, t as u64);
+    }
+    assert_eq!(f.free_blocks(0), 1);
+    assert!(f.gc_needed(0));
+    assert_eq!(f.gc_begin(0, 30), Some(4), "greedy: 2 valid pages");
+    assert!(f.gc_needed(0));
+    assert_eq!(f.gc_begin(0, 31), None, "block 0's 3 pages do not fit");
+    assert!(!f.is_starved(0));
+    assert_eq!((f.planes[0].gc_jobs, f.planes[0].gc_need), (1, 2));
+    assert!(!f.can_alloc(0, Stream::User));
+    f.check_invariants().unwrap();
+}
+
+/// A one-plane FTL of 8 blocks of 4 pages, 25 % over-provisioned.
+fn small_ftl(extra: &[&str]) -> Ftl {
+    let mut ov: Vec<String> = [
+        "geometry.channels=1",
+        "geometry.chips_per_channel=1",
+        "geometry.dies_per_chip=1",
+        "geometry.planes_per_die=1",
+        "geometry.blocks_per_plane=8",
+        "geometry.pages_per_block=4",
+        "ftl.overprovisioning=0.25",
+        "ftl.gc_policy=greedy",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    ov.extend(extra.iter().map(|s| s.to_string()));
+    let cfg = DeviceConfig::load("default", &ov).unwrap();
+    Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 1).unwrap()
+}
+
+/// Under dynamic allocation a plane whose full blocks are all valid and
+/// whose last free block is GC's sends a user program elsewhere
+/// (`Ftl::replan`): another plane with a page; static allocation never does.
+#[test]
+fn a_full_plane_with_nothing_to_reclaim_replans_dynamic_writes() {
+    for (alloc, expect) in [("dynamic", Some(1)), ("static:CWDP", None)] {
+        let mut f = small_ftl(&[
+            "geometry.planes_per_die=2",
+            &format!("ftl.allocation={alloc}"),
+        ]);
+        // 7 blocks of distinct LPNs in plane 0: all valid, 1 block free.
+        for l in 0..28u32 {
+            let p = f.alloc(0, Stream::User).unwrap();
+            f.map_user_write(l, p, l as u64);
+        }
+        assert_eq!(f.free_blocks(0), 1);
+        assert!(!f.can_alloc(0, Stream::User));
+        assert_eq!(f.gc_begin(0, 30), None, "no block has a stale page");
+        assert!(f.is_starved(0));
+        assert_eq!(f.replan(0), expect, "{alloc}");
+    }
+}

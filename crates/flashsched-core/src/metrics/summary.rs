@@ -113,6 +113,11 @@ pub struct FlashSummary {
     /// User programs whose data a later write had already superseded when
     /// they started (written, immediately stale).
     pub superseded_programs: u64,
+    /// User programs sent at start to another plane than the one they were
+    /// queued for: theirs had no page and GC nothing to reclaim there
+    /// (dynamic allocation; listed only when some were).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub programs_replanned: u64,
     /// Never-written pages that a read touched, placed in the mapping
     /// without a timed program so the read has a page to sense.
     pub untimed_placements: u64,
@@ -239,4 +244,8 @@ impl Summary {
         }
         serde_json::to_string_pretty(&s).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }

@@ -96,7 +96,7 @@ impl PickCtx<'_> {
     fn has_space(&self, tx: &Tx) -> bool {
         match (tx.kind, tx.origin, tx.copyback) {
             (TxKind::Program, Origin::User | Origin::Mapping, _) => {
-                self.ftl.can_alloc(tx.plane, Stream::User)
+                self.ftl.can_alloc(tx.plane, Stream::User) || self.ftl.replan(tx.plane).is_some()
             }
             (TxKind::Program, Origin::Gc, _) | (TxKind::Read, Origin::Gc, true) => {
                 self.ftl.can_alloc(tx.plane, Stream::Gc)
@@ -116,6 +116,7 @@ impl PickCtx<'_> {
             || op_class(cand) != op_class(lead)
             || taken & (1 << (cand.plane % geo.planes_per_die)) != 0
             || !self.can_issue(cand)
+            || (cand.kind == TxKind::Program && self.moved_program(lead, cand))
         {
             return false;
         }
@@ -128,6 +129,14 @@ impl PickCtx<'_> {
                 TxKind::Program => self.next_offset(cand) == self.next_offset(lead),
             },
         }
+    }
+
+    /// Whether a program of a would-be multi-plane command could start only
+    /// on another plane ([`Ftl::replan`]): such a program runs alone.
+    #[inline]
+    fn moved_program(&self, lead: &Tx, cand: &Tx) -> bool {
+        let full = |t: &Tx| t.origin.foreground() && !self.ftl.can_alloc(t.plane, Stream::User);
+        full(lead) || full(cand)
     }
 
     /// Whether any transaction at all could pass [`PickCtx::companion_ok`]
