@@ -16,6 +16,7 @@
 
 mod aos;
 mod batch;
+mod batch_queue;
 mod fifo;
 #[cfg(test)]
 mod hides_suspend;
@@ -37,7 +38,8 @@ use crate::ftl::{Ftl, SpeedPref, Stream};
 use crate::registry::{self, Entry, Params, Registry, SchedTables};
 
 pub use aos::{Aos, AosParams, Refill};
-pub use batch::{BatchQueue, ChipSet, Unit};
+pub use batch::{StartOrder, Unit};
+pub use batch_queue::{BatchQueue, ChipSet};
 pub use fifo::Fifo;
 pub use mqsim::MqsimPriority;
 pub use pe_suspend::{PeSuspend, PeSuspendParams};
@@ -60,6 +62,9 @@ pub struct PickCtx<'a> {
     /// The device offers user work first: GC work cannot start unless
     /// urgent (`ftl.gc_mode = "preemptive"`).
     pub user_only: bool,
+    /// A chip runs one command at a time (`controller.busy_unit = "chip"`):
+    /// the dies of a chip compete for it.
+    pub chip_busy: bool,
 }
 
 /// What a multi-plane command may combine: operations of one class.
