@@ -141,6 +141,13 @@ fn no_scheduler_reads_stale_data() {
             "controller.piq.granularity=plane",
             "controller.aos.multiplane=false",
         ],
+        // PIQ/VIOS starting reads first (past released writes) on the
+        // SSDsim platform's chip-level busy units.
+        &[
+            "controller.piq.order=reads-first",
+            "controller.vios.order=reads-first",
+            "controller.busy_unit=chip",
+        ],
     ];
     for sched in SCHEDULERS {
         for extra in variants {

@@ -59,7 +59,8 @@ where every scheduler collects: ``GC_MIX``; VIOS with and without the
 channel barrier),
 ``choice`` (VIOS's non-conflicting block choice ``slowest`` / ``in-order``
 / ``median``, each with channel batches released one after another or all
-at once, at 12K; full run only), ``chips`` (PIQ/VIOS with 8…4 chips per channel = 64…32 chips),
+at once, each starting a chip's reads first or in release order, at 12K;
+full run only), ``chips`` (PIQ/VIOS with 8…4 chips per channel = 64…32 chips),
 ``program`` (PIQ/VIOS with baseline program latency 200…550 µs).
 
 ``--quick`` (CI): the same device and workloads but the longer traces
@@ -410,6 +411,8 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
                 WEAR: [12000],
                 "controller.vios.free_choice": list(CHOICES),
                 "controller.vios.channel_barrier": [True, False],
+                # the third knob the paper does not give (see READS_FIRST)
+                "controller.vios.order": ["reads-first", "in-order"],
             },
         )
     return out
