@@ -148,6 +148,15 @@ fn no_scheduler_reads_stale_data() {
             "controller.vios.order=reads-first",
             "controller.busy_unit=chip",
         ],
+        // ... with interleaved dies and channel-idle dispatch (a die of a
+        // group started this instant is busy while its chip is not).
+        &[
+            "controller.piq.order=reads-first",
+            "controller.vios.order=reads-first",
+            "controller.busy_unit=chip",
+            "controller.interleave=true",
+            "controller.dispatch=channel-idle",
+        ],
     ];
     for sched in SCHEDULERS {
         for extra in variants {

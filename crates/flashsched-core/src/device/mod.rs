@@ -65,6 +65,7 @@ macro_rules! pick_ctx {
             gate: &$s.gate,
             user_only: $user_only,
             chip_busy: $s.cmds.unit == crate::device::config::BusyUnit::Chip,
+            dies: &$s.dies,
         }
     };
 }

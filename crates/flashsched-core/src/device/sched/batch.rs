@@ -429,11 +429,12 @@ impl BatchCore {
         q.remove(pos)
     }
 
-    /// Under chip-level busy, another die of `die`'s chip holding a released
-    /// read that can start. The chip is free when `die` is offered, so
-    /// (without die interleaving) every die of it is idle and the one named
-    /// takes its read when woken; with interleaving it may already be busy
-    /// in the group just started, and then `die` waits for the chip to free.
+    /// Under chip-level busy, another free die of `die`'s chip holding a
+    /// released read that can start: woken, it takes the read (the chip is
+    /// free, since `die` is being offered it). A busy die (one in a group of
+    /// interleaved commands started this instant) does not hold `die` back:
+    /// it could not take its read now, and declining for it would only idle
+    /// the chip (and, offered again and again, never end).
     fn chip_read_elsewhere(&self, die: u32, ctx: &PickCtx) -> Option<u32> {
         if !ctx.chip_busy {
             return None;
@@ -442,6 +443,7 @@ impl BatchCore {
         let first = die - die % dpc;
         (first..first + dpc).find(|&d| {
             d != die
+                && ctx.die_free(d)
                 && self.ready_reads[d as usize]
                     .iter()
                     .any(|&id| ctx.can_issue(ctx.txs.get(id)))

@@ -33,6 +33,7 @@ use crate::device::gc_gate::GcGate;
 use crate::device::tx::{Origin, Tx, TxArena, TxId, TxKind};
 use crate::engine::Ns;
 use crate::error::SimResult;
+use crate::flash::die::Die;
 use crate::flash::Geometry;
 use crate::ftl::{Ftl, SpeedPref, Stream};
 use crate::registry::{self, Entry, Params, Registry, SchedTables};
@@ -65,6 +66,8 @@ pub struct PickCtx<'a> {
     /// A chip runs one command at a time (`controller.busy_unit = "chip"`):
     /// the dies of a chip compete for it.
     pub chip_busy: bool,
+    /// Every die's state, for [`PickCtx::die_free`].
+    pub dies: &'a [Die],
 }
 
 /// What a multi-plane command may combine: operations of one class.
@@ -86,6 +89,14 @@ fn op_class(t: &Tx) -> OpClass {
 }
 
 impl PickCtx<'_> {
+    /// Whether `die` runs nothing and holds no suspended operation (it would
+    /// start work if offered some, its chip permitting).
+    #[inline]
+    pub fn die_free(&self, die: u32) -> bool {
+        let d = &self.dies[die as usize];
+        d.is_idle() && d.suspended.is_none()
+    }
+
     /// Whether `tx` can start now: a program needs a free page, and GC may
     /// hold the last free block; and the GC mode may hold user work back
     /// from a unit in GC, or GC work back from user work (`GcGate`).
