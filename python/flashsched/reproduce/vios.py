@@ -557,7 +557,7 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
 
 
 RUNTIME = (
-    "full run: 4-12.5 min wall on 2 shared cores (SSDsim platform + plain device + "
+    "full run: 2.5-12.5 min wall on 2 shared cores (SSDsim platform + plain device + "
     "in_order + choice + wear_gc; 3 seeds, wear_gc 1); quick: 1 min"
 )
 
