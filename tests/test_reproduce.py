@@ -520,8 +520,9 @@ def test_vios_quick_measures_every_claim_with_data(quick_vios):
     """Quick VIOS: 14 of 31 claims measured (the rest need traces we do not
     have, and say which), on the SSDsim platform with the plain device
     beside it, and the full run's directions: VIOS's advantage over PIQ
-    grows with wear (late stages above early ones) and fewer chips mean
-    slower writes."""
+    grows with wear (late stages above early ones), fewer chips mean
+    slower writes, and PIQ's and VIOS's reads fare better against NOOP
+    when they start a chip's reads first than in release order."""
     out, table = quick_vios
     ours = _ours("vios", table)
     measured = {k for k, v in ours.items() if v is not None and not math.isnan(v)}
@@ -539,6 +540,17 @@ def test_vios_quick_measures_every_claim_with_data(quick_vios):
     assert set(plain["device_sched"]) == {"fifo", "piq", "vios"}
     plat = pd.read_csv(out / "platforms.csv")
     assert {"SSDsim, NOOP = in-order FCFS", "plain per-die device"} <= set(plat.columns)
+    # PIQ/VIOS start a chip's reads first (as NOOP); release order beside it,
+    # where their reads wait behind released writes and are slower
+    inord = pd.read_parquet(out / "in_order" / "results.parquet")
+    assert set(inord["device_sched"]) == {"piq", "vios"}
+    assert set(inord["variation.wear_pe"]) == {12000}
+    q = plat.set_index("quantity")
+    for row in ("read vs NOOP", "PIQ read vs NOOP"):
+        assert (
+            q.loc[row, "SSDsim, NOOP = in-order FCFS"]
+            > q.loc[row, "SSDsim, PIQ/VIOS start in order"]
+        )
     chips = pd.read_parquet(out / "chips" / "results.parquet")
     assert set(chips["geometry.chips_per_channel"]) == {8, 4}
     # wear stages with GC: every scheduler collects, and no storm (a few

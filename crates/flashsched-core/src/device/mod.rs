@@ -64,6 +64,8 @@ macro_rules! pick_ctx {
             multiplane: $s.cmds.multiplane,
             gate: &$s.gate,
             user_only: $user_only,
+            chip_busy: $s.cmds.unit == crate::device::config::BusyUnit::Chip,
+            dies: &$s.dies,
         }
     };
 }

@@ -19,6 +19,13 @@
 //! GC transactions bypass the batches (per-die FIFO, served after released
 //! user work).
 //!
+//! Released work starts on its die in release order (`StartOrder::InOrder`)
+//! or reads first (`StartOrder::ReadsFirst`): a read may then be released
+//! while a released write still waits on its die, and starts before it —
+//! under chip-level busy before a released write on any die of its chip —
+//! as SSDsim's controller serves a chip's queued reads before its writes
+//! (the platform both papers ran on; `ssdsim.rs`).
+//!
 //! Released all at once, channel batches would be inert: a chip batch's
 //! requests are on distinct chips, and each channel's bus serves its own
 //! transfers in order whatever order the channels are visited in. With the
@@ -36,63 +43,8 @@ use crate::flash::Geometry;
 use crate::ftl::SpeedPref;
 use crate::registry::Params;
 
-/// A set of chips (or channels) as a bit mask.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ChipSet {
-    words: Vec<u64>,
-}
-
-impl ChipSet {
-    /// An empty set with room for members `0..n`.
-    pub fn with_capacity(n: u32) -> Self {
-        ChipSet {
-            words: vec![0; n.div_ceil(64).max(1) as usize],
-        }
-    }
-    /// Add `i`.
-    #[inline]
-    pub fn insert(&mut self, i: u32) {
-        self.words[(i / 64) as usize] |= 1 << (i % 64);
-    }
-    /// Remove `i`.
-    #[inline]
-    pub fn remove(&mut self, i: u32) {
-        self.words[(i / 64) as usize] &= !(1 << (i % 64));
-    }
-    /// Whether `i` is a member.
-    #[inline]
-    pub fn contains(&self, i: u32) -> bool {
-        self.words[(i / 64) as usize] >> (i % 64) & 1 == 1
-    }
-    /// Whether the sets share a member.
-    #[inline]
-    pub fn intersects(&self, o: &ChipSet) -> bool {
-        self.words.iter().zip(&o.words).any(|(a, b)| a & b != 0)
-    }
-    /// Add every member of `o`.
-    #[inline]
-    pub fn union_with(&mut self, o: &ChipSet) {
-        for (a, b) in self.words.iter_mut().zip(&o.words) {
-            *a |= b;
-        }
-    }
-    /// Remove every member.
-    pub fn clear(&mut self) {
-        self.words.fill(0);
-    }
-    /// No member.
-    pub fn is_empty(&self) -> bool {
-        self.words.iter().all(|&w| w == 0)
-    }
-    /// Members in increasing order.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.words.iter().enumerate().flat_map(|(w, &bits)| {
-            (0..64)
-                .filter(move |b| bits >> b & 1 == 1)
-                .map(move |b| w as u32 * 64 + b)
-        })
-    }
-}
+use super::batch_queue::{BatchQueue, ChipSet};
+use serde::{Deserialize, Serialize};
 
 /// One request waiting in a batch list.
 #[derive(Debug, Clone)]
@@ -102,89 +54,15 @@ struct Req {
     chips: ChipSet,
 }
 
-#[derive(Debug, Clone)]
-struct ChannelBatch {
-    channels: ChipSet,
-    reqs: Vec<usize>,
-}
-
-#[derive(Debug, Clone)]
-struct ChipBatch {
-    chips: ChipSet,
-    groups: Vec<ChannelBatch>,
-}
-
-/// Chip batches (each split into channel batches when `channel_level`).
-#[derive(Debug, Clone, Default)]
-pub struct BatchQueue {
-    batches: VecDeque<ChipBatch>,
-    channel_level: bool,
-}
-
-impl BatchQueue {
-    /// An empty queue; `channel_level` splits chip batches into channel
-    /// batches.
-    pub fn new(channel_level: bool) -> Self {
-        BatchQueue {
-            batches: VecDeque::new(),
-            channel_level,
-        }
-    }
-
-    /// Add a request touching `chips` / `channels`: into the first chip batch
-    /// with no common chip (else a new one), and inside it into the first
-    /// channel batch with no common channel (else a new one). Returns the
-    /// (chip batch, channel batch) positions.
-    pub fn insert(&mut self, req: usize, chips: &ChipSet, channels: &ChipSet) -> (usize, usize) {
-        let pos = match self.batches.iter().position(|b| !b.chips.intersects(chips)) {
-            Some(p) => p,
-            None => {
-                self.batches.push_back(ChipBatch {
-                    chips: ChipSet::with_capacity(chips.words.len() as u32 * 64),
-                    groups: Vec::new(),
-                });
-                self.batches.len() - 1
-            }
-        };
-        let b = &mut self.batches[pos];
-        b.chips.union_with(chips);
-        let g = if self.channel_level {
-            b.groups
-                .iter()
-                .position(|g| !g.channels.intersects(channels))
-        } else if b.groups.is_empty() {
-            None
-        } else {
-            Some(0)
-        };
-        let g = match g {
-            Some(g) => g,
-            None => {
-                b.groups.push(ChannelBatch {
-                    channels: ChipSet::with_capacity(channels.words.len() as u32 * 64),
-                    reqs: Vec::new(),
-                });
-                b.groups.len() - 1
-            }
-        };
-        b.groups[g].channels.union_with(channels);
-        b.groups[g].reqs.push(req);
-        (pos, g)
-    }
-
-    /// No batch left.
-    pub fn is_empty(&self) -> bool {
-        self.batches.is_empty()
-    }
-
-    /// Requests per chip batch (for tests and diagnostics), each as its
-    /// channel batches.
-    pub fn layout(&self) -> Vec<Vec<Vec<usize>>> {
-        self.batches
-            .iter()
-            .map(|b| b.groups.iter().map(|g| g.reqs.clone()).collect())
-            .collect()
-    }
+/// `order`: in which order a die (under chip-level busy: a chip) starts the
+/// user work released to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartOrder {
+    /// In the order it was released (one FIFO per die).
+    InOrder,
+    /// Released reads before released writes, each in release order.
+    ReadsFirst,
 }
 
 /// The parallel unit conflicts are detected on (PIQ: chip in the MSST'14
@@ -220,8 +98,12 @@ pub struct BatchCore {
     free_reqs: Vec<usize>,
     /// User transactions pushed but not yet grouped into requests.
     staged: Vec<TxId>,
-    /// Released user transactions per die.
+    /// Released user transactions per die (with `reads_first`: writes only).
     ready: Vec<VecDeque<TxId>>,
+    /// Released user reads per die (`reads_first` only; else empty).
+    ready_reads: Vec<VecDeque<TxId>>,
+    /// `StartOrder::ReadsFirst`.
+    reads_first: bool,
     gc: Vec<VecDeque<TxId>>,
     pending: usize,
     read_streak: u32,
@@ -266,6 +148,8 @@ impl BatchCore {
             free_reqs: Vec::new(),
             staged: Vec::new(),
             ready: vec![VecDeque::new(); g.dies() as usize],
+            ready_reads: vec![VecDeque::new(); g.dies() as usize],
+            reads_first: false,
             gc: vec![VecDeque::new(); g.dies() as usize],
             pending: 0,
             read_streak: 0,
@@ -284,6 +168,12 @@ impl BatchCore {
     /// Non-conflicting writes get `pref` instead of the slowest block.
     pub fn with_free_choice(mut self, pref: SpeedPref) -> Self {
         self.free_pref = pref;
+        self
+    }
+
+    /// Start released work in `order` (see [`StartOrder`]).
+    pub fn with_order(mut self, order: StartOrder) -> Self {
+        self.reads_first = order == StartOrder::ReadsFirst;
         self
     }
 
@@ -362,7 +252,8 @@ impl BatchCore {
     /// Release every sub-request (a request's pages on one chip) that may
     /// start now. Batches are scanned in order (read list first unless writes
     /// are owed a turn); a sub-request on chip `c` is released when its dies
-    /// hold no released, unstarted work and no earlier request still holding
+    /// hold no released, unstarted work (with `reads_first`, a read: no
+    /// released, unstarted read) and no earlier request still holding
     /// (or just released on) `c` precedes it. Conflicting requests thus keep
     /// their batch order on every chip they share, while a busy chip delays
     /// only the work that needs it.
@@ -376,6 +267,8 @@ impl BatchCore {
             } else {
                 &mut self.writes
             });
+            // Reads first: a read need not wait for released writes.
+            let past_writes = is_read && self.reads_first;
             let mut b = 0;
             while b < q.batches.len() {
                 let mut held = false;
@@ -406,8 +299,10 @@ impl BatchCore {
                                 self.claimed.insert(c);
                                 let free = req.txs.iter().all(|&id| {
                                     let t = ctx.txs.get(id);
+                                    let d = t.die as usize;
                                     unit_of(self.unit, &self.geo, t) != c
-                                        || self.ready[t.die as usize].is_empty()
+                                        || (self.ready_reads[d].is_empty()
+                                            && (past_writes || self.ready[d].is_empty()))
                                 });
                                 if free {
                                     req.chips.remove(c);
@@ -474,7 +369,11 @@ impl BatchCore {
                         self.free_pref
                     };
                 }
-                self.ready[t.die as usize].push_back(id);
+                if self.reads_first && t.kind == TxKind::Read {
+                    self.ready_reads[t.die as usize].push_back(id);
+                } else {
+                    self.ready[t.die as usize].push_back(id);
+                }
                 self.wakes.push(t.die);
             }
             if req.txs.is_empty() {
@@ -497,6 +396,23 @@ impl BatchCore {
         if !self.staged.is_empty() {
             self.prepare(ctx);
         }
+        if self.reads_first {
+            let q = &mut self.ready_reads[die as usize];
+            if let Some(pos) = q.iter().position(|&id| ctx.can_issue(ctx.txs.get(id))) {
+                let id = q.remove(pos)?;
+                self.pending -= 1;
+                if self.ready_reads[die as usize].is_empty() {
+                    self.release(ctx);
+                }
+                return Some(id);
+            }
+            if let Some(d) = self.chip_read_elsewhere(die, ctx) {
+                // The chip takes one command: its released read goes before
+                // this die's writes (and GC, which follows user work).
+                self.wakes.push(d);
+                return None;
+            }
+        }
         let q = &mut self.ready[die as usize];
         let pos = q.iter().position(|&id| ctx.can_issue(ctx.txs.get(id)));
         if let Some(pos) = pos {
@@ -513,6 +429,27 @@ impl BatchCore {
         q.remove(pos)
     }
 
+    /// Under chip-level busy, another free die of `die`'s chip holding a
+    /// released read that can start: woken, it takes the read (the chip is
+    /// free, since `die` is being offered it). A busy die (one in a group of
+    /// interleaved commands started this instant) does not hold `die` back:
+    /// it could not take its read now, and declining for it would only idle
+    /// the chip (and, offered again and again, never end).
+    fn chip_read_elsewhere(&self, die: u32, ctx: &PickCtx) -> Option<u32> {
+        if !ctx.chip_busy {
+            return None;
+        }
+        let dpc = self.geo.dies_per_chip;
+        let first = die - die % dpc;
+        (first..first + dpc).find(|&d| {
+            d != die
+                && ctx.die_free(d)
+                && self.ready_reads[d as usize]
+                    .iter()
+                    .any(|&id| ctx.can_issue(ctx.txs.get(id)))
+        })
+    }
+
     pub fn wakes(&mut self, out: &mut Vec<u32>) {
         out.append(&mut self.wakes);
     }
@@ -527,7 +464,11 @@ impl BatchCore {
         taken: u64,
         ctx: &PickCtx,
     ) -> Option<TxId> {
-        for q in [&mut self.ready[die as usize], &mut self.gc[die as usize]] {
+        for q in [
+            &mut self.ready_reads[die as usize],
+            &mut self.ready[die as usize],
+            &mut self.gc[die as usize],
+        ] {
             if let Some(pos) = q
                 .iter()
                 .position(|&id| ctx.companion_ok(lead, ctx.txs.get(id), taken))
@@ -606,67 +547,5 @@ impl<P: BatchPolicy> TxScheduler for Batched<P> {
     }
     fn alloc_pref(&mut self, id: TxId, _tx: &Tx) -> SpeedPref {
         self.core.alloc_pref(id)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn set(n: u32, xs: &[u32]) -> ChipSet {
-        let mut s = ChipSet::with_capacity(n);
-        for &x in xs {
-            s.insert(x);
-        }
-        s
-    }
-
-    /// VIOS Fig. 3 rule: a request on chips {6, 7} joins the first chip batch
-    /// (A_chip becomes {0,1,2,4,5,6,7}) and, inside it, the second channel
-    /// batch (A_channel becomes {0,1,2,3}). Chips are striped over 4
-    /// channels (channel = chip % 4).
-    #[test]
-    fn hierarchical_insert_follows_fig3_rule() {
-        let ch = |cs: &[u32]| set(4, &cs.iter().map(|c| c % 4).collect::<Vec<_>>());
-        let mut q = BatchQueue::new(true);
-        let reqs: [&[u32]; 5] = [&[0, 1], &[2], &[4, 5], &[0, 2], &[1]];
-        for (i, r) in reqs.iter().enumerate() {
-            q.insert(i, &set(8, r), &ch(r));
-        }
-        assert_eq!(
-            q.layout(),
-            vec![vec![vec![0, 1], vec![2]], vec![vec![3, 4]]]
-        );
-        let (b, g) = q.insert(5, &set(8, &[6, 7]), &ch(&[6, 7]));
-        assert_eq!((b, g), (0, 1));
-        assert_eq!(q.batches[0].chips, set(8, &[0, 1, 2, 4, 5, 6, 7]));
-        assert_eq!(q.batches[0].groups[1].channels, set(4, &[0, 1, 2, 3]));
-    }
-
-    #[test]
-    fn no_chip_batch_holds_conflicting_requests() {
-        let mut rng = crate::rng::Rng::new(3);
-        let mut q = BatchQueue::new(true);
-        let mut sets = Vec::new();
-        for i in 0..500 {
-            let mut s = set(64, &[]);
-            for _ in 0..1 + rng.below(4) {
-                s.insert(rng.below(64) as u32);
-            }
-            let chans = set(8, &s.iter().map(|c| c / 8).collect::<Vec<_>>());
-            q.insert(i, &s, &chans);
-            sets.push(s);
-        }
-        for batch in q.layout() {
-            let members: Vec<usize> = batch.iter().flatten().copied().collect();
-            for (a, &x) in members.iter().enumerate() {
-                for &y in &members[a + 1..] {
-                    assert!(
-                        !sets[x].intersects(&sets[y]),
-                        "requests {x} and {y} share a chip"
-                    );
-                }
-            }
-        }
     }
 }

@@ -16,6 +16,7 @@
 
 mod aos;
 mod batch;
+mod batch_queue;
 mod fifo;
 #[cfg(test)]
 mod hides_suspend;
@@ -32,12 +33,14 @@ use crate::device::gc_gate::GcGate;
 use crate::device::tx::{Origin, Tx, TxArena, TxId, TxKind};
 use crate::engine::Ns;
 use crate::error::SimResult;
+use crate::flash::die::Die;
 use crate::flash::Geometry;
 use crate::ftl::{Ftl, SpeedPref, Stream};
 use crate::registry::{self, Entry, Params, Registry, SchedTables};
 
 pub use aos::{Aos, AosParams, Refill};
-pub use batch::{BatchQueue, ChipSet, Unit};
+pub use batch::{StartOrder, Unit};
+pub use batch_queue::{BatchQueue, ChipSet};
 pub use fifo::Fifo;
 pub use mqsim::MqsimPriority;
 pub use pe_suspend::{PeSuspend, PeSuspendParams};
@@ -60,6 +63,11 @@ pub struct PickCtx<'a> {
     /// The device offers user work first: GC work cannot start unless
     /// urgent (`ftl.gc_mode = "preemptive"`).
     pub user_only: bool,
+    /// A chip runs one command at a time (`controller.busy_unit = "chip"`):
+    /// the dies of a chip compete for it.
+    pub chip_busy: bool,
+    /// Every die's state, for [`PickCtx::die_free`].
+    pub dies: &'a [Die],
 }
 
 /// What a multi-plane command may combine: operations of one class.
@@ -81,6 +89,14 @@ fn op_class(t: &Tx) -> OpClass {
 }
 
 impl PickCtx<'_> {
+    /// Whether `die` runs nothing and holds no suspended operation (it would
+    /// start work if offered some, its chip permitting).
+    #[inline]
+    pub fn die_free(&self, die: u32) -> bool {
+        let d = &self.dies[die as usize];
+        d.is_idle() && d.suspended.is_none()
+    }
+
     /// Whether `tx` can start now: a program needs a free page, and GC may
     /// hold the last free block; and the GC mode may hold user work back
     /// from a unit in GC, or GC work back from user work (`GcGate`).

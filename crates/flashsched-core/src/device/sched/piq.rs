@@ -5,10 +5,13 @@
 //! parallel. Reads are preferred (separate read batch list, issued first)
 //! with bounded write starvation (`controller.piq.max_read_batches`). Batch
 //! granularity is the chip, as in the MSST'14 version, or the die / plane
-//! (TCAD'18 extension) with `controller.piq.granularity`. Mechanics shared with
-//! VIOS live in `batch.rs`.
+//! (TCAD'18 extension) with `controller.piq.granularity`. Released work
+//! starts on a die in release order, or reads first (`controller.piq.order =
+//! "reads-first"`: where issued work goes is the controller's, not PIQ's;
+//! the VIOS reproduction sets it to match SSDsim's, which serves a chip's
+//! reads first). Mechanics shared with VIOS live in `batch.rs`.
 
-use super::batch::{BatchCore, BatchPolicy, Batched, Unit};
+use super::batch::{BatchCore, BatchPolicy, Batched, StartOrder, Unit};
 use serde::{Deserialize, Serialize};
 
 use crate::error::SimResult;
@@ -27,6 +30,9 @@ pub struct PiqParams {
     pub max_read_batches: u32,
     /// Conflict unit: `chip` (MSST'14), `die` or `plane` (TCAD'18).
     pub granularity: Unit,
+    /// Order a die (chip, under chip-level busy) starts released work in:
+    /// `in-order` (default) or `reads-first` (SSDsim's controller).
+    pub order: StartOrder,
 }
 
 impl Default for PiqParams {
@@ -34,6 +40,7 @@ impl Default for PiqParams {
         PiqParams {
             max_read_batches: 4,
             granularity: Unit::Chip,
+            order: StartOrder::InOrder,
         }
     }
 }
@@ -59,6 +66,6 @@ impl BatchPolicy for PiqPolicy {
     type Params = PiqParams;
 
     fn core(p: PiqParams, g: &Geometry) -> BatchCore {
-        BatchCore::new(g, p.granularity, false, false, p.max_read_batches)
+        BatchCore::new(g, p.granularity, false, false, p.max_read_batches).with_order(p.order)
     }
 }

@@ -5,10 +5,11 @@
 //! order and which request each die gets.
 
 use super::aos::Aos;
+use super::piq::{Piq, PiqParams};
 use super::vios::{Vios, ViosParams};
 use super::{
-    AosParams, FcfsOrder, Pairing, PickCtx, Refill, SsdsimFcfs, SsdsimParams, TxScheduler,
-    TxSchedulerType,
+    AosParams, FcfsOrder, Pairing, PickCtx, Refill, SsdsimFcfs, SsdsimParams, StartOrder,
+    TxScheduler, TxSchedulerType,
 };
 use crate::config::DeviceConfig;
 use crate::device::pick_ctx;
@@ -23,6 +24,11 @@ fn device() -> Ssd {
 
 /// [`device`] under multi-plane rule `multiplane`.
 fn device_with(multiplane: &str) -> Ssd {
+    device_busy(multiplane, "die")
+}
+
+/// [`device`] under multi-plane rule `multiplane` and busy unit `busy`.
+fn device_busy(multiplane: &str, busy: &str) -> Ssd {
     let cfg = DeviceConfig::load(
         "default",
         &[
@@ -33,6 +39,7 @@ fn device_with(multiplane: &str) -> Ssd {
             "geometry.blocks_per_plane=64",
             "geometry.pages_per_block=8",
             &format!("controller.multiplane={multiplane}"),
+            &format!("controller.busy_unit={busy}"),
             "ftl.precondition_fill=0",
         ]
         .map(String::from),
@@ -298,4 +305,82 @@ fn companion_precheck_follows_the_onfi_page_offsets() {
     assert!(ctx(&ssd).companion_possible(&lead, 0b01));
     let ssd = device_with("off");
     assert!(!ctx(&ssd).companion_possible(&read, 0b01));
+}
+
+/// PIQ or VIOS with start order `order`.
+fn batched(ssd: &Ssd, vios: bool, order: StartOrder) -> Box<dyn TxScheduler> {
+    if vios {
+        let p = ViosParams {
+            order,
+            ..ViosParams::default()
+        };
+        Box::new(Vios::new(p, &ssd.geo))
+    } else {
+        let p = PiqParams {
+            order,
+            ..PiqParams::default()
+        };
+        Box::new(Piq::new(p, &ssd.geo))
+    }
+}
+
+/// `controller.{piq,vios}.order`, one die. Program W (die 0) is released
+/// and waits (its chip is busy); then read R arrives for the same die.
+/// In order, R is not even released while W waits, and starts second; reads
+/// first, R is released past W and starts first (SSDsim's controller: a
+/// chip's queued reads before its writes).
+#[test]
+fn batched_reads_first_starts_a_read_before_a_released_write() {
+    for vios in [false, true] {
+        for (order, first) in [(StartOrder::InOrder, 'W'), (StartOrder::ReadsFirst, 'R')] {
+            let mut ssd = device_busy("off", "chip");
+            let mut s = batched(&ssd, vios, order);
+            let w = push_to(&mut ssd, s.as_mut(), TxKind::Program, 0, 50);
+            s.prepare(&ctx(&ssd));
+            let r = push_to(&mut ssd, s.as_mut(), TxKind::Read, 1, 51);
+            s.prepare(&ctx(&ssd));
+            let want = if first == 'R' { [r, w] } else { [w, r] };
+            let got = [s.pick(0, &ctx(&ssd)), s.pick(0, &ctx(&ssd))];
+            assert_eq!(got, want.map(Some), "vios = {vios}, {order:?}");
+            assert_eq!(s.pending(), 0);
+        }
+    }
+}
+
+/// The same across the dies of one chip. Program W (die 1) is released,
+/// then read R (die 0), while chip 0 is busy; when it frees, the
+/// device offers die 1 first (round-robin after a command on die 0). In
+/// order die 1 takes W. Reads first under chip-level busy, die 1 declines
+/// and wakes die 0, which takes R; W follows. Under per-die busy the dies
+/// do not compete, and die 1 takes W at once either way.
+#[test]
+fn batched_reads_first_holds_a_chips_write_for_its_read() {
+    for vios in [false, true] {
+        for busy in ["chip", "die"] {
+            for order in [StartOrder::InOrder, StartOrder::ReadsFirst] {
+                let mut ssd = device_busy("off", busy);
+                let mut s = batched(&ssd, vios, order);
+                let w = push_to(&mut ssd, s.as_mut(), TxKind::Program, 2, 60);
+                s.prepare(&ctx(&ssd));
+                let r = push_to(&mut ssd, s.as_mut(), TxKind::Read, 0, 61);
+                s.prepare(&ctx(&ssd));
+                let mut woken = Vec::new();
+                s.wakes(&mut woken);
+                assert_eq!(woken, vec![1, 0], "both released");
+                let label = format!("vios = {vios}, busy = {busy}, {order:?}");
+                if busy == "chip" && order == StartOrder::ReadsFirst {
+                    assert_eq!(s.pick(1, &ctx(&ssd)), None, "{label}");
+                    woken.clear();
+                    s.wakes(&mut woken);
+                    assert_eq!(woken, vec![0], "{label}: R's die woken");
+                    assert_eq!(s.pick(0, &ctx(&ssd)), Some(r), "{label}");
+                    assert_eq!(s.pick(1, &ctx(&ssd)), Some(w), "{label}");
+                } else {
+                    assert_eq!(s.pick(1, &ctx(&ssd)), Some(w), "{label}");
+                    assert_eq!(s.pick(0, &ctx(&ssd)), Some(r), "{label}");
+                }
+                assert_eq!(s.pending(), 0);
+            }
+        }
+    }
 }

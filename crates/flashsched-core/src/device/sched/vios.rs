@@ -6,7 +6,11 @@
 //!   read and write queues, reads preferred (§4.1: "read requests are always
 //!   preferentially scheduled in both PIQ and VIOS"), write starvation
 //!   bounded as for PIQ. Channel batches are released one after another
-//!   (`channel_barrier`; released at once they would order nothing). See
+//!   (`channel_barrier`; released at once they would order nothing). The
+//!   batch lists are the paper's read preference; in which order a chip
+//!   then starts released sub-requests is the controller's (§4 runs on
+//!   SSDsim, whose controller serves a chip's reads first): `order`,
+//!   `in-order` by default, `reads-first` in the reproduction. See
 //!   `batch.rs`.
 //! - Global chip-state vector (§3.2, Eq. 2): NR per chip = queued requests
 //!   touching it, +1 on arrival, −1 on issue.
@@ -19,7 +23,7 @@
 //!   blocks live in the FTL (`ftl/speed.rs`) and need `variation.enabled`;
 //!   without it every block is equally fast and the preference is moot.
 
-use super::batch::{BatchCore, BatchPolicy, Batched, Unit};
+use super::batch::{BatchCore, BatchPolicy, Batched, StartOrder, Unit};
 use serde::{Deserialize, Serialize};
 
 use crate::ftl::SpeedPref;
@@ -43,6 +47,9 @@ pub struct ViosParams {
     /// hierarchical batches acting) or all at once (`false`: then VIOS
     /// orders work as PIQ does and differs only in block choice).
     pub channel_barrier: bool,
+    /// Order a die (chip, under chip-level busy) starts released work in:
+    /// `in-order` (default) or `reads-first` (as PIQ's).
+    pub order: StartOrder,
 }
 
 /// `free_choice`: which block a non-conflicting write gets.
@@ -73,6 +80,7 @@ impl Default for ViosParams {
             max_read_batches: 4,
             free_choice: FreeChoice::Slowest,
             channel_barrier: true,
+            order: StartOrder::InOrder,
         }
     }
 }
@@ -102,5 +110,6 @@ impl BatchPolicy for ViosPolicy {
         BatchCore::new(g, Unit::Chip, true, true, p.max_read_batches)
             .with_free_choice(p.free_choice.pref())
             .with_channel_barrier(p.channel_barrier)
+            .with_order(p.order)
     }
 }

@@ -1,0 +1,212 @@
+//! Hierarchical batch lists of PIQ and VIOS (VIOS §3.3, Fig. 3): chip
+//! batches with disjoint chip sets, each split into channel batches with
+//! disjoint channel sets. Sets are bit masks (`ChipSet`): intersection and
+//! union are word-wise AND/OR, O(1) for up to 64 units (§3.3 "Overhead
+//! Analysis"). The scheduling on top of them is `batch.rs`.
+
+use std::collections::VecDeque;
+
+/// A set of chips (or channels) as a bit mask.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChipSet {
+    pub(super) words: Vec<u64>,
+}
+
+impl ChipSet {
+    /// An empty set with room for members `0..n`.
+    pub fn with_capacity(n: u32) -> Self {
+        ChipSet {
+            words: vec![0; n.div_ceil(64).max(1) as usize],
+        }
+    }
+    /// Add `i`.
+    #[inline]
+    pub fn insert(&mut self, i: u32) {
+        self.words[(i / 64) as usize] |= 1 << (i % 64);
+    }
+    /// Remove `i`.
+    #[inline]
+    pub fn remove(&mut self, i: u32) {
+        self.words[(i / 64) as usize] &= !(1 << (i % 64));
+    }
+    /// Whether `i` is a member.
+    #[inline]
+    pub fn contains(&self, i: u32) -> bool {
+        self.words[(i / 64) as usize] >> (i % 64) & 1 == 1
+    }
+    /// Whether the sets share a member.
+    #[inline]
+    pub fn intersects(&self, o: &ChipSet) -> bool {
+        self.words.iter().zip(&o.words).any(|(a, b)| a & b != 0)
+    }
+    /// Add every member of `o`.
+    #[inline]
+    pub fn union_with(&mut self, o: &ChipSet) {
+        for (a, b) in self.words.iter_mut().zip(&o.words) {
+            *a |= b;
+        }
+    }
+    /// Remove every member.
+    pub fn clear(&mut self) {
+        self.words.fill(0);
+    }
+    /// No member.
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+    /// Members in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(w, &bits)| {
+            (0..64)
+                .filter(move |b| bits >> b & 1 == 1)
+                .map(move |b| w as u32 * 64 + b)
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct ChannelBatch {
+    pub(super) channels: ChipSet,
+    pub(super) reqs: Vec<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct ChipBatch {
+    pub(super) chips: ChipSet,
+    pub(super) groups: Vec<ChannelBatch>,
+}
+
+/// Chip batches (each split into channel batches when `channel_level`).
+#[derive(Debug, Clone, Default)]
+pub struct BatchQueue {
+    pub(super) batches: VecDeque<ChipBatch>,
+    channel_level: bool,
+}
+
+impl BatchQueue {
+    /// An empty queue; `channel_level` splits chip batches into channel
+    /// batches.
+    pub fn new(channel_level: bool) -> Self {
+        BatchQueue {
+            batches: VecDeque::new(),
+            channel_level,
+        }
+    }
+
+    /// Add a request touching `chips` / `channels`: into the first chip batch
+    /// with no common chip (else a new one), and inside it into the first
+    /// channel batch with no common channel (else a new one). Returns the
+    /// (chip batch, channel batch) positions.
+    pub fn insert(&mut self, req: usize, chips: &ChipSet, channels: &ChipSet) -> (usize, usize) {
+        let pos = match self.batches.iter().position(|b| !b.chips.intersects(chips)) {
+            Some(p) => p,
+            None => {
+                self.batches.push_back(ChipBatch {
+                    chips: ChipSet::with_capacity(chips.words.len() as u32 * 64),
+                    groups: Vec::new(),
+                });
+                self.batches.len() - 1
+            }
+        };
+        let b = &mut self.batches[pos];
+        b.chips.union_with(chips);
+        let g = if self.channel_level {
+            b.groups
+                .iter()
+                .position(|g| !g.channels.intersects(channels))
+        } else if b.groups.is_empty() {
+            None
+        } else {
+            Some(0)
+        };
+        let g = match g {
+            Some(g) => g,
+            None => {
+                b.groups.push(ChannelBatch {
+                    channels: ChipSet::with_capacity(channels.words.len() as u32 * 64),
+                    reqs: Vec::new(),
+                });
+                b.groups.len() - 1
+            }
+        };
+        b.groups[g].channels.union_with(channels);
+        b.groups[g].reqs.push(req);
+        (pos, g)
+    }
+
+    /// No batch left.
+    pub fn is_empty(&self) -> bool {
+        self.batches.is_empty()
+    }
+
+    /// Requests per chip batch (for tests and diagnostics), each as its
+    /// channel batches.
+    pub fn layout(&self) -> Vec<Vec<Vec<usize>>> {
+        self.batches
+            .iter()
+            .map(|b| b.groups.iter().map(|g| g.reqs.clone()).collect())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(n: u32, xs: &[u32]) -> ChipSet {
+        let mut s = ChipSet::with_capacity(n);
+        for &x in xs {
+            s.insert(x);
+        }
+        s
+    }
+
+    /// VIOS Fig. 3 rule: a request on chips {6, 7} joins the first chip batch
+    /// (A_chip becomes {0,1,2,4,5,6,7}) and, inside it, the second channel
+    /// batch (A_channel becomes {0,1,2,3}). Chips are striped over 4
+    /// channels (channel = chip % 4).
+    #[test]
+    fn hierarchical_insert_follows_fig3_rule() {
+        let ch = |cs: &[u32]| set(4, &cs.iter().map(|c| c % 4).collect::<Vec<_>>());
+        let mut q = BatchQueue::new(true);
+        let reqs: [&[u32]; 5] = [&[0, 1], &[2], &[4, 5], &[0, 2], &[1]];
+        for (i, r) in reqs.iter().enumerate() {
+            q.insert(i, &set(8, r), &ch(r));
+        }
+        assert_eq!(
+            q.layout(),
+            vec![vec![vec![0, 1], vec![2]], vec![vec![3, 4]]]
+        );
+        let (b, g) = q.insert(5, &set(8, &[6, 7]), &ch(&[6, 7]));
+        assert_eq!((b, g), (0, 1));
+        assert_eq!(q.batches[0].chips, set(8, &[0, 1, 2, 4, 5, 6, 7]));
+        assert_eq!(q.batches[0].groups[1].channels, set(4, &[0, 1, 2, 3]));
+    }
+
+    #[test]
+    fn no_chip_batch_holds_conflicting_requests() {
+        let mut rng = crate::rng::Rng::new(3);
+        let mut q = BatchQueue::new(true);
+        let mut sets = Vec::new();
+        for i in 0..500 {
+            let mut s = set(64, &[]);
+            for _ in 0..1 + rng.below(4) {
+                s.insert(rng.below(64) as u32);
+            }
+            let chans = set(8, &s.iter().map(|c| c / 8).collect::<Vec<_>>());
+            q.insert(i, &s, &chans);
+            sets.push(s);
+        }
+        for batch in q.layout() {
+            let members: Vec<usize> = batch.iter().flatten().copied().collect();
+            for (a, &x) in members.iter().enumerate() {
+                for &y in &members[a + 1..] {
+                    assert!(
+                        !sets[x].intersects(&sets[y]),
+                        "requests {x} and {y} share a chip"
+                    );
+                }
+            }
+        }
+    }
+}
