@@ -513,8 +513,9 @@ def _figures_written(out: Path, names: list[str]) -> None:
 
 def test_aos_quick_measures_every_claim_but_ex(quick_aos):
     """Quick AOS = the full run's ``latency`` (SSDsim platform, FIFO = strict
-    in-order FCFS, §II-C), ``fifo_band`` (the other FIFO readings) and
-    ``plain`` (earlier per-die device) experiments (docs/devsched.md): 10 of
+    in-order FCFS, §II-C), ``fifo_band`` (the other FIFO readings),
+    ``intensity`` (FIFO and AOS at ×0.5 and ×2 the load) and ``plain``
+    (earlier per-die device) experiments (docs/devsched.md): 10 of
     11 claims measured, the EX best case unmeasured with its reason, the
     saturated samples left out and listed, and the directions measured:
     against the strict FIFO AOS cuts read latency and forms more pages per
@@ -546,6 +547,14 @@ def test_aos_quick_measures_every_claim_but_ex(quick_aos):
     assert (lat["requests"] > 0).all()
     old = pd.read_parquet(out / "plain" / "results.parquet")
     assert set(old["device_sched"]) == {"fifo", "piq", "pe-suspend", "aos"}
+    # the load the paper does not give, swept: x1 is the headline, and the
+    # read claim's band spans the factors and the FIFO readings
+    ib = pd.read_csv(out / "intensity_band.csv").set_index("intensity factor")
+    assert list(ib.index) == [0.5, 1.0, 2.0]
+    assert ib.loc[1.0, "read_fifo"] == pytest.approx(ours["read_fifo"])
+    assert ib.loc[2.0, "saturated"] >= ib.loc[0.5, "saturated"]
+    assert "intensity ×0.5/×1/×2: " in read["note"]
+    assert read["band min"] <= ib["read_fifo"].min() and read["band max"] >= ib["read_fifo"].max()
     _figures_written(
         out, ["read_latency", "write_latency", "interference", "summary", "summary_plain"]
     )
