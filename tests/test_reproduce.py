@@ -421,6 +421,41 @@ def test_saturated_workloads_are_left_out_with_the_median_noted():
     assert m.note == "median 50; saturated, left out: w_sat; with them 39.75"
 
 
+def test_aos_intensity_band_scales_loads_and_averages_per_factor():
+    """``aos_band``: traces' intensity and synthetic IOPS are scaled per
+    factor, ×1 comes from the main table (its saturation list kept), and at
+    the other factors a workload both schedulers saturate is left out."""
+    from flashsched.reproduce.aos_band import band_rows, by_factor, intensity_workloads
+    from flashsched.reproduce.common import Compare
+
+    wl = {"t": {"trace": "x", "intensity": 20}, "s": {"synthetic": "read=0.3,iops=6000,n=9"}}
+    got = intensity_workloads(wl)
+    assert got["t@x0.5"]["intensity"] == 10 and got["t@x2"]["intensity"] == 40
+    assert got["s@x2"]["synthetic"] == "read=0.3,iops=12000,n=9"
+    assert wl["t"]["intensity"] == 20  # not modified
+    lat = "latency_us.mean"
+    main = pd.DataFrame(
+        [("t", "fifo", 200.0), ("t", "aos", 100.0), ("t", "piq", 1.0)],
+        columns=["workload", "s", lat],
+    )
+    big = pd.DataFrame(
+        [
+            ("t@x2", "fifo", 400.0),
+            ("t@x2", "aos", 100.0),
+            ("s@x2", "fifo", 2e5),
+            ("s@x2", "aos", 3e5),
+        ],
+        columns=["workload", "s", lat],
+    )
+    frames = by_factor(main, big, "s", ["fifo", "aos"])
+    assert list(frames) == [1.0, 2.0] and set(frames[1.0]["s"]) == {"fifo", "aos"}
+    c = Compare("e", lat, "aos", "fifo", series="s", average="geo")
+    t = band_rows(frames, {"read": c}, "s", []).set_index("intensity factor")
+    assert t.loc[1.0, "read"] == pytest.approx(50.0)
+    assert t.loc[2.0, "read"] == pytest.approx(75.0) and t.loc[2.0, "saturated"] == 1
+    assert t.loc[2.0, "saturated workloads"] == "s"
+
+
 PAPERS = {
     "amphibian": "amphibian.md",
     "aos": "aos.md",
@@ -478,8 +513,9 @@ def _figures_written(out: Path, names: list[str]) -> None:
 
 def test_aos_quick_measures_every_claim_but_ex(quick_aos):
     """Quick AOS = the full run's ``latency`` (SSDsim platform, FIFO = strict
-    in-order FCFS, §II-C), ``fifo_band`` (the other FIFO readings) and
-    ``plain`` (earlier per-die device) experiments (docs/devsched.md): 10 of
+    in-order FCFS, §II-C), ``fifo_band`` (the other FIFO readings),
+    ``intensity`` (FIFO and AOS at ×0.5 and ×2 the load) and ``plain``
+    (earlier per-die device) experiments (docs/devsched.md): 10 of
     11 claims measured, the EX best case unmeasured with its reason, the
     saturated samples left out and listed, and the directions measured:
     against the strict FIFO AOS cuts read latency and forms more pages per
@@ -511,6 +547,14 @@ def test_aos_quick_measures_every_claim_but_ex(quick_aos):
     assert (lat["requests"] > 0).all()
     old = pd.read_parquet(out / "plain" / "results.parquet")
     assert set(old["device_sched"]) == {"fifo", "piq", "pe-suspend", "aos"}
+    # the load the paper does not give, swept: x1 is the headline, and the
+    # read claim's band spans the factors and the FIFO readings
+    ib = pd.read_csv(out / "intensity_band.csv").set_index("intensity factor")
+    assert list(ib.index) == [0.5, 1.0, 2.0]
+    assert ib.loc[1.0, "read_fifo"] == pytest.approx(ours["read_fifo"])
+    assert ib.loc[2.0, "saturated"] >= ib.loc[0.5, "saturated"]
+    assert "intensity ×0.5/×1/×2: " in read["note"]
+    assert read["band min"] <= ib["read_fifo"].min() and read["band max"] >= ib["read_fifo"].max()
     _figures_written(
         out, ["read_latency", "write_latency", "interference", "summary", "summary_plain"]
     )
