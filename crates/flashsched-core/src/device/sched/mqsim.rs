@@ -63,10 +63,20 @@ fn queue_of(t: &Tx) -> Q {
     }
 }
 
+/// A queued transaction with its die in the chip and plane in the die,
+/// so scans can pass over transactions of other dies or taken planes
+/// without reading them.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    id: TxId,
+    die: u8,
+    plane: u8,
+}
+
 /// MQSim's priority out-of-order transaction scheduler.
 pub struct MqsimPriority {
     geo: Geometry,
-    queues: Vec<[VecDeque<TxId>; QUEUES]>,
+    queues: Vec<[VecDeque<Entry>; QUEUES]>,
     /// Queued transactions per (queue, plane): lets a companion search skip
     /// a queue with nothing on the lead's free planes instead of scanning
     /// it (exact: when the scan runs, it decides).
@@ -102,7 +112,7 @@ impl MqsimPriority {
 
     /// Remove entry `pos` of `queue` of `chip`, keeping the counts.
     fn remove(&mut self, chip: u32, queue: Q, pos: usize, ctx: &PickCtx) -> Option<TxId> {
-        let id = self.queues[chip as usize][queue as usize].remove(pos)?;
+        let id = self.queues[chip as usize][queue as usize].remove(pos)?.id;
         let slot = self.slot(queue, ctx.txs.get(id).plane);
         self.on_plane[slot] -= 1;
         self.pending -= 1;
@@ -155,12 +165,10 @@ impl MqsimPriority {
 
     /// The first transaction of `queue` on a die in `dies` that can start.
     fn take_first(&mut self, chip: u32, queue: Q, dies: u64, ctx: &PickCtx) -> Option<TxId> {
-        let dpc = self.geo.dies_per_chip;
         let q = &self.queues[chip as usize][queue as usize];
-        let pos = q.iter().position(|&id| {
-            let t = ctx.txs.get(id);
-            dies & (1 << (t.die % dpc)) != 0 && ctx.can_issue(t)
-        })?;
+        let pos = q
+            .iter()
+            .position(|e| dies & (1 << e.die) != 0 && ctx.can_issue(ctx.txs.get(e.id)))?;
         self.remove(chip, queue, pos, ctx)
     }
 }
@@ -169,7 +177,13 @@ impl TxScheduler for MqsimPriority {
     fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
         let chip = self.geo.chip_of_die(tx.die);
         let queue = queue_of(tx);
-        self.queues[chip as usize][queue as usize].push_back(id);
+        // Dies per chip and planes per die are at most 64 (geometry limits).
+        let entry = Entry {
+            id,
+            die: (tx.die % self.geo.dies_per_chip) as u8,
+            plane: (tx.plane % self.geo.planes_per_die) as u8,
+        };
+        self.queues[chip as usize][queue as usize].push_back(entry);
         let slot = self.slot(queue, tx.plane);
         self.on_plane[slot] += 1;
         self.pending += 1;
@@ -211,10 +225,12 @@ impl TxScheduler for MqsimPriority {
                 continue;
             }
             let q = &self.queues[chip as usize][queue as usize];
-            if let Some(pos) = q
-                .iter()
-                .position(|&id| ctx.companion_ok(lead, ctx.txs.get(id), taken))
-            {
+            let lead_die = (die % self.geo.dies_per_chip) as u8;
+            if let Some(pos) = q.iter().position(|e| {
+                e.die == lead_die
+                    && taken & (1 << e.plane) == 0
+                    && ctx.companion_ok(lead, ctx.txs.get(e.id), taken)
+            }) {
                 return self.remove(chip, queue, pos, ctx);
             }
         }
