@@ -205,6 +205,45 @@ fn the_ssdsim_buffer_evicts_at_once_and_waits_for_the_data_in() {
     assert_eq!((f.programs, f.dram_read_hits), (2, 2));
 }
 
+/// SSDsim's buffer counting sectors (`cache.sectors`): 8 KiB of cache is
+/// 16 sectors, so sixteen 512-byte writes to sixteen pages (every 10 µs)
+/// all stay in DRAM (done after a 0.125 µs DRAM write each), where whole
+/// pages (2 of them) would flush 14. The seventeenth evicts page 0 — one
+/// sector, so its data-in takes 1.25 µs of the 10 µs a page takes: done at
+/// 160 + 1.25. A second sector of a held page adds one sector of room
+/// taken: the eighteenth write (page 1 again, another sector) evicts page 2.
+#[test]
+fn the_ssdsim_buffer_counts_sectors() {
+    let reqs = || -> Vec<_> {
+        (0..17u64)
+            .map(|i| rec(i * 10 * US, Op::Write, page(i), 512))
+            .chain([rec(170 * US, Op::Write, page(1) + 512, 512)])
+            .collect()
+    };
+    let cache = |sectors: bool| {
+        [
+            "cache.mib=0.0078125".to_string(),
+            "cache.policy=ssdsim-lru".into(),
+            "cache.dram_mb_s=4096".into(),
+            "controller.write_ack=data-in".into(),
+            "timing.sector_transfers=true".into(),
+            format!("cache.sectors={sectors}"),
+        ]
+    };
+    let c = cache(true);
+    let c: Vec<&str> = c.iter().map(|s| s.as_str()).collect();
+    let sim = run_checked(one_chip(&c), reqs());
+    let done = done_us(&sim);
+    assert_eq!(done[0], 0.125);
+    assert_eq!(done[15], 150.125);
+    assert_eq!(done[16], 161.25);
+    assert_eq!(sim.summary().flash.programs, 2);
+    let p = cache(false);
+    let p: Vec<&str> = p.iter().map(|s| s.as_str()).collect();
+    let pages = run_checked(one_chip(&p), reqs());
+    assert_eq!(pages.summary().flash.programs, 16);
+}
+
 #[test]
 fn front_end_settings_are_checked_by_key() {
     for (set, key) in [
@@ -214,6 +253,7 @@ fn front_end_settings_are_checked_by_key() {
         ("cache.mib=-2", "cache.mib"),
         ("ftl.write_buffer_mib=2", "cache.mib"),
         ("controller.write_ack=early", "controller.write_ack"),
+        ("cache.sectors=true", "cache.sectors"),
     ] {
         let e = DeviceConfig::load("default", &[set.into()])
             .unwrap_err()

@@ -38,11 +38,46 @@ pub(super) struct WriteBuffer {
     stamp: u64,
     /// `lru`: pages being flushed (their room returns when programmed).
     flushing: u32,
+    /// `cache.sectors` (`ssdsim-lru`): room counted in sectors, each held
+    /// page with the sectors written (bit k = sectors `k × unit ..`);
+    /// `None` = whole pages.
+    sectors: Option<SectorRoom>,
+}
+
+/// Sector-counted room of SSDsim's buffer.
+#[derive(Debug)]
+pub(super) struct SectorRoom {
+    /// Sectors per page.
+    per_page: u32,
+    /// Sectors per mask bit (1 for pages of up to 64 sectors).
+    unit: u32,
+    /// Written sectors of each held page.
+    masks: FxHashMap<u32, u64>,
+}
+
+impl SectorRoom {
+    /// Sectors the bits of `mask` stand for.
+    fn count(&self, mask: u64) -> u32 {
+        (mask.count_ones() * self.unit).min(self.per_page)
+    }
 }
 
 impl WriteBuffer {
-    pub(super) fn new(capacity: u32, policy: CachePolicy) -> WriteBuffer {
+    /// A cache of `capacity` pages; with `sectors_per_page` (`cache.sectors`)
+    /// its room is counted in sectors.
+    pub(super) fn new(
+        capacity: u32,
+        policy: CachePolicy,
+        sectors_per_page: Option<u32>,
+    ) -> WriteBuffer {
+        let sectors = sectors_per_page.map(|per_page| SectorRoom {
+            per_page,
+            unit: per_page.div_ceil(64),
+            masks: FxHashMap::default(),
+        });
+        let capacity = capacity * sectors_per_page.unwrap_or(1);
         WriteBuffer {
+            sectors,
             capacity,
             used: 0,
             waiting: VecDeque::new(),
@@ -93,12 +128,20 @@ impl WriteBuffer {
 
     /// `ssdsim-lru`: take the least recently used held page out; its room
     /// returns at once (it is on its way to flash).
-    fn evict(&mut self) -> Option<u32> {
+    /// With sector-counted room, the page's written sectors go too.
+    fn evict(&mut self) -> Option<(u32, u32)> {
         while let Some((lpn, stamp)) = self.order.pop_front() {
             if self.held.get(&lpn) == Some(&stamp) {
                 self.held.remove(&lpn);
-                self.used -= 1;
-                return Some(lpn);
+                let n = match &mut self.sectors {
+                    Some(sr) => {
+                        let m = sr.masks.remove(&lpn).unwrap_or(0);
+                        sr.count(m)
+                    }
+                    None => 1,
+                };
+                self.used -= n;
+                return Some((lpn, n));
             }
         }
         None
@@ -206,6 +249,9 @@ impl Ssd {
     /// they are written (`controller.write_ack`), or after its DRAM write
     /// when it evicted none (SSDsim: 1000 ns).
     fn write_evicting(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
+        if self.buffer.as_ref().is_some_and(|b| b.sectors.is_some()) {
+            return self.write_evicting_sectors(r, offset, size, now);
+        }
         let (a, b) = self.lpn_range(offset, size);
         for lpn in a..=b {
             let lpn = self.fold(lpn);
@@ -218,7 +264,7 @@ impl Ssd {
                     break;
                 }
                 match buf.evict() {
-                    Some(victim) => self.flush(r, victim, now),
+                    Some((victim, _)) => self.flush(r, victim, 0, now),
                     None => break,
                 }
             }
@@ -231,15 +277,65 @@ impl Ssd {
         }
     }
 
-    /// Flush held page `lpn` (its newest version) for device request `r`.
-    fn flush(&mut self, r: u32, lpn: u32, now: Ns) {
+    /// `ssdsim-lru` with `cache.sectors`: as SSDsim's buffer, room is
+    /// counted in sectors. Each page of the write joins (or stays in) the
+    /// cache as the most recently used with the sectors it wrote added;
+    /// then least recently used pages leave, each flushed with only the
+    /// sectors it holds, until the new sectors fit (a write larger than the
+    /// cache leaves it over full, holding that write alone).
+    fn write_evicting_sectors(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
+        let (a, b) = self.lpn_range(offset, size);
+        let page = self.geo.page_size as u64;
+        for raw in a..=b {
+            let lpn = self.fold(raw);
+            // Sectors of this page the write covers, as mask bits.
+            let start = offset.max(raw * page) - raw * page;
+            let end = (offset + size.max(1) as u64).min((raw + 1) * page) - raw * page;
+            let Some(buf) = &mut self.buffer else { return };
+            let Some(sr) = &mut buf.sectors else { return };
+            let unit = 512 * sr.unit as u64;
+            let (lo, hi) = (start / unit, end.div_ceil(unit));
+            let mask = if hi - lo >= 64 {
+                u64::MAX
+            } else {
+                ((1u64 << (hi - lo)) - 1) << lo
+            };
+            let held = sr.masks.get(&lpn).copied().unwrap_or(0);
+            let added = sr.count(held | mask) - sr.count(held);
+            sr.masks.insert(lpn, held | mask);
+            buf.used += added;
+            self.cache_page(lpn);
+            while let Some(buf) = &mut self.buffer {
+                if buf.used <= buf.capacity || buf.held.len() <= 1 {
+                    break;
+                }
+                match buf.evict() {
+                    Some((victim, n)) => self.flush(r, victim, n, now),
+                    None => break,
+                }
+            }
+        }
+        self.stats.write_requests += 1;
+        if self.reqs[r as usize].remaining == 0 {
+            let ack = self.front.dram(size as u64, now);
+            self.finish_req(r, ack);
+        }
+    }
+
+    /// Flush held page `lpn` (its newest version) for device request `r`;
+    /// with sector transfers, `sectors` of it cross the bus (0 = the page).
+    fn flush(&mut self, r: u32, lpn: u32, sectors: u32, now: Ns) {
         let e = self.inflight.entry(lpn).or_default();
         e.pending += 1;
         let seq = e.newest;
         let plane = self.write_plane(lpn);
         let die = self.geo.die_of_plane(plane);
         self.reqs[r as usize].remaining += 1;
-        self.enqueue(Tx::user_program(r, lpn, plane, die, seq, now), now);
+        let mut tx = Tx::user_program(r, lpn, plane, die, seq, now);
+        if self.timing.sector_transfers && sectors > 0 {
+            tx.sectors = sectors.min(u16::MAX as u32) as u16;
+        }
+        self.enqueue(tx, now);
     }
 
     /// A read found `lpn` in DRAM: `ssdsim-lru` and `hot-cold` make a held
@@ -277,7 +373,7 @@ impl Ssd {
         // The flushes belong to no host request.
         let r = self.new_req(NONE);
         for lpn in victims {
-            self.flush(r, lpn, now);
+            self.flush(r, lpn, 0, now);
         }
     }
 
@@ -288,7 +384,13 @@ impl Ssd {
         }
         if let Some(buf) = &mut self.buffer {
             if buf.held.remove(&lpn).is_some() {
-                buf.used -= 1;
+                buf.used -= match &mut buf.sectors {
+                    Some(sr) => {
+                        let m = sr.masks.remove(&lpn).unwrap_or(0);
+                        sr.count(m)
+                    }
+                    None => 1,
+                };
             }
         }
     }

@@ -301,6 +301,10 @@ pub struct CacheConfig {
     /// what the host wrote), KiB, beyond which writes wait; 0 = one page
     /// per plane (MQSim's `back_pressure_buffer_max_depth`).
     pub backpressure_kib: f64,
+    /// `ssdsim-lru`: count the cache's room in 512-byte sectors and write
+    /// back only the sectors a page holds, as SSDsim's buffer does (its
+    /// `buffer_sector_count`); `false` = whole pages.
+    pub sectors: bool,
 }
 
 impl Default for CacheConfig {
@@ -314,6 +318,7 @@ impl Default for CacheConfig {
             dram_precharge_ns: 0.0,
             hot_window_ms: 1000.0,
             backpressure_kib: 0.0,
+            sectors: false,
         }
     }
 }
@@ -327,6 +332,12 @@ impl CacheConfig {
         range("cache.dram_row_bytes", self.dram_row_bytes as f64, 0.0, 1e9)?;
         range("cache.dram_precharge_ns", self.dram_precharge_ns, 0.0, 1e6)?;
         range("cache.hot_window_ms", self.hot_window_ms, 0.0, 1e9)?;
+        if self.sectors && self.policy != CachePolicy::SsdsimLru {
+            return Err(SimError::config(
+                "cache.sectors",
+                "sector-counted room is SSDsim's buffer: it needs cache.policy = \"ssdsim-lru\"",
+            ));
+        }
         range("cache.backpressure_kib", self.backpressure_kib, 0.0, 1e9)
     }
 }

@@ -391,8 +391,10 @@ impl Ssd {
             chip_load: vec![0; geo.chips() as usize],
             rr_die: 0,
             rr_plane: vec![0; geo.dies() as usize],
-            buffer: (buffer_pages > 0 && !hot_cold)
-                .then(|| WriteBuffer::new(buffer_pages, cfg.cache.policy)),
+            buffer: (buffer_pages > 0 && !hot_cold).then(|| {
+                let spp = cfg.cache.sectors.then_some(geo.page_size / 512);
+                WriteBuffer::new(buffer_pages, cfg.cache.policy, spp)
+            }),
             hot_cold: (buffer_pages > 0 && hot_cold)
                 .then(|| hot_cold::HotCold::new(cfg.cache, &geo, buffer_pages)),
             cmt,
