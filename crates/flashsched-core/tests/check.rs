@@ -18,6 +18,9 @@ use flashsched_core::workload::replay::Replay;
 use flashsched_core::workload::{IoRecord, Op};
 use flashsched_core::SimResult;
 
+mod common;
+use common::GC_POLICIES;
+
 fn small(extra: &[String]) -> DeviceConfig {
     let mut ov: Vec<String> = [
         "geometry.channels=2",
@@ -352,20 +355,7 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
             "ftl.allocation={}",
             pick(rng, &["static:CWDP", "static:PDWC", "dynamic"])
         ),
-        format!(
-            "ftl.gc_policy={}",
-            pick(
-                rng,
-                &[
-                    "greedy",
-                    "cost-benefit",
-                    "random",
-                    "fifo",
-                    "d-choice",
-                    "rga"
-                ]
-            )
-        ),
+        format!("ftl.gc_policy={}", pick(rng, GC_POLICIES)),
         format!("ftl.gc_move_window={}", pick(rng, &["0", "1", "4"])),
         format!("ftl.gc_jobs_per_plane={}", pick(rng, &["1", "2", "10"])),
         format!("ftl.copyback={}", pick(rng, &["false", "true"])),

@@ -6,39 +6,21 @@ use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
 
 mod common;
-use common::{checked_sim, rec};
+use common::{checked_sim, one_plane_gc, rec};
 
 const PAGE: u32 = 4096;
 
 /// One plane of 16 blocks × 4 pages (32 logical pages), one write at a
 /// time, no cache, greedy GC with a threshold of 4 free blocks.
 fn one_plane(extra: &[&str]) -> DeviceConfig {
-    let mut ov: Vec<String> = [
-        "geometry.channels=1",
-        "geometry.chips_per_channel=1",
-        "geometry.dies_per_chip=1",
-        "geometry.planes_per_die=1",
+    let base = [
         "geometry.blocks_per_plane=16",
-        "geometry.pages_per_block=4",
-        "geometry.page_size=4096",
-        "timing.program_us=200",
-        "timing.erase_us=1000",
-        "timing.channel_mb_s=409.6",
-        "timing.command_us=0",
         "cache.mib=0",
-        "ftl.overprovisioning=0.5",
         "ftl.gc_threshold=0.25",
-        "ftl.gc_hard_threshold=0",
-        "ftl.gc_policy=greedy",
         "ftl.gc_move_window=0",
         "host.queue_depth=1",
-        "host.max_merge_kib=0",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    ov.extend(extra.iter().map(|s| s.to_string()));
-    DeviceConfig::load("default", &ov).unwrap()
+    ];
+    one_plane_gc(&[&base[..], extra].concat())
 }
 
 /// Block k (k = 0..11) gets LPNs 0, 1, 2 and k + 3, so each leaves block

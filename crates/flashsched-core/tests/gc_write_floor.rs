@@ -5,7 +5,7 @@ use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
 
 mod common;
-use common::{checked_sim, completions_us, rec, run_checked};
+use common::{checked_sim, completions_us, one_plane_gc, rec, run_checked};
 
 const PAGE: u32 = 4096;
 
@@ -14,30 +14,12 @@ const PAGE: u32 = 4096;
 /// the floor, or the minimum of 2 blocks, starts GC).
 fn one_plane(floor: u32) -> DeviceConfig {
     let floor = format!("ftl.gc_write_floor={floor}");
-    let ov: Vec<String> = [
-        "geometry.channels=1",
-        "geometry.chips_per_channel=1",
-        "geometry.dies_per_chip=1",
-        "geometry.planes_per_die=1",
+    one_plane_gc(&[
         "geometry.blocks_per_plane=8",
-        "geometry.pages_per_block=4",
-        "geometry.page_size=4096",
-        "timing.program_us=200",
-        "timing.erase_us=1000",
-        "timing.channel_mb_s=409.6",
-        "timing.command_us=0",
-        "ftl.overprovisioning=0.5",
         "ftl.gc_threshold=0",
-        "ftl.gc_hard_threshold=0",
-        "ftl.gc_policy=greedy",
         "host.queue_depth=32",
-        "host.max_merge_kib=0",
-        floor.as_str(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    DeviceConfig::load("default", &ov).unwrap()
+        &floor,
+    ])
 }
 
 /// Ten one-page writes at 0: LPNs 0–3 (block A), 0–3 again (block B; A is

@@ -23,6 +23,9 @@ use flashsched_core::sim::{RunOptions, Simulation};
 use flashsched_core::workload::replay::Replay;
 use flashsched_core::workload::IoRecord;
 
+mod common;
+use common::GC_POLICIES;
+
 const GC_MODES: [&str; 3] = ["interleaved", "blocking", "preemptive"];
 const BUSY_UNITS: [&str; 2] = ["die", "chip"];
 const MULTIPLANE: [&str; 3] = ["off", "onfi", "relaxed"];
@@ -94,20 +97,7 @@ fn device(rng: &mut Rng, host: &str, dev: &str, mode: [&str; 5]) -> Vec<String> 
     ));
     let alloc = pick(rng, &["static:CWDP", "static:PDWC", "dynamic"]);
     ov.push(format!("ftl.allocation={alloc}"));
-    ov.push(format!(
-        "ftl.gc_policy={}",
-        pick(
-            rng,
-            &[
-                "greedy",
-                "cost-benefit",
-                "random",
-                "fifo",
-                "d-choice",
-                "rga"
-            ]
-        )
-    ));
+    ov.push(format!("ftl.gc_policy={}", pick(rng, GC_POLICIES)));
     ov.push(format!(
         "ftl.gc_move_window={}",
         pick(rng, &["0", "1", "4"])

@@ -87,6 +87,7 @@ from flashsched.reproduce.aos_band import (
     band_rows,
     band_values,
     by_factor,
+    geo_and_median,
     intensity_workloads,
 )
 from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
@@ -552,10 +553,7 @@ def _band_table(both: pd.DataFrame, sat: list[str]) -> pd.DataFrame:
             cx = Compare(
                 EXP, c.metric, "aos", label, DS, kind=c.kind, average="geo", exclude=tuple(sat)
             )
-            got = compare(both, cx)
-            row[cid] = None if got is None else got[0]
-            vals = per_workload(both, cx)
-            row[f"{cid} (median)"] = float(vals.median()) if len(vals) else None
+            row[cid], row[f"{cid} (median)"] = geo_and_median(both, cx)
         rows.append(row)
     return pd.DataFrame(rows)
 

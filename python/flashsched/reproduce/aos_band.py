@@ -95,6 +95,14 @@ def _saturated_at(
     return {f: list(sat_main) if f == 1.0 else saturated(t, series) for f, t in frames.items()}
 
 
+def geo_and_median(t: pd.DataFrame, cx: Compare) -> tuple[float | None, float | None]:
+    """A claim as the reproductions average it (``compare``: geometric mean
+    of the per-workload values) and the median of those values."""
+    got = compare(t, cx)
+    vals = per_workload(t, cx)
+    return (None if got is None else got[0]), (float(vals.median()) if len(vals) else None)
+
+
 def band_rows(
     frames: Mapping[float, pd.DataFrame],
     compares: Mapping[str, Compare],
@@ -109,10 +117,7 @@ def band_rows(
         row: dict[str, Any] = {FACTOR_COL: f}
         for cid, c in compares.items():
             cx = dataclasses.replace(c, average="geo", exclude=tuple(sat[f]))
-            got = compare(t, cx)
-            row[cid] = None if got is None else got[0]
-            vals = per_workload(t, cx)
-            row[f"{cid} (median)"] = float(vals.median()) if len(vals) else None
+            row[cid], row[f"{cid} (median)"] = geo_and_median(t, cx)
         row["workloads"] = len(set(t["workload"]))
         row["saturated"] = len(sat[f])
         row["saturated workloads"] = ", ".join(sat[f])

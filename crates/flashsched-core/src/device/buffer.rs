@@ -132,19 +132,25 @@ impl WriteBuffer {
     fn evict(&mut self) -> Option<(u32, u32)> {
         while let Some((lpn, stamp)) = self.order.pop_front() {
             if self.held.get(&lpn) == Some(&stamp) {
-                self.held.remove(&lpn);
-                let n = match &mut self.sectors {
-                    Some(sr) => {
-                        let m = sr.masks.remove(&lpn).unwrap_or(0);
-                        sr.count(m)
-                    }
-                    None => 1,
-                };
-                self.used -= n;
-                return Some((lpn, n));
+                return Some((lpn, self.forget(lpn)));
             }
         }
         None
+    }
+
+    /// Drop held page `lpn` and return the room it took (a page, or its
+    /// written sectors).
+    fn forget(&mut self, lpn: u32) -> u32 {
+        self.held.remove(&lpn);
+        let n = match &mut self.sectors {
+            Some(sr) => {
+                let m = sr.masks.remove(&lpn).unwrap_or(0);
+                sr.count(m)
+            }
+            None => 1,
+        };
+        self.used -= n;
+        n
     }
 
     /// Note a (re)write of held page `lpn`; returns whether it was new.
@@ -270,11 +276,7 @@ impl Ssd {
             }
             self.cache_page(lpn);
         }
-        self.stats.write_requests += 1;
-        if self.reqs[r as usize].remaining == 0 {
-            let ack = self.front.dram(size as u64, now);
-            self.finish_req(r, ack);
-        }
+        self.evicting_write_done(r, size, now);
     }
 
     /// `ssdsim-lru` with `cache.sectors`: as SSDsim's buffer, room is
@@ -315,6 +317,12 @@ impl Ssd {
                 }
             }
         }
+        self.evicting_write_done(r, size, now);
+    }
+
+    /// An evicting write's pages are in DRAM: it completes after its DRAM
+    /// write if it evicted nothing, else when its flushes are written.
+    fn evicting_write_done(&mut self, r: u32, size: u32, now: Ns) {
         self.stats.write_requests += 1;
         if self.reqs[r as usize].remaining == 0 {
             let ack = self.front.dram(size as u64, now);
@@ -383,14 +391,8 @@ impl Ssd {
             hc.forget(lpn);
         }
         if let Some(buf) = &mut self.buffer {
-            if buf.held.remove(&lpn).is_some() {
-                buf.used -= match &mut buf.sectors {
-                    Some(sr) => {
-                        let m = sr.masks.remove(&lpn).unwrap_or(0);
-                        sr.count(m)
-                    }
-                    None => 1,
-                };
+            if buf.held.contains_key(&lpn) {
+                buf.forget(lpn);
             }
         }
     }

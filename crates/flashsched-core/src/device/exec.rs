@@ -10,7 +10,6 @@ use crate::check::record::OpRecord;
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::die::Phase;
-use crate::ftl::Stream;
 
 impl Ssd {
     /// Take idle `die` for the command led by `lead`.
@@ -210,15 +209,13 @@ impl Ssd {
         for &id in ids {
             let mut tx = *self.txs.get(id);
             let ppn = if tx.origin.foreground() {
-                if !self.ftl.can_alloc(tx.plane, Stream::User) {
-                    // Only a lone program gets here (companions need their
-                    // own plane's page, `PickCtx::companion_ok`).
-                    if let Some(p) = self.ftl.replan(tx.plane) {
-                        if self.move_program(id, p, now) {
-                            continue;
-                        }
-                        tx.plane = p;
+                // Only a lone program moves (companions need their own
+                // plane's page, `PickCtx::companion_ok`).
+                if let Some(p) = self.ftl.replan(tx.plane) {
+                    if self.move_program(id, p, now) {
+                        continue;
                     }
+                    tx.plane = p;
                 }
                 self.note_program_started(tx.plane);
                 let pref = self.sched.alloc_pref(id, &tx);

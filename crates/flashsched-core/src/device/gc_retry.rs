@@ -56,17 +56,15 @@ impl Ssd {
         let old = *self.txs.get(id);
         let die = self.geo.die_of_plane(plane);
         self.stats.programs_replanned += 1;
+        self.queued_programs[old.plane as usize] -= 1;
+        self.queued_programs[plane as usize] += 1;
         let t = self.txs.get_mut(id);
         t.plane = plane;
         if die == old.die {
-            self.queued_programs[old.plane as usize] -= 1;
-            self.queued_programs[plane as usize] += 1;
             return false;
         }
         t.die = die;
         let moved = *t;
-        self.queued_programs[old.plane as usize] -= 1;
-        self.queued_programs[plane as usize] += 1;
         self.load_dec(old.die);
         self.load_inc(die);
         self.decide_stamp += 1;

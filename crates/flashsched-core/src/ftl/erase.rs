@@ -62,12 +62,12 @@ impl Ftl {
         let eligible = |b: u32, state: &[BlockState], valid: &[u16]| {
             state[b as usize] == BlockState::Full && (valid[b as usize] as u32) < ppb
         };
+        let r = blocks.start as usize..blocks.end as usize;
         let victim = if let VictimPolicy::Rga(d) = self.policy {
-            let r = blocks.start as usize..blocks.end as usize;
             let mut pool = std::mem::take(&mut self.pool_buf);
             let v = gc::rga(
                 &self.state[r.clone()],
-                &self.valid[r],
+                &self.valid[r.clone()],
                 blocks.start,
                 ppb,
                 d,
@@ -82,15 +82,13 @@ impl Ftl {
             // stalls on an unlucky draw.
             let stuck = self.planes[plane as usize].gc_jobs == 0
                 && self.planes[plane as usize].free.len() <= self.user_reserve(plane);
-            if v.is_none() && stuck {
-                let r = blocks.start as usize..blocks.end as usize;
-                gc::greedy(&self.state[r.clone()], &self.valid[r], blocks.start, ppb)
-            } else {
-                v
-            }
+            v.or_else(|| {
+                stuck
+                    .then(|| gc::greedy(&self.state[r.clone()], &self.valid[r], blocks.start, ppb))
+                    .flatten()
+            })
         } else if self.policy == VictimPolicy::Greedy {
             // Hot path: every GC invocation scans the whole plane.
-            let r = blocks.start as usize..blocks.end as usize;
             gc::greedy(&self.state[r.clone()], &self.valid[r], blocks.start, ppb)
         } else {
             let mut cands = std::mem::take(&mut self.cand_buf);
@@ -144,13 +142,24 @@ impl Ftl {
     /// `plane` when GC there found nothing to reclaim and no page is left:
     /// the write would otherwise wait for pages that other writes (possibly
     /// queued behind it) invalidate. SSDsim chooses the plane when the write
-    /// is served, so its writes never wait so. The first plane with a page
-    /// for a user write and no GC job: of the same die, then of the next
-    /// dies in order.
+    /// is served, so its writes never wait so. `None` when the program can
+    /// start where it is (or may not move). The cheap tests go first: this
+    /// is asked for every program started.
+    #[inline]
     pub fn replan(&self, plane: u32) -> Option<u32> {
-        if self.alloc != super::Allocation::Dynamic || !self.is_starved(plane) {
+        if self.alloc != super::Allocation::Dynamic
+            || !self.is_starved(plane)
+            || self.can_alloc(plane, super::Stream::User)
+        {
             return None;
         }
+        self.replan_target(plane)
+    }
+
+    /// The first plane with a page for a user write and no GC job: of
+    /// `plane`'s die, then of the next dies in order.
+    #[cold]
+    fn replan_target(&self, plane: u32) -> Option<u32> {
         let ppd = self.geo.planes_per_die;
         let n = self.geo.planes();
         let first = plane / ppd * ppd;

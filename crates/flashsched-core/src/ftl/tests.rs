@@ -4,19 +4,26 @@ use super::*;
 use crate::config::DeviceConfig;
 
 fn tiny() -> Ftl {
-    let cfg = DeviceConfig::load(
-        "default",
-        &[
-            "geometry.channels=1".into(),
-            "geometry.chips_per_channel=1".into(),
-            "geometry.dies_per_chip=1".into(),
-            "geometry.planes_per_die=1".into(),
-            "geometry.blocks_per_plane=8".into(),
-            "geometry.pages_per_block=4".into(),
-            "ftl.overprovisioning=0.25".into(),
-        ],
-    )
-    .unwrap();
+    tiny_with(&[])
+}
+
+/// A one-plane FTL of 8 blocks of 4 pages, 25 % over-provisioned (greedy
+/// GC, the default preset's); `extra` overrides follow.
+fn tiny_with(extra: &[&str]) -> Ftl {
+    let ov: Vec<String> = [
+        "geometry.channels=1",
+        "geometry.chips_per_channel=1",
+        "geometry.dies_per_chip=1",
+        "geometry.planes_per_die=1",
+        "geometry.blocks_per_plane=8",
+        "geometry.pages_per_block=4",
+        "ftl.overprovisioning=0.25",
+    ]
+    .iter()
+    .chain(extra)
+    .map(|s| s.to_string())
+    .collect();
+    let cfg = DeviceConfig::load("default", &ov).unwrap();
     Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 1).unwrap()
 }
 
@@ -135,21 +142,8 @@ fn gc_move_skips_pages_overwritten_meanwhile() {
 /// stuck (the soak's combination 1572: a deadlock).
 #[test]
 fn starved_plane_is_retried_after_an_invalidation() {
-    let cfg = DeviceConfig::load(
-        "default",
-        &[
-            "geometry.channels=1".into(),
-            "geometry.chips_per_channel=1".into(),
-            "geometry.dies_per_chip=1".into(),
-            "geometry.planes_per_die=1".into(),
-            "geometry.blocks_per_plane=8".into(),
-            "geometry.pages_per_block=4".into(),
-            "ftl.overprovisioning=0.25".into(),
-            "ftl.gc_threshold=0.3".into(), // GC below 3 free blocks
-        ],
-    )
-    .unwrap();
-    let mut f = Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 1).unwrap();
+    // GC below 3 free blocks.
+    let mut f = tiny_with(&["ftl.gc_threshold=0.3"]);
     // All 24 logical pages once: 6 full blocks, every page valid, 2 free.
     for lpn in 0..24 {
         let p = f.alloc(0, Stream::User).unwrap();
@@ -175,7 +169,7 @@ fn starved_plane_is_retried_after_an_invalidation() {
 /// the free blocks the running jobs' remaining moves need.
 #[test]
 fn two_gc_jobs_per_plane() {
-    let mut f = small_ftl(&["ftl.gc_threshold=0.375", "ftl.gc_jobs_per_plane=2"]);
+    let mut f = tiny_with(&["ftl.gc_threshold=0.375", "ftl.gc_jobs_per_plane=2"]);
     assert_eq!((f.gc_jobs_max, f.gc_threshold_blocks), (2, 3));
     // Blocks 0-5: LPNs 0-3, 4-7, {0,8,9,10}, {4,11,12,13}, 14-17, 18-21:
     // blocks 0 and 1 keep 3 valid pages each; 6 blocks opened, 2 free.
@@ -224,7 +218,7 @@ fn two_gc_jobs_per_plane() {
 /// it waits for an erase; the plane is not marked starved.
 #[test]
 fn a_second_gc_job_waits_until_its_pages_fit() {
-    let mut f = small_ftl(&["ftl.gc_jobs_per_plane=2"]);
+    let mut f = tiny_with(&["ftl.gc_jobs_per_plane=2"]);
     let lpns = (0..8)
         .chain([0, 8, 9, 10, 4, 11, 12, 13])
         .chain(14..22)
@@ -244,33 +238,13 @@ fn a_second_gc_job_waits_until_its_pages_fit() {
     f.check_invariants().unwrap();
 }
 
-/// A one-plane FTL of 8 blocks of 4 pages, 25 % over-provisioned.
-fn small_ftl(extra: &[&str]) -> Ftl {
-    let mut ov: Vec<String> = [
-        "geometry.channels=1",
-        "geometry.chips_per_channel=1",
-        "geometry.dies_per_chip=1",
-        "geometry.planes_per_die=1",
-        "geometry.blocks_per_plane=8",
-        "geometry.pages_per_block=4",
-        "ftl.overprovisioning=0.25",
-        "ftl.gc_policy=greedy",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    ov.extend(extra.iter().map(|s| s.to_string()));
-    let cfg = DeviceConfig::load("default", &ov).unwrap();
-    Ftl::new(Geometry::new(&cfg.geometry), &cfg.ftl, 1).unwrap()
-}
-
 /// Under dynamic allocation a plane whose full blocks are all valid and
 /// whose last free block is GC's sends a user program elsewhere
 /// (`Ftl::replan`): another plane with a page; static allocation never does.
 #[test]
 fn a_full_plane_with_nothing_to_reclaim_replans_dynamic_writes() {
     for (alloc, expect) in [("dynamic", Some(1)), ("static:CWDP", None)] {
-        let mut f = small_ftl(&[
+        let mut f = tiny_with(&[
             "geometry.planes_per_die=2",
             &format!("ftl.allocation={alloc}"),
         ]);

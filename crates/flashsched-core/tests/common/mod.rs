@@ -80,6 +80,44 @@ pub fn one_chip(extra: &[&str]) -> DeviceConfig {
     DeviceConfig::load("default", &ov).unwrap()
 }
 
+/// One die with one plane of 4-page blocks of 4 KiB for GC examples:
+/// programs 200 µs, erases 1000 µs, a page crosses the bus in 10 µs, no
+/// command time, 50 % over-provisioning, greedy GC, no hard threshold, no
+/// host merging; `extra` overrides follow (the block count among them).
+pub fn one_plane_gc(extra: &[&str]) -> DeviceConfig {
+    let ov: Vec<String> = [
+        "geometry.channels=1",
+        "geometry.chips_per_channel=1",
+        "geometry.dies_per_chip=1",
+        "geometry.planes_per_die=1",
+        "geometry.pages_per_block=4",
+        "geometry.page_size=4096",
+        "timing.program_us=200",
+        "timing.erase_us=1000",
+        "timing.channel_mb_s=409.6",
+        "timing.command_us=0",
+        "ftl.overprovisioning=0.5",
+        "ftl.gc_hard_threshold=0",
+        "ftl.gc_policy=greedy",
+        "host.max_merge_kib=0",
+    ]
+    .iter()
+    .chain(extra)
+    .map(|s| s.to_string())
+    .collect();
+    DeviceConfig::load("default", &ov).unwrap()
+}
+
+/// The GC victim policies, for tests that draw one.
+pub const GC_POLICIES: &[&str] = &[
+    "greedy",
+    "cost-benefit",
+    "random",
+    "fifo",
+    "d-choice",
+    "rga",
+];
+
 /// Completion times (µs) of the requests, in arrival order.
 pub fn completions_by_arrival_us(sim: &Simulation) -> Vec<f64> {
     let r = &sim.metrics.records;

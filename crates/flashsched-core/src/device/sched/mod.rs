@@ -151,8 +151,8 @@ impl PickCtx<'_> {
     /// on another plane ([`Ftl::replan`]): such a program runs alone.
     #[inline]
     fn moved_program(&self, lead: &Tx, cand: &Tx) -> bool {
-        let full = |t: &Tx| t.origin.foreground() && !self.ftl.can_alloc(t.plane, Stream::User);
-        full(lead) || full(cand)
+        let moves = |t: &Tx| t.origin.foreground() && self.ftl.replan(t.plane).is_some();
+        moves(lead) || moves(cand)
     }
 
     /// Whether any transaction at all could pass [`PickCtx::companion_ok`]
