@@ -423,6 +423,14 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
             pick(rng, &["false", "true"])
         ));
     }
+    // SSDsim's command quirks (docs/validation.md).
+    for key in [
+        "controller.advanced_reads",
+        "controller.overlap_data_in",
+        "cache.dram_serial",
+    ] {
+        ov.push(format!("{key}={}", pick(rng, &["true", "false"])));
+    }
     if dev == "piq" || dev == "aos" {
         ov.push(format!(
             "controller.piq.granularity={}",

@@ -170,3 +170,67 @@ fn dynamic_allocation_under_chip_busy_spreads_over_chips_then_channels() {
     let sim = run_checked(dev("controller.busy_unit=die"), writes());
     assert_eq!(completions_us(&sim), [210.0, 220.0, 230.0, 240.0]);
 }
+
+/// `controller.overlap_data_in` (SSDsim's interleaved two-plane program):
+/// four one-page writes to the four planes of one chip at t = 0, under
+/// chip-level busy with interleaving and two-plane commands. On one bus
+/// the data-ins run 0–10, 10–20 (die 0) and 20–30, 30–40 (die 1), so the
+/// programs end at 220, 220, 240, 240 µs. Overlapped, every page is in its
+/// chip at 10 µs and both dies program 10–210. Two one-page writes to the
+/// two dies form no multi-plane command and still cross in turn (SSDsim's
+/// plain interleave): 210 and 220 µs.
+#[test]
+fn overlapped_data_ins_of_an_interleaved_two_plane_program_share_one_transfer_time() {
+    let writes = |n: u64, step: u64| -> Vec<_> {
+        (0..n)
+            .map(|i| rec(0, Op::Write, lpn(i * step), PAGE))
+            .collect()
+    };
+    let dev = |overlap: &str| {
+        one_chip(&[
+            "controller.busy_unit=chip",
+            "controller.interleave=true",
+            "controller.multiplane=relaxed",
+            overlap,
+        ])
+    };
+    let sim = run_checked(dev("controller.overlap_data_in=false"), writes(4, 1));
+    assert_eq!(completions_us(&sim), [220.0, 220.0, 240.0, 240.0]);
+    let sim = run_checked(dev("controller.overlap_data_in=true"), writes(4, 1));
+    assert_eq!(completions_us(&sim), [210.0; 4]);
+    assert_eq!(sim.summary().flash.commands, 2);
+    let sim = run_checked(dev("controller.overlap_data_in=true"), writes(2, 2));
+    assert_eq!(completions_us(&sim), [210.0, 220.0]);
+}
+
+/// `controller.advanced_reads = false` (SSDsim, whose two-plane and
+/// interleave read search finds nothing): two reads on the planes of die 0
+/// sense once and transfer in turn as a two-plane read (60, 70 µs); as
+/// lone reads, one after the other (50 + 10 = 60, then 60 + 50 + 10 =
+/// 120 µs). Two reads on die 0 and die 1 under chip-level busy with
+/// interleaving: both sense 0–50 and move out 50–60, 60–70; lone, the
+/// second waits for the chip: 60 and 120 µs.
+#[test]
+fn lone_reads_form_no_multi_plane_or_interleaved_commands() {
+    let reads = |step: u64| {
+        vec![
+            rec(0, Op::Read, lpn(0), PAGE),
+            rec(0, Op::Read, lpn(step), PAGE),
+        ]
+    };
+    let two_plane = ["controller.multiplane=onfi"];
+    let sim = run_checked(one_chip(&two_plane), reads(1));
+    assert_eq!(completions_us(&sim), [60.0, 70.0]);
+    let lone = ["controller.multiplane=onfi", "controller.advanced_reads=false"];
+    let sim = run_checked(one_chip(&lone), reads(1));
+    assert_eq!(completions_us(&sim), [60.0, 120.0]);
+    assert_eq!(sim.summary().flash.commands, 2);
+    let chip = ["controller.busy_unit=chip", "controller.interleave=true"];
+    let sim = run_checked(one_chip(&chip), reads(2));
+    assert_eq!(completions_us(&sim), [60.0, 70.0]);
+    let sim = run_checked(
+        one_chip(&[chip[0], chip[1], "controller.advanced_reads=false"]),
+        reads(2),
+    );
+    assert_eq!(completions_us(&sim), [60.0, 120.0]);
+}

@@ -244,6 +244,31 @@ fn the_ssdsim_buffer_counts_sectors() {
     assert_eq!(pages.summary().flash.programs, 16);
 }
 
+/// SSDsim charges every request its buffer serves a fixed 1000 ns however
+/// many arrive together (`cache.dram_serial = false`); a shared DRAM
+/// serves them in turn. Three 4 KiB writes at t = 0 into an 8 KiB buffer:
+/// the first two stay in DRAM, the third evicts page 0 (bus 0–10, done 10
+/// with `write_ack = "data-in"`). Each DRAM write takes 1000 ns plus 1 ns for
+/// its bytes: serial, 1.001 and 2.002 µs; each its own, 1.001 and 1.001.
+#[test]
+fn ssdsim_dram_time_is_per_request_not_a_shared_queue() {
+    let reqs = || -> Vec<_> { (0..3u64).map(|i| rec(0, Op::Write, page(i), PAGE)).collect() };
+    let cache = |serial: &'static str| {
+        one_chip(&[
+            "cache.mib=0.0078125",
+            "cache.policy=ssdsim-lru",
+            "cache.dram_mb_s=10000000",
+            "cache.dram_latency_ns=1000",
+            "controller.write_ack=data-in",
+            serial,
+        ])
+    };
+    let sim = run_checked(cache("cache.dram_serial=true"), reqs());
+    assert_eq!(done_us(&sim), [1.001, 2.002, 10.0]);
+    let sim = run_checked(cache("cache.dram_serial=false"), reqs());
+    assert_eq!(done_us(&sim), [1.001, 1.001, 10.0]);
+}
+
 #[test]
 fn front_end_settings_are_checked_by_key() {
     for (set, key) in [

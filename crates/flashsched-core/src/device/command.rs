@@ -35,6 +35,16 @@ pub(super) struct Commands {
     pub(super) chip_next: Vec<u32>,
     /// Scratch for the members being assembled.
     pub(super) scratch: Vec<TxId>,
+    /// `controller.advanced_reads = false`: a read is a one-page command
+    /// holding its chip alone.
+    pub(super) lone_reads: bool,
+    /// Per chip: its running command is such a lone read (nothing joins).
+    pub(super) solo: Vec<bool>,
+    /// `controller.overlap_data_in`.
+    pub(super) overlap: bool,
+    /// Per chip, the overlapped data-in of the group started at `.0`: its
+    /// start and the bus end it reserved (see `Ssd::overlapped_data_in`).
+    pub(super) overlap_group: Vec<(Ns, Ns, Ns)>,
 }
 
 impl Commands {
@@ -53,6 +63,10 @@ impl Commands {
             chip_since: vec![0; chips],
             chip_next: vec![0; chips],
             scratch: Vec::new(),
+            lone_reads: !c.advanced_reads,
+            solo: vec![false; chips],
+            overlap: c.overlap_data_in,
+            overlap_group: vec![(Ns::MAX, 0, 0); chips],
         }
     }
 
@@ -61,9 +75,10 @@ impl Commands {
     /// does not let this one join the group started now.
     #[inline]
     pub(super) fn chip_blocked(&self, chip: u32, now: Ns) -> bool {
+        let c = chip as usize;
         self.unit == BusyUnit::Chip
-            && self.chip_active[chip as usize] > 0
-            && !(self.interleave && self.chip_since[chip as usize] == now)
+            && self.chip_active[c] > 0
+            && !(self.interleave && self.chip_since[c] == now && !self.solo[c])
     }
 
     /// Extra command overhead of an `n`-plane command.

@@ -126,6 +126,20 @@ pub struct ControllerConfig {
     pub multiplane: MultiPlane,
     /// Command overhead of each plane beyond the first (ONFI tDBSY), µs.
     pub multiplane_us: f64,
+    /// Reads may form multi-plane commands and join (or be joined by)
+    /// interleaved commands. `false`: every read is a command of its own
+    /// that holds its chip alone, as in SSDsim, whose two-plane and
+    /// interleave read search never returns a pair (`services_2_r_wait`
+    /// passes its result pointers by value), so its reads run one page at
+    /// a time.
+    pub advanced_reads: bool,
+    /// The pages of a program command over several planes all begin their
+    /// data-in when the command starts, and the bus is held for the longest
+    /// (SSDsim's `compute_serve_time` for its interleaved two-plane
+    /// command); an interleaved command joining such a group at the same
+    /// instant overlaps it too. `false`: data-ins cross the bus one after
+    /// another (one bus, as ONFI and MQSim have it).
+    pub overlap_data_in: bool,
     /// When a written page is acknowledged (see [`WriteAck`]).
     pub write_ack: WriteAck,
     /// When idle chips are offered work (see [`Dispatch`]).
@@ -152,6 +166,8 @@ impl Default for ControllerConfig {
             interleave: false,
             multiplane: MultiPlane::Off,
             multiplane_us: 0.0,
+            advanced_reads: true,
+            overlap_data_in: false,
             write_ack: WriteAck::Programmed,
             dispatch: Dispatch::UnitFree,
             program_loops: 10,
@@ -293,6 +309,11 @@ pub struct CacheConfig {
     pub dram_row_bytes: u32,
     /// Row precharge, ns (MQSim's tRP), with `dram_row_bytes`.
     pub dram_precharge_ns: f64,
+    /// DRAM requests queue for one another (`true`, a shared resource);
+    /// `false`: each takes its own DRAM time from when it asks, as SSDsim
+    /// charges every buffer-served request a fixed 1000 ns however many
+    /// arrive together (`buffer_management`).
+    pub dram_serial: bool,
     /// `hot-cold`: a page written again within this many ms of the window's
     /// start is hot (kept in DRAM). The pages seen are forgotten at the
     /// first write after the window ends, which starts the next one.
@@ -316,6 +337,7 @@ impl Default for CacheConfig {
             dram_latency_ns: 0.0,
             dram_row_bytes: 0,
             dram_precharge_ns: 0.0,
+            dram_serial: true,
             hot_window_ms: 1000.0,
             backpressure_kib: 0.0,
             sectors: false,

@@ -32,6 +32,9 @@ struct Pipe {
     /// DRAM row, bytes (0 = no row model) and its precharge time.
     row: u64,
     precharge: Ns,
+    /// Requests wait for each other (a shared resource); `false` = each
+    /// takes its own time from when it asks (SSDsim's fixed DRAM delay).
+    serial: bool,
     free_at: Ns,
 }
 
@@ -42,6 +45,7 @@ impl Pipe {
             latency,
             row: 0,
             precharge: 0,
+            serial: true,
             free_at: 0,
         }
     }
@@ -66,6 +70,9 @@ impl Pipe {
 
     /// Move `bytes` from `from` on: returns when they are through.
     fn transfer(&mut self, bytes: u64, from: Ns) -> Ns {
+        if !self.serial {
+            return from + self.cost(bytes);
+        }
         let start = from.max(self.free_at);
         let end = start + self.cost(bytes);
         self.free_at = end;
@@ -113,6 +120,7 @@ impl Front {
             dram: (cache.mib > 0.0 && cache.dram_mb_s > 0.0).then(|| Pipe {
                 row: cache.dram_row_bytes as u64,
                 precharge: cache.dram_precharge_ns.round() as Ns,
+                serial: cache.dram_serial,
                 ..Pipe::new(cache.dram_mb_s, cache.dram_latency_ns.round() as Ns)
             }),
             command: us(hif.command_us),

@@ -66,6 +66,7 @@ macro_rules! pick_ctx {
             user_only: $user_only,
             chip_busy: $s.cmds.unit == crate::device::config::BusyUnit::Chip,
             dies: &$s.dies,
+            lone_reads: $s.cmds.lone_reads,
         }
     };
 }

@@ -68,6 +68,9 @@ pub struct PickCtx<'a> {
     pub chip_busy: bool,
     /// Every die's state, for [`PickCtx::die_free`].
     pub dies: &'a [Die],
+    /// Reads are one-page commands that join no interleaved group
+    /// (`controller.advanced_reads = false`), for [`PickCtx::can_issue`].
+    pub lone_reads: bool,
 }
 
 /// What a multi-plane command may combine: operations of one class.
@@ -103,7 +106,21 @@ impl PickCtx<'_> {
     /// Schedulers must skip ones that cannot.
     #[inline]
     pub fn can_issue(&self, tx: &Tx) -> bool {
-        self.has_space(tx) && self.gate.allows(tx, self.ftl, self.user_only)
+        self.has_space(tx)
+            && self.gate.allows(tx, self.ftl, self.user_only)
+            && !(self.lone_reads && self.joins_group(tx))
+    }
+
+    /// Whether `tx`, a read, would join a command group running on its chip
+    /// (interleaving), which a lone read may not.
+    #[inline]
+    fn joins_group(&self, tx: &Tx) -> bool {
+        if tx.kind != TxKind::Read || tx.copyback || !self.chip_busy {
+            return false;
+        }
+        let dpc = self.ftl.geo.dies_per_chip;
+        let first = tx.die / dpc * dpc;
+        (first..first + dpc).any(|d| !self.dies[d as usize].is_idle())
     }
 
     /// Only programs (and copyback moves, which program) can be blocked on
