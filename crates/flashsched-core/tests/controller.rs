@@ -221,7 +221,10 @@ fn lone_reads_form_no_multi_plane_or_interleaved_commands() {
     let two_plane = ["controller.multiplane=onfi"];
     let sim = run_checked(one_chip(&two_plane), reads(1));
     assert_eq!(completions_us(&sim), [60.0, 70.0]);
-    let lone = ["controller.multiplane=onfi", "controller.advanced_reads=false"];
+    let lone = [
+        "controller.multiplane=onfi",
+        "controller.advanced_reads=false",
+    ];
     let sim = run_checked(one_chip(&lone), reads(1));
     assert_eq!(completions_us(&sim), [60.0, 120.0]);
     assert_eq!(sim.summary().flash.commands, 2);

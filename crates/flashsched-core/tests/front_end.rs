@@ -252,7 +252,11 @@ fn the_ssdsim_buffer_counts_sectors() {
 /// its bytes: serial, 1.001 and 2.002 µs; each its own, 1.001 and 1.001.
 #[test]
 fn ssdsim_dram_time_is_per_request_not_a_shared_queue() {
-    let reqs = || -> Vec<_> { (0..3u64).map(|i| rec(0, Op::Write, page(i), PAGE)).collect() };
+    let reqs = || -> Vec<_> {
+        (0..3u64)
+            .map(|i| rec(0, Op::Write, page(i), PAGE))
+            .collect()
+    };
     let cache = |serial: &'static str| {
         one_chip(&[
             "cache.mib=0.0078125",

@@ -214,6 +214,11 @@ def _timing(out: DeviceImport, f: Fields) -> None:
     # SSDsim moves a byte per t_WC and spends 7 t_WC on command/address cycles.
     out.set("timing.channel_mb_s", round(1000.0 / twc, 6), "1000 / t_WC (one byte per t_WC ns)")
     out.set("timing.command_us", _ns_us(7 * twc), "7 x t_WC (command and address cycles)")
+    out.set(
+        "timing.sector_transfers",
+        True,
+        "SSDsim moves only the sectors a sub-request reads or writes (sectors x 512 x t_WC)",
+    )
     trc = f.number("t_RC")
     if trc and trc != twc:
         f.note(
@@ -295,19 +300,19 @@ def _controller(out: DeviceImport, f: Fields) -> None:
         f.note(UNSUPPORTED, "scheduling algorithm", f"{algo}: only FCFS (1) is modelled")
     out.set("controller.busy_unit", "chip", "SSDsim keeps busy state per chip")
     bits = f.integer("advanced command")
-    two_plane = bits & (AD_TWOPLANE | AD_TWOPLANE_READ)
+    two_plane = bool(bits & AD_TWOPLANE)
     out.set(
         "controller.multiplane",
         "relaxed" if two_plane else "off",
-        "advanced command (two-plane bits; SSDsim levels the page offsets of its two-plane "
-        "programs itself)",
+        "advanced command (two-plane program bit; SSDsim levels the page offsets of its "
+        "two-plane programs itself)",
     )
-    if two_plane and two_plane != (AD_TWOPLANE | AD_TWOPLANE_READ):
-        f.note(
-            APPROXIMATED,
-            "advanced command",
-            "flashsched's multi-plane commands cover reads and programs alike",
-        )
+    out.set(
+        "controller.advanced_reads",
+        False,
+        "SSDsim reads one page per command: its two-plane and interleave read search never "
+        "returns a pair (services_2_r_wait passes its result pointers by value)",
+    )
     if two_plane:
         out.set("controller.multiplane_us", _ns_us(f.number("t_DBSY")), "t_DBSY")
     else:
@@ -315,6 +320,18 @@ def _controller(out: DeviceImport, f: Fields) -> None:
     out.set(
         "controller.interleave", bool(bits & AD_INTERLEAVE), "advanced command (interleave bit)"
     )
+    out.set(
+        "controller.overlap_data_in",
+        two_plane and bool(bits & AD_INTERLEAVE),
+        "interleave and two-plane bits: SSDsim's interleaved two-plane program starts every "
+        "page's data-in at once (compute_serve_time)",
+    )
+    if bits & AD_TWOPLANE_READ:
+        f.note(
+            IGNORED,
+            "advanced command",
+            "the two-plane read bit (16): SSDsim never pairs reads (see controller.advanced_reads)",
+        )
     out.set("ftl.copyback", bool(bits & AD_COPYBACK), "advanced command (copyback bit)")
     out.set(
         "controller.write_ack",
@@ -357,10 +374,14 @@ def _cache_and_host(out: DeviceImport, f: Fields) -> None:
         out.set(
             "cache.dram_latency_ns", 1000.0, "SSDsim serves a buffered request in a fixed 1000 ns"
         )
-        f.note(
-            APPROXIMATED,
-            "dram capacity",
-            "SSDsim's buffer holds sectors and writes back the sectors held, flashsched's whole "
-            "pages",
+        out.set(
+            "cache.dram_serial",
+            False,
+            "SSDsim charges each buffered request its 1000 ns however many arrive together",
+        )
+        out.set(
+            "cache.sectors",
+            True,
+            "SSDsim's buffer counts its room in sectors and writes back the sectors a page holds",
         )
     out.set("host.queue_depth", f.integer("queue_length", lo=1), "queue_length")

@@ -177,22 +177,36 @@ def measure_compares(
 
 # SSDsim's controller model (the ``ssdsim-default`` preset's, docs/model.md)
 # for another preset whose paper ran on SSDsim: a chip busy while any of its
-# dies runs a command, GC holding its chip until the victim is erased, the
-# LRU write buffer (128 KiB, writes evicted at once), flash writes
-# acknowledged at the end of their data-in, and FIFO = in-order FCFS per chip
-# with reads first. Die-interleaved and multi-plane commands are separate
+# dies runs a command, reads one page per command, GC holding its chip until
+# the victim is erased, the LRU write buffer (128 KiB counted in sectors,
+# writes evicted at once, 1000 ns per buffered request), flash writes
+# acknowledged at the end of their data-in, only the sectors asked for on the
+# bus, and FIFO = in-order FCFS per chip with reads first. Die-interleaved and
+# multi-plane commands (whose data-ins SSDsim overlaps) are separate
 # (``SSDSIM_ADVANCED``): a paper states whether its platform used them.
 SSDSIM_CONTROLLER = [
     "controller.scheduler=ssdsim-fcfs",
     "controller.ssdsim-fcfs.order=reads-first",
     "controller.busy_unit=chip",
     "controller.write_ack=data-in",
+    "controller.advanced_reads=false",
+    "timing.sector_transfers=true",
     "ftl.gc_mode=blocking",
     "ftl.gc_block_unit=chip",
     "cache.mib=0.125",
     "cache.policy=ssdsim-lru",
+    "cache.sectors=true",
     "cache.dram_mb_s=10000000",
     "cache.dram_latency_ns=1000",
+    "cache.dram_serial=false",
 ]
-SSDSIM_ADVANCED = ["controller.interleave=true", "controller.multiplane=relaxed"]
-SSDSIM_BASIC = ["controller.interleave=false", "controller.multiplane=off"]
+SSDSIM_ADVANCED = [
+    "controller.interleave=true",
+    "controller.multiplane=relaxed",
+    "controller.overlap_data_in=true",
+]
+SSDSIM_BASIC = [
+    "controller.interleave=false",
+    "controller.multiplane=off",
+    "controller.overlap_data_in=false",
+]

@@ -336,8 +336,7 @@ impl Ssd {
         let e = self.inflight.entry(lpn).or_default();
         e.pending += 1;
         let seq = e.newest;
-        let plane = self.write_plane(lpn);
-        let die = self.geo.die_of_plane(plane);
+        let (plane, die) = self.host_write_plane(lpn);
         self.reqs[r as usize].remaining += 1;
         let mut tx = Tx::user_program(r, lpn, plane, die, seq, now);
         if self.timing.sector_transfers && sectors > 0 {

@@ -9,6 +9,9 @@ use crate::error::{SimError, SimResult};
 
 impl Ssd {
     pub(super) fn enqueue(&mut self, tx: Tx, now: Ns) {
+        if tx.plane == super::write_pool::UNPLACED {
+            return self.pool_write(tx, now);
+        }
         self.decide_stamp += 1;
         let die = tx.die;
         let id = self.txs.insert(tx);
@@ -146,6 +149,7 @@ impl Ssd {
     /// chip may take commands and has an idle die.
     fn schedule_chip<S: EventSink>(&mut self, chip: u32, now: Ns, sink: &mut S) -> SimResult<()> {
         let dpc = self.geo.dies_per_chip;
+        let mut placed = false;
         while !self.cmds.chip_blocked(chip, now) {
             let mut dies = 0u64;
             for k in 0..dpc {
@@ -159,14 +163,21 @@ impl Ssd {
             }
             // Channel-idle dispatch visits every chip of a channel: most have
             // nothing queued for their idle dies.
-            if self.per_die
+            let id = if self.per_die
                 && (0..dpc)
                     .all(|k| dies & (1 << k) == 0 || self.die_load[(chip * dpc + k) as usize] == 0)
             {
-                break;
-            }
-            let Some(id) = self.offer(now, |s, ctx| s.pick_chip(chip, dies, ctx)) else {
-                break;
+                None
+            } else {
+                self.offer(now, |s, ctx| s.pick_chip(chip, dies, ctx))
+            };
+            let Some(id) = id else {
+                // Nothing it can start: it takes pooled writes (once).
+                if placed || !self.place_pooled(chip, dies, now) {
+                    break;
+                }
+                placed = true;
+                continue;
             };
             self.start(id, now, sink)?;
         }
@@ -226,6 +237,7 @@ impl Ssd {
 
     /// Start work on idle `die` while the scheduler has some for it.
     fn fill_die<S: EventSink>(&mut self, die: u32, now: Ns, sink: &mut S) -> SimResult<()> {
+        let mut placed = false;
         while self.dies[die as usize].is_idle() {
             if let Some((sid, remaining)) = self.dies[die as usize].suspended {
                 // A suspended P/E: serve what the scheduler preempts with, then resume.
@@ -240,11 +252,19 @@ impl Ssd {
             }
             // Nothing queued or running here (an idle die has nothing
             // running, and a suspended operation would count).
-            if self.per_die && self.die_load[die as usize] == 0 {
-                break;
-            }
-            let Some(id) = self.offer(now, |s, ctx| s.pick(die, ctx)) else {
-                break;
+            let id = if self.per_die && self.die_load[die as usize] == 0 {
+                None
+            } else {
+                self.offer(now, |s, ctx| s.pick(die, ctx))
+            };
+            let Some(id) = id else {
+                // Nothing it can start: it takes pooled writes (once).
+                let dpc = self.geo.dies_per_chip;
+                if placed || !self.place_pooled(die / dpc, 1 << (die % dpc), now) {
+                    break;
+                }
+                placed = true;
+                continue;
             };
             self.start(id, now, sink)?;
         }

@@ -30,6 +30,7 @@ mod submit;
 mod suspend;
 mod translate;
 pub mod tx;
+mod write_pool;
 
 use rustc_hash::FxHashMap;
 
@@ -268,6 +269,9 @@ pub struct Ssd {
     chip_load: Vec<u32>,
     rr_die: u32,
     rr_plane: Vec<u32>,
+    /// Host writes not placed yet (`ftl.allocation = "dynamic:idle-chip"`),
+    /// oldest first, with when each was pooled.
+    write_pool: std::collections::VecDeque<(tx::TxId, Ns)>,
     buffer: Option<WriteBuffer>,
     /// The `hot-cold` data cache (then `buffer` is none).
     hot_cold: Option<hot_cold::HotCold>,
@@ -392,6 +396,7 @@ impl Ssd {
             chip_load: vec![0; geo.chips() as usize],
             rr_die: 0,
             rr_plane: vec![0; geo.dies() as usize],
+            write_pool: std::collections::VecDeque::new(),
             buffer: (buffer_pages > 0 && !hot_cold).then(|| {
                 let spp = cfg.cache.sectors.then_some(geo.page_size / 512);
                 WriteBuffer::new(buffer_pages, cfg.cache.policy, spp)
@@ -658,7 +663,7 @@ impl DeviceView for Ssd {
                 let plane = self.ftl.static_plane(self.fold(lpn));
                 Some(self.geo.chip_of_die(self.geo.die_of_plane(plane)))
             }
-            Allocation::Dynamic => None,
+            Allocation::Dynamic | Allocation::DynamicIdleChip => None,
         }
     }
     fn planes(&self) -> u32 {

@@ -6,6 +6,7 @@
 use super::config::BusyUnit;
 use super::front::{Dir, Job};
 use super::tx::Tx;
+use super::write_pool::UNPLACED;
 use super::{DevReq, Ssd};
 use crate::check::record::OpRecord;
 use crate::engine::Ns;
@@ -300,7 +301,7 @@ impl Ssd {
             self.ftl.prefetch_lookup(lpn);
             self.ftl.prefetch_remap(self.last_write_lpn);
             self.last_write_lpn = lpn;
-            let plane = self.write_plane(lpn);
+            let (plane, die) = self.host_write_plane(lpn);
             self.write_seq += 1;
             let seq = self.write_seq;
             self.log(OpRecord::Write { lpn, seq });
@@ -308,12 +309,13 @@ impl Ssd {
             e.pending += 1;
             e.newest = self.write_seq;
             e.newest_done = false;
-            let die = self.geo.die_of_plane(plane);
             let tx = Tx {
                 sectors: self.xfer_sectors(offset, size, page),
                 ..Tx::user_program(r, lpn, plane, die, seq, now)
             };
-            conflict |= self.note_chip(tx.die);
+            if plane != UNPLACED {
+                conflict |= self.note_chip(tx.die);
+            }
             self.reqs[r as usize].remaining += 1;
             self.enqueue_mapped(tx, now);
         }
@@ -321,11 +323,21 @@ impl Ssd {
         self.stats.write_conflicts += conflict as u64;
     }
 
+    /// Plane and die for a host write of `lpn` (or a cache's write-back of
+    /// it): both [`UNPLACED`] while it waits in the write pool.
+    pub(super) fn host_write_plane(&mut self, lpn: u32) -> (u32, u32) {
+        if self.ftl.alloc == Allocation::DynamicIdleChip {
+            return (UNPLACED, UNPLACED);
+        }
+        let plane = self.write_plane(lpn);
+        (plane, self.geo.die_of_plane(plane))
+    }
+
     /// Plane for a user write of `lpn`.
     pub(super) fn write_plane(&mut self, lpn: u32) -> u32 {
         match self.ftl.alloc {
             Allocation::Static { .. } => self.ftl.static_plane(lpn),
-            Allocation::Dynamic => {
+            Allocation::Dynamic | Allocation::DynamicIdleChip => {
                 // Least-loaded die, scanning round-robin from the last
                 // choice. Under chip-level busy a die waits for its whole
                 // chip, so the least-loaded chip comes first, then the

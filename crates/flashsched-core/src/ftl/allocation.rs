@@ -3,7 +3,9 @@
 //! Static schemes stripe consecutive logical pages over channel (C), way/chip
 //! (W), die (D) and plane (P) in the order given, first letter fastest — the
 //! CWDP… family of MQSim and SSDsim's static allocation. `dynamic` lets the
-//! device pick the least-loaded plane at write time.
+//! device pick the least-loaded plane when the write arrives;
+//! `dynamic:idle-chip` leaves a host write unplaced until a chip with
+//! nothing else to do takes it (SSDsim's fully dynamic allocation).
 
 use crate::error::{SimError, SimResult};
 use crate::flash::Geometry;
@@ -20,6 +22,13 @@ pub enum Allocation {
     },
     /// Least-loaded die (ties round-robin), decided when the write arrives.
     Dynamic,
+    /// Host writes wait in one device-wide queue, oldest first, until a
+    /// chip with nothing else it can start takes as many as one command
+    /// can hold (SSDsim's `allocation = 0`, `dynamic_allocation = 0`: its
+    /// `ssd->subs_w_head`, served by `services_2_write` on an idle chip).
+    /// Other programs (mapping write-backs, MQSim's cache) are placed as
+    /// under `Dynamic`.
+    DynamicIdleChip,
 }
 
 impl TryFrom<String> for Allocation {
@@ -36,6 +45,7 @@ impl From<Allocation> for String {
     fn from(a: Allocation) -> String {
         match a {
             Allocation::Dynamic => "dynamic".into(),
+            Allocation::DynamicIdleChip => "dynamic:idle-chip".into(),
             Allocation::Static { order } => {
                 let letters: String = order.iter().map(|&u| b"CWDP"[u as usize] as char).collect();
                 format!("static:{letters}")
@@ -45,16 +55,20 @@ impl From<Allocation> for String {
 }
 
 impl Allocation {
-    /// `dynamic` or `static:` and a permutation of C, W, D, P; errors name
+    /// `dynamic`, `dynamic:idle-chip` or `static:` and a permutation of
+    /// C, W, D, P; errors name
     /// `ftl.allocation`.
     pub fn parse(s: &str) -> SimResult<Allocation> {
         if s == "dynamic" {
             return Ok(Allocation::Dynamic);
         }
+        if s == "dynamic:idle-chip" {
+            return Ok(Allocation::DynamicIdleChip);
+        }
         let bad = || {
             SimError::config(
                 "ftl.allocation",
-                format!("`{s}` is not `dynamic` or `static:` followed by a permutation of C, W, D, P (e.g. static:CWDP)"),
+                format!("`{s}` is not `dynamic`, `dynamic:idle-chip` or `static:` followed by a permutation of C, W, D, P (e.g. static:CWDP)"),
             )
         };
         let letters = s.strip_prefix("static:").ok_or_else(bad)?;
@@ -80,13 +94,19 @@ impl Allocation {
         Ok(Allocation::Static { order })
     }
 
+    /// Whether planes are chosen at run time (either dynamic scheme).
+    #[inline]
+    pub fn is_dynamic(&self) -> bool {
+        !matches!(self, Allocation::Static { .. })
+    }
+
     /// Plane of `lpn` under a static scheme (dynamic falls back to CWDP, used
     /// for pages placed before the trace began).
     #[inline]
     pub fn static_plane(&self, g: &Geometry, lpn: u32) -> u32 {
         let order = match self {
             Allocation::Static { order } => *order,
-            Allocation::Dynamic => [0, 1, 2, 3],
+            Allocation::Dynamic | Allocation::DynamicIdleChip => [0, 1, 2, 3],
         };
         let sizes = [
             g.channels,
@@ -141,5 +161,7 @@ mod tests {
             assert!(e.contains("ftl.allocation"), "{e}");
         }
         assert_eq!(Allocation::parse("dynamic").unwrap(), Allocation::Dynamic);
+        let idle = Allocation::parse("dynamic:idle-chip").unwrap();
+        assert_eq!(String::from(idle), "dynamic:idle-chip");
     }
 }

@@ -147,7 +147,7 @@ impl Ftl {
     /// is asked for every program started.
     #[inline]
     pub fn replan(&self, plane: u32) -> Option<u32> {
-        if self.alloc != super::Allocation::Dynamic
+        if !self.alloc.is_dynamic()
             || !self.is_starved(plane)
             || self.can_alloc(plane, super::Stream::User)
         {

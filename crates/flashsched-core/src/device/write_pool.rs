@@ -1,0 +1,141 @@
+//! SSDsim's fully dynamic allocation (`ftl.allocation = "dynamic:idle-chip"`):
+//! a host write is not placed when it arrives. It waits in one device-wide
+//! queue, oldest first, until a chip (a die, under die-level busy) that has
+//! nothing else it can start takes as many writes as one command can hold:
+//! SSDsim keeps them on `ssd->subs_w_head`, and `services_2_write` hands
+//! them to an idle chip on an idle channel after that channel's reads,
+//! spreading them over the chip's dies and then its planes
+//! (`get_ppn_for_advanced_commands`). A write thus goes where the work is
+//! not, instead of to a chip that later fills with reads.
+
+use super::tx::{Tx, TxId};
+use super::{pick_ctx, Ssd};
+use crate::device::config::{BusyUnit, MultiPlane};
+use crate::engine::Ns;
+
+/// The plane of a write still in the pool.
+pub(super) const UNPLACED: u32 = u32::MAX;
+
+impl Ssd {
+    /// Queue host write `tx` (plane [`UNPLACED`]) in the pool and offer the
+    /// idle chips work.
+    pub(super) fn pool_write(&mut self, tx: Tx, now: Ns) {
+        let id = self.txs.insert(tx);
+        self.write_pool.push_back((id, now));
+        self.decide_stamp += 1;
+        let dpc = self.geo.dies_per_chip;
+        for chip in 0..self.geo.chips() {
+            match self.cmds.unit {
+                BusyUnit::Chip if self.cmds.chip_active[chip as usize] == 0 => {
+                    self.mark(chip * dpc + self.cmds.chip_next[chip as usize]);
+                }
+                BusyUnit::Chip => {}
+                BusyUnit::Die => {
+                    for die in chip * dpc..(chip + 1) * dpc {
+                        if self.dies[die as usize].is_idle() {
+                            self.mark(die);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Place the oldest pooled writes on the idle dies in `dies` (bit `k` =
+    /// die `k` of `chip`), which have nothing else they can start: with die
+    /// interleaving on every idle die of the chip, else the first; with
+    /// multi-plane commands up to a write per plane. Write `k` goes to die
+    /// `k mod n` of the `n` taken, as SSDsim deals them out. Returns whether
+    /// any write was placed.
+    pub(super) fn place_pooled(&mut self, chip: u32, dies: u64, now: Ns) -> bool {
+        if self.write_pool.is_empty() {
+            return false;
+        }
+        let dpc = self.geo.dies_per_chip;
+        let first = self.cmds.chip_next[chip as usize];
+        let mut take: Vec<u32> = (0..dpc)
+            .map(|k| (first + k) % dpc)
+            .filter(|k| dies & (1 << k) != 0)
+            .map(|k| chip * dpc + k)
+            .collect();
+        if !(self.cmds.unit == BusyUnit::Chip && self.cmds.interleave) {
+            take.truncate(1);
+        }
+        let per_die = match self.cmds.multiplane {
+            MultiPlane::Off => 1,
+            _ => self.geo.planes_per_die,
+        };
+        // Each die's planes that can take a write now, in round-robin order.
+        let mut slots: Vec<Vec<u32>> = take
+            .iter()
+            .map(|&d| self.open_planes(d, per_die, now))
+            .collect();
+        let mut placed = false;
+        // The request whose writes, pooled at this instant, may join.
+        let mut owner = None;
+        for round in 0..per_die as usize {
+            for (i, &die) in take.iter().enumerate() {
+                let Some(&plane) = slots[i].get(round) else {
+                    continue;
+                };
+                let Some(&(id, at)) = self.write_pool.front() else {
+                    return placed;
+                };
+                if at == now {
+                    let o = self.txs.get(id).owner;
+                    if *owner.get_or_insert(o) != o {
+                        return placed;
+                    }
+                }
+                self.write_pool.pop_front();
+                self.place(id, die, plane, now);
+                placed = true;
+            }
+        }
+        slots.clear();
+        placed
+    }
+
+    /// Up to `n` planes of `die` a user write could start on now (room for
+    /// it beside those queued, and allowed by the GC gate), from the one
+    /// after the last chosen.
+    fn open_planes(&mut self, die: u32, n: u32, now: Ns) -> Vec<u32> {
+        let ppd = self.geo.planes_per_die;
+        let start = self.rr_plane[die as usize];
+        let probe = match self.write_pool.front() {
+            Some(&(id, _)) => *self.txs.get(id),
+            None => return Vec::new(),
+        };
+        let ctx = pick_ctx!(self, now);
+        let out: Vec<u32> = (1..=ppd)
+            .map(|i| die * ppd + (start + i) % ppd)
+            .filter(|&p| {
+                let t = Tx {
+                    plane: p,
+                    die,
+                    ..probe
+                };
+                !self.ftl.is_starved(p)
+                    && self.ftl.user_room_for(p, self.queued_programs[p as usize])
+                    && ctx.can_issue(&t)
+            })
+            .take(n as usize)
+            .collect();
+        if let Some(&last) = out.last() {
+            self.rr_plane[die as usize] = last % ppd;
+        }
+        out
+    }
+
+    /// Queue pooled write `id` on `plane` of `die`.
+    fn place(&mut self, id: TxId, die: u32, plane: u32, now: Ns) {
+        let t = self.txs.get_mut(id);
+        t.plane = plane;
+        t.die = die;
+        let tx = *t;
+        self.load_inc(die);
+        self.sched.push(id, &tx, now);
+        self.note_queued(&tx, now);
+        self.mark(die);
+    }
+}
