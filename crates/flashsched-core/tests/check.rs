@@ -353,7 +353,10 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         format!("cache.mib={}", pick(rng, &["0", "0", "0.0625", "1"])),
         format!(
             "ftl.allocation={}",
-            pick(rng, &["static:CWDP", "static:PDWC", "dynamic"])
+            pick(
+                rng,
+                &["static:CWDP", "static:PDWC", "dynamic", "dynamic:idle-chip"]
+            )
         ),
         format!("ftl.gc_policy={}", pick(rng, GC_POLICIES)),
         format!("ftl.gc_move_window={}", pick(rng, &["0", "1", "4"])),
@@ -387,7 +390,7 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         }
         _ => {}
     }
-    if ov.iter().any(|o| o == "ftl.allocation=dynamic") {
+    if ov.iter().any(|o| o.starts_with("ftl.allocation=dynamic")) {
         ov.retain(|o| o != "ftl.precondition_fill=0.85");
     }
     match pick(rng, &["interleaved", "blocking", "preemptive"]).as_str() {

@@ -237,3 +237,40 @@ fn lone_reads_form_no_multi_plane_or_interleaved_commands() {
     );
     assert_eq!(completions_us(&sim), [60.0, 120.0]);
 }
+
+/// `ftl.allocation = "dynamic:idle-chip"` (SSDsim's fully dynamic
+/// allocation) against `dynamic` (placed on arrival). Two one-die chips on
+/// one channel, chip-level busy, SSDsim's FCFS with reads first. Reads of
+/// LPN 0 (chip 0) and LPN 1 (chip 1) at t = 0 sense 0–50 and move out 50–60
+/// and 60–70 µs. A write at 1 µs, while both chips are busy, and a read of
+/// LPN 2 (chip 0) at 2 µs. Placed on arrival, the write goes to the
+/// least-loaded chip, a tie won by chip 0, and waits there behind the read
+/// (60–120): data-in 120–130, programmed at 330. Pooled, chip 0 takes its
+/// read at 60 and chip 1, free at 70 with nothing queued, takes the write:
+/// data-in 70–80, programmed at 280. (Completions listed by LPN.)
+#[test]
+fn a_pooled_write_goes_to_the_chip_that_frees_with_nothing_to_do() {
+    let reqs = || {
+        vec![
+            rec(0, Op::Read, lpn(0), PAGE),
+            rec(0, Op::Read, lpn(1), PAGE),
+            rec(US, Op::Write, lpn(5), PAGE),
+            rec(2 * US, Op::Read, lpn(2), PAGE),
+        ]
+    };
+    let dev = |alloc: &str| {
+        one_chip(&[
+            "geometry.chips_per_channel=2",
+            "geometry.dies_per_chip=1",
+            "geometry.planes_per_die=1",
+            "controller.busy_unit=chip",
+            "controller.scheduler=ssdsim-fcfs",
+            "controller.ssdsim-fcfs.order=reads-first",
+            alloc,
+        ])
+    };
+    let sim = run_checked(dev("ftl.allocation=dynamic"), reqs());
+    assert_eq!(completions_us(&sim), [60.0, 70.0, 120.0, 330.0]);
+    let sim = run_checked(dev("ftl.allocation=dynamic:idle-chip"), reqs());
+    assert_eq!(completions_us(&sim), [60.0, 70.0, 120.0, 280.0]);
+}

@@ -202,6 +202,13 @@ const SSDSIM_LEGACY: &[&str] = &[
     "controller.write_ack=programmed",
     "ftl.gc_mode=interleaved",
     "ftl.gc_block_unit=plane",
+    // SSDsim's buffer in sectors, sector transfers, lone reads, overlapped
+    // data-ins and per-request DRAM time came later still.
+    "cache.sectors=false",
+    "cache.dram_serial=true",
+    "controller.advanced_reads=true",
+    "controller.overlap_data_in=false",
+    "timing.sector_transfers=false",
 ];
 
 fn legacy(name: &str, device: &str) -> &'static [&'static str] {

@@ -103,7 +103,10 @@ fn device(rng: &mut Rng, host: &str, dev: &str, mode: [&str; 5]) -> Vec<String> 
         "host.queue_depth={}",
         pick(rng, &["1", "4", "32", "128"])
     ));
-    let alloc = pick(rng, &["static:CWDP", "static:PDWC", "dynamic"]);
+    let alloc = pick(
+        rng,
+        &["static:CWDP", "static:PDWC", "dynamic", "dynamic:idle-chip"],
+    );
     ov.push(format!("ftl.allocation={alloc}"));
     ov.push(format!("ftl.gc_policy={}", pick(rng, GC_POLICIES)));
     ov.push(format!(
@@ -117,7 +120,7 @@ fn device(rng: &mut Rng, host: &str, dev: &str, mode: [&str; 5]) -> Vec<String> 
     ov.push(format!("ftl.copyback={}", pick(rng, &["false", "true"])));
     // Dynamic allocation cannot always make room in a plane preconditioned
     // full of valid data (docs/model.md), so it gets at most half.
-    let fills: &[&str] = if alloc == "dynamic" {
+    let fills: &[&str] = if alloc.starts_with("dynamic") {
         &["0", "0.5"]
     } else {
         &["0", "0.5", "0.85"]

@@ -357,7 +357,8 @@ impl CacheConfig {
         if self.sectors && self.policy != CachePolicy::SsdsimLru {
             return Err(SimError::config(
                 "cache.sectors",
-                "sector-counted room is SSDsim's buffer: it needs cache.policy = \"ssdsim-lru\"",
+                "sector-counted room is SSDsim's buffer: it needs cache.policy = \"ssdsim-lru\" \
+                 (the ssdsim-default preset sets it: set cache.sectors = false with another policy)",
             ));
         }
         range("cache.backpressure_kib", self.backpressure_kib, 0.0, 1e9)

@@ -36,13 +36,14 @@ impl Ssd {
     }
 
     /// Decide phase: retry GC in starved planes where a page became
-    /// invalid and user writes are stuck.
+    /// invalid and user writes are stuck (queued there, or pooled).
     pub(super) fn retry_starved_gc(&mut self, now: Ns) {
         let Some(planes) = self.ftl.take_starved_retry() else {
             return;
         };
         for p in planes {
-            if self.queued_programs[p as usize] > 0 && !self.ftl.can_alloc(p, Stream::User) {
+            let waiting = self.queued_programs[p as usize] > 0 || !self.write_pool.is_empty();
+            if waiting && !self.ftl.can_alloc(p, Stream::User) {
                 self.ftl.add_gc_check(p);
                 self.maybe_start_gc(p, now);
             }

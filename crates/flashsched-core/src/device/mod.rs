@@ -541,7 +541,7 @@ impl Ssd {
 
     /// Transactions queued in the scheduler.
     pub fn queued_txs(&self) -> usize {
-        self.sched.pending()
+        self.sched.pending() + self.write_pool.len()
     }
 
     /// (FLP, SLP in chips, SLP in channels); see `parallel.rs`.

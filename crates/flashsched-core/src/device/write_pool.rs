@@ -12,6 +12,7 @@ use super::tx::{Tx, TxId};
 use super::{pick_ctx, Ssd};
 use crate::device::config::{BusyUnit, MultiPlane};
 use crate::engine::Ns;
+use crate::ftl::Stream;
 
 /// The plane of a write still in the pool.
 pub(super) const UNPLACED: u32 = u32::MAX;
@@ -70,6 +71,20 @@ impl Ssd {
             .iter()
             .map(|&d| self.open_planes(d, per_die, now))
             .collect();
+        if slots.iter().all(|s| s.is_empty()) {
+            // No room here: GC must make some (a placed write would have
+            // asked for it when queued, `note_queued`).
+            let ppd = self.geo.planes_per_die;
+            for &d in &take {
+                for p in d * ppd..(d + 1) * ppd {
+                    if !self.ftl.can_alloc(p, Stream::User) {
+                        self.ftl.add_gc_check(p);
+                        self.maybe_start_gc(p, now);
+                    }
+                }
+            }
+            return false;
+        }
         let mut placed = false;
         // The request whose writes, pooled at this instant, may join.
         let mut owner = None;
@@ -97,8 +112,8 @@ impl Ssd {
     }
 
     /// Up to `n` planes of `die` a user write could start on now (room for
-    /// it beside those queued, and allowed by the GC gate), from the one
-    /// after the last chosen.
+    /// it beside those queued, a page now where GC is stuck, and allowed by
+    /// the GC gate), from the one after the last chosen.
     fn open_planes(&mut self, die: u32, n: u32, now: Ns) -> Vec<u32> {
         let ppd = self.geo.planes_per_die;
         let start = self.rr_plane[die as usize];
@@ -115,7 +130,9 @@ impl Ssd {
                     die,
                     ..probe
                 };
-                !self.ftl.is_starved(p)
+                // A plane where GC found nothing to reclaim takes a write
+                // only while it has a page for it now.
+                (!self.ftl.is_starved(p) || self.ftl.can_alloc(p, Stream::User))
                     && self.ftl.user_room_for(p, self.queued_programs[p as usize])
                     && ctx.can_issue(&t)
             })
