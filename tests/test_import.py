@@ -459,7 +459,14 @@ def test_ssdsim_device_maps_every_key(tmp_path, toml_loads):
         key = re.sub(r"\[\d+\]", "[i]", line.split("=")[0].strip())
         assert key in noted or key in origins, key
     by_key = {w.split(": ")[1]: w for w in imp.warnings}
-    assert "two-plane" in by_key["advanced command"] or "multi-plane" in by_key["advanced command"]
+    # SSDsim's command quirks: reads one page per command, the pages of an
+    # interleaved two-plane program begin their data-in together.
+    assert (k["controller.advanced_reads"], k["controller.overlap_data_in"]) == (False, True)
+    assert (k["cache.sectors"], k["cache.dram_serial"], k["timing.sector_transfers"]) == (
+        True,
+        False,
+        True,
+    )
     assert "energy" in by_key["flash operating current, dram voltage"]
 
 
@@ -476,10 +483,19 @@ def test_ssdsim_shipped_parameters_match_the_preset(toml_loads):
     assert ours["ftl"]["overprovisioning"] == preset["ftl"]["overprovisioning"]
     # The controller model and the buffer (its capacity in pages: the file
     # says 131074 B, the preset 128 KiB).
-    for key in ("scheduler", "busy_unit", "interleave", "multiplane", "write_ack"):
+    for key in (
+        "scheduler",
+        "busy_unit",
+        "interleave",
+        "multiplane",
+        "write_ack",
+        "advanced_reads",
+        "overlap_data_in",
+    ):
         assert ours["controller"][key] == preset["controller"][key], key
     assert ours["controller"]["ssdsim-fcfs"] == preset["controller"]["ssdsim-fcfs"]
-    for key in ("policy", "dram_mb_s", "dram_latency_ns"):
+    assert ours["timing"]["sector_transfers"] is preset["timing"]["sector_transfers"] is True
+    for key in ("policy", "dram_mb_s", "dram_latency_ns", "dram_serial", "sectors"):
         assert ours["cache"][key] == preset["cache"][key], key
     page = preset["geometry"]["page_size"]
     assert int(ours["cache"]["mib"] * 2**20 / page) == int(preset["cache"]["mib"] * 2**20 / page)

@@ -259,9 +259,19 @@ def _ftl(out: DeviceImport, f: Fields) -> None:
         )
     out.set("ftl.gc_policy", "greedy", "SSDsim: greedy victim")
     if f.integer("allocation") == 0:
-        out.set("ftl.allocation", "dynamic", "allocation = 0")
-        if f.integer("dynamic_allocation") != 0:
-            f.note(APPROXIMATED, "dynamic_allocation", "a fixed channel is not kept: fully dynamic")
+        if f.integer("dynamic_allocation") == 0:
+            out.set(
+                "ftl.allocation",
+                "dynamic:idle-chip",
+                "allocation = 0, dynamic_allocation = 0: writes wait in one queue for an idle chip",
+            )
+        else:
+            out.set("ftl.allocation", "dynamic", "allocation = 0")
+            f.note(
+                APPROXIMATED,
+                "dynamic_allocation",
+                "a fixed channel is not kept: placed on the least-loaded die when it arrives",
+            )
         f.note(IGNORED, "static_allocation", "used only with allocation = 1")
     else:
         mode = f.integer("static_allocation")
