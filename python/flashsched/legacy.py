@@ -23,6 +23,13 @@ SSDSIM_PLAIN = [
     "controller.write_ack=programmed",
     "ftl.gc_mode=interleaved",
     "ftl.gc_block_unit=plane",
+    # SSDsim's sector buffer and transfers, lone reads, overlapped data-ins
+    # and per-request DRAM time came later still.
+    "cache.sectors=false",
+    "cache.dram_serial=true",
+    "controller.advanced_reads=true",
+    "controller.overlap_data_in=false",
+    "timing.sector_transfers=false",
 ]
 
 # The three Amphibian presets (``intel-x25e``, ``intel-dc-s3700``,

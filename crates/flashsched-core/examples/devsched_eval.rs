@@ -137,6 +137,11 @@ fn aos(dir: &Path) {
             "controller.write_ack=programmed",
             "ftl.gc_mode=interleaved",
             "ftl.gc_block_unit=plane",
+            "cache.sectors=false",
+            "cache.dram_serial=true",
+            "controller.advanced_reads=true",
+            "controller.overlap_data_in=false",
+            "timing.sector_transfers=false",
             "ftl.precondition_fill=0.7",
         ]
         .map(String::from)

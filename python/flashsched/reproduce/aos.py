@@ -10,8 +10,10 @@ channel-level conflicts (Fig. 4), flash- and system-level parallelism
 How we reproduce them: the paper extends SSDsim, so the device is the
 ``ssdsim-default`` preset with SSDsim's controller model (docs/devsched.md,
 "AOS and VIOS on the SSDsim platform": a chip is busy while any of its dies
-runs a command, die-interleaved and two-plane commands, blocking GC, an LRU
-write buffer, writes acknowledged at data-in), fresh as SSDsim starts
+runs a command, die-interleaved and two-plane commands whose data-ins
+overlap, reads paired too (``common.PAIRED_READS``), blocking GC, an LRU
+write buffer counted in sectors, sector transfers, writes acknowledged at
+data-in), fresh as SSDsim starts
 (70 % preconditioned, blocking GC saturates every scheduler alike: read
 latencies of 10-600 ms), and every scheduler gets the 2 MB DRAM write buffer of AOS's architecture
 (Fig. 2, §IV-B4). FIFO is SSDsim's in-order per-chip FCFS read as §II-C
@@ -90,8 +92,10 @@ from flashsched.reproduce.aos_band import (
     geo_and_median,
     intensity_workloads,
 )
-from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
+from flashsched.reproduce.aos_claims import CLAIMS
+from flashsched.reproduce.base import Context, Figure, Measured, Reproduction, Results
 from flashsched.reproduce.common import (
+    PAIRED_READS,
     Compare,
     compare,
     measure_compares,
@@ -145,103 +149,6 @@ SYNTHETIC = {
     # the knee.
     "synth_fin1": "read=0.259,bs=2k-8k,iops=9000,n=30000,span=2g,seed=6",
 }
-ALL = "EX, FIN1, FIN2, MSN (mean)"
-RED = "reduction (%)"
-CLAIMS = [
-    Claim(
-        "read_fifo",
-        "AOS vs FIFO: read latency",
-        f"read latency {RED}",
-        51,
-        ALL,
-        "Fig. 3(a), §IV-B1; abstract",
-    ),
-    Claim(
-        "read_fifo_ex",
-        "AOS vs FIFO: read latency, best case",
-        f"read latency {RED}",
-        87,
-        "EX",
-        "Fig. 3(a), §IV-B1",
-    ),
-    Claim(
-        "write_fifo",
-        "AOS vs FIFO: write latency",
-        f"write latency {RED}",
-        45,
-        ALL,
-        "Fig. 3(b), §IV-B1; abstract",
-    ),
-    Claim(
-        "read_pes",
-        "AOS vs P/E suspension: read latency",
-        f"read latency {RED}",
-        8,
-        ALL,
-        "Fig. 3(a), §IV-B1",
-    ),
-    Claim(
-        "write_pes",
-        "AOS vs P/E suspension: write latency",
-        f"write latency {RED}",
-        22,
-        ALL,
-        "Fig. 3(b), §IV-B1",
-    ),
-    Claim(
-        "interference",
-        "AOS vs FIFO: write-caused interference",
-        RED,
-        55,
-        ALL,
-        "Fig. 4(a), §IV-B2; §I",
-    ),
-    Claim(
-        "channel_conflicts",
-        "AOS vs FIFO: channel-level access conflicts",
-        RED,
-        31,
-        ALL,
-        "Fig. 4(b), §IV-B2",
-    ),
-    Claim(
-        "flp",
-        "AOS vs FIFO: flash-level parallelism",
-        "gain (×)",
-        2.0,
-        ALL,
-        "Fig. 5(a), §IV-B3",
-        "×",
-    ),
-    Claim(
-        "slp_fifo",
-        "AOS vs FIFO: system-level parallelism",
-        "gain (×)",
-        1.3,
-        ALL,
-        "Fig. 5(b), §IV-B3",
-        "×",
-    ),
-    Claim(
-        "slp_pes",
-        "AOS vs P/E suspension: system-level parallelism",
-        "gain (×)",
-        1.2,
-        ALL,
-        "Fig. 5(b), §IV-B3",
-        "×",
-    ),
-    Claim(
-        "slp_piq",
-        "AOS vs PIQ: system-level parallelism",
-        "gain (×)",
-        1.08,
-        ALL,
-        "Fig. 5(b), §IV-B3",
-        "×",
-    ),
-]
-
 DS = "device_sched"
 EXP = "latency"
 PLAIN = "plain"  # the earlier per-die device (legacy.SSDSIM_PLAIN)
@@ -303,7 +210,9 @@ def _experiment(
     # The SSDsim platform starts fresh, as SSDsim does (aged = 0): 70 %
     # preconditioned, its blocking GC saturates every scheduler alike
     # (docs/devsched.md). The plain device keeps the earlier 70 %.
-    device = [*SSDSIM_PLAIN, "ftl.precondition_fill=0.7"] if plain else [FRESH, *FIFO_SET]
+    device = (
+        [*SSDSIM_PLAIN, "ftl.precondition_fill=0.7"] if plain else [FRESH, *FIFO_SET, *PAIRED_READS]
+    )
     spec: dict[str, Any] = {
         "name": name,
         "base": {
