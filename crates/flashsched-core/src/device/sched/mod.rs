@@ -111,8 +111,10 @@ impl PickCtx<'_> {
             && !(self.lone_reads && self.joins_group(tx))
     }
 
-    /// Whether `tx`, a read, would join a command group running on its chip
-    /// (interleaving), which a lone read may not.
+    /// Whether `tx`, a read, would join a command group running on another
+    /// die of its chip (interleaving), which a lone read may not. Its own
+    /// die is busy only when the read would preempt (suspend) what runs
+    /// there, which a lone read may do.
     #[inline]
     fn joins_group(&self, tx: &Tx) -> bool {
         if tx.kind != TxKind::Read || tx.copyback || !self.chip_busy {
@@ -120,7 +122,7 @@ impl PickCtx<'_> {
         }
         let dpc = self.ftl.geo.dies_per_chip;
         let first = tx.die / dpc * dpc;
-        (first..first + dpc).any(|d| !self.dies[d as usize].is_idle())
+        (first..first + dpc).any(|d| d != tx.die && !self.dies[d as usize].is_idle())
     }
 
     /// Only programs (and copyback moves, which program) can be blocked on
