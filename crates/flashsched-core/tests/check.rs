@@ -426,6 +426,10 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
             pick(rng, &["false", "true"])
         ));
     }
+    ov.push(format!(
+        "controller.dispatch={}",
+        pick(rng, &["unit-free", "channel-idle"])
+    ));
     // SSDsim's command quirks (docs/validation.md).
     for key in [
         "controller.advanced_reads",

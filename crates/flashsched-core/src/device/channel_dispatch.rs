@@ -65,8 +65,9 @@ impl Ssd {
             cd.next[ch as usize] = if way + 1 == cpc { 0 } else { way + 1 };
             let chip = ch * cpc + way;
             // A `per_die` scheduler has nothing for a chip with nothing
-            // queued or running (and asking it changes nothing).
-            if self.per_die && !self.chip_loaded(chip) {
+            // queued or running (and asking it changes nothing), unless
+            // the chip may take pooled writes (`write_pool.rs`).
+            if self.per_die && !self.chip_loaded(chip) && self.write_pool.is_empty() {
                 continue;
             }
             self.visit_chip(chip, now, sink)?;
