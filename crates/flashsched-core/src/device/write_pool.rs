@@ -67,7 +67,7 @@ impl Ssd {
             _ => self.geo.planes_per_die,
         };
         // Each die's planes that can take a write now, in round-robin order.
-        let mut slots: Vec<Vec<u32>> = take
+        let slots: Vec<Vec<u32>> = take
             .iter()
             .map(|&d| self.open_planes(d, per_die, now))
             .collect();
@@ -107,7 +107,6 @@ impl Ssd {
                 placed = true;
             }
         }
-        slots.clear();
         placed
     }
 
