@@ -108,14 +108,17 @@ FIFO = "ssdsim-fcfs"  # SSDsim's FCFS: the paper's FIFO on its platform
 # paper's FIFO serves each chip in arrival order, reads not first, and a
 # multi-plane command takes only the queue's next request (nothing
 # overtakes). SSDsim's own readings (reads first; two-plane partners found
-# anywhere in the chip queue) are the ``fifo_band`` experiment.
+# anywhere in the chip queue) are the ``fifo_band`` experiment, with stock
+# SSDsim's, whose FCFS never pairs reads (``common.PAIRED_READS``).
 FIFO_SET = ["controller.ssdsim-fcfs.order=arrival", "controller.ssdsim-fcfs.pairing=head"]
 FIFO_DEFAULT_LABEL = "arrival, head (default)"
+# label: (order, pairing, reads paired)
 FIFO_READINGS = {
-    FIFO_DEFAULT_LABEL: ("arrival", "head"),
-    "arrival, queue": ("arrival", "queue"),
-    "reads-first, head": ("reads-first", "head"),
-    "reads-first, queue (SSDsim)": ("reads-first", "queue"),
+    FIFO_DEFAULT_LABEL: ("arrival", "head", True),
+    "arrival, queue": ("arrival", "queue", True),
+    "reads-first, head": ("reads-first", "head", True),
+    "reads-first, queue (SSDsim)": ("reads-first", "queue", True),
+    "reads-first, queue, reads unpaired (stock SSDsim)": ("reads-first", "queue", False),
 }
 SCHEDULERS = [FIFO, "fifo", "piq", "pe-suspend", "aos"]
 PLAIN_SCHEDULERS = ["fifo", "piq", "pe-suspend", "aos"]
@@ -247,9 +250,10 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
                     DS: FIFO,
                     "controller.ssdsim-fcfs.order": order,
                     "controller.ssdsim-fcfs.pairing": pairing,
+                    "controller.advanced_reads": paired,
                 }
-                for label, (order, pairing) in FIFO_READINGS.items()
-                if pairing != "head" or order != "arrival"
+                for label, (order, pairing, paired) in FIFO_READINGS.items()
+                if label != FIFO_DEFAULT_LABEL
             ],
         ),
     }
