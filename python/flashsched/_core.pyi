@@ -11,6 +11,7 @@ __all__ = [
     "MemoryLimitError",
     "Replay",
     "ReplayError",
+    "SSDSIM_PLAIN",
     "Simulation",
     "SimulationError",
     "TraceError",
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 __version__: str
+SSDSIM_PLAIN: list[str]
 
 class FlashschedError(Exception): ...
 class ConfigError(FlashschedError): ...

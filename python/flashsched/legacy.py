@@ -4,33 +4,16 @@ reproductions, the AOS evaluation, the ``ssdsim-default`` bench case)."""
 
 from __future__ import annotations
 
+from flashsched._core import SSDSIM_PLAIN as _SSDSIM_PLAIN
+
 # ``ssdsim-default`` as it was before it carried SSDsim's controller model
-# (docs/model.md, Controller): every die on its own with a FIFO, GC moves
-# interleaved with user I/O, an eager write buffer when a size is set,
-# writes acknowledged when programmed. The reproductions established on
-# that device (the theory checks, Amphibian's Fig. 5 example, the AOS
-# evaluation of docs/devsched.md) keep it, so their settings and numbers
-# stay what they were measured as.
-SSDSIM_PLAIN = [
-    "cache.mib=0",
-    "cache.policy=eager",
-    "cache.dram_mb_s=0",
-    "cache.dram_latency_ns=0",
-    "controller.scheduler=fifo",
-    "controller.busy_unit=die",
-    "controller.interleave=false",
-    "controller.multiplane=off",
-    "controller.write_ack=programmed",
-    "ftl.gc_mode=interleaved",
-    "ftl.gc_block_unit=plane",
-    # SSDsim's sector buffer and transfers, lone reads, overlapped data-ins
-    # and per-request DRAM time came later still.
-    "cache.sectors=false",
-    "cache.dram_serial=true",
-    "controller.advanced_reads=true",
-    "controller.overlap_data_in=false",
-    "timing.sector_transfers=false",
-]
+# (the core's ``config::SSDSIM_PLAIN``, shared with its golden runs): every
+# die on its own with a FIFO, GC moves interleaved with user I/O, an eager
+# write buffer when a size is set, writes acknowledged when programmed. The
+# reproductions established on that device (the theory checks, Amphibian's
+# Fig. 5 example, the AOS evaluation of docs/devsched.md) keep it, so their
+# settings and numbers stay what they were measured as.
+SSDSIM_PLAIN: list[str] = list(_SSDSIM_PLAIN)
 
 # The three Amphibian presets (``intel-x25e``, ``intel-dc-s3700``,
 # ``intel-750``) as they were before they carried the faithful controller

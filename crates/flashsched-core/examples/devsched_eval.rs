@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use flashsched_core::config::SSDSIM_PLAIN;
 use flashsched_core::metrics::Summary;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 
@@ -125,27 +126,10 @@ fn aos(dir: &Path) {
     // programmed; AOS's architecture (Fig. 2) has a 2 MB write buffer.
     for (variant, buf) in [("nobuf", "0"), ("buf2m", "2")] {
         // `ssdsim-default` as the evaluation was measured on, before it
-        // carried SSDsim's controller model (python/flashsched/legacy.py,
-        // SSDSIM_PLAIN): dies on their own, GC interleaved, an eager buffer.
-        let mut ov: Vec<String> = [
-            "cache.policy=eager",
-            "cache.dram_mb_s=0",
-            "cache.dram_latency_ns=0",
-            "controller.busy_unit=die",
-            "controller.interleave=false",
-            "controller.multiplane=off",
-            "controller.write_ack=programmed",
-            "ftl.gc_mode=interleaved",
-            "ftl.gc_block_unit=plane",
-            "cache.sectors=false",
-            "cache.dram_serial=true",
-            "controller.advanced_reads=true",
-            "controller.overlap_data_in=false",
-            "timing.sector_transfers=false",
-            "ftl.precondition_fill=0.7",
-        ]
-        .map(String::from)
-        .to_vec();
+        // carried SSDsim's controller model (`config::SSDSIM_PLAIN`): dies
+        // on their own, GC interleaved, an eager buffer.
+        let mut ov: Vec<String> = SSDSIM_PLAIN.iter().map(|s| s.to_string()).collect();
+        ov.push("ftl.precondition_fill=0.7".into());
         ov.push(format!("cache.mib={buf}"));
         for wl in &wls {
             for s in ["fifo", "piq", "pe-suspend", "aos", "vios"] {

@@ -578,14 +578,7 @@ fn soak_every_gc_policy_is_stable() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(10);
-    for policy in [
-        "greedy",
-        "cost-benefit",
-        "random",
-        "fifo",
-        "d-choice",
-        "rga",
-    ] {
+    for &policy in GC_POLICIES {
         let (q3, q4, min_free) = soak(policy, x);
         eprintln!(
             "soak {policy} x{x}: WAF third quarter {q3:.3}, last quarter {q4:.3}, \

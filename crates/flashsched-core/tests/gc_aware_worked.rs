@@ -22,13 +22,13 @@ use flashsched_core::workload::IoRecord;
 use flashsched_core::SimResult;
 
 mod common;
-use common::{rec, run_checked};
+use common::{default_with, rec, run_checked};
 
 const US: u64 = 1_000;
 const PAGE: u32 = 4096;
 
 fn device(extra: &[&str]) -> DeviceConfig {
-    let ov: Vec<String> = [
+    let base = [
         "geometry.channels=1",
         "geometry.chips_per_channel=2",
         "geometry.dies_per_chip=1",
@@ -50,12 +50,8 @@ fn device(extra: &[&str]) -> DeviceConfig {
         "host.amphibian.size_ordering=false",
         "host.amphibian.zones=chip",
         "host.amphibian.gc_detect=oracle",
-    ]
-    .iter()
-    .chain(extra)
-    .map(|s| s.to_string())
-    .collect();
-    DeviceConfig::load("default", &ov).unwrap()
+    ];
+    default_with(&base, extra)
 }
 
 const OFF: &str = "host.amphibian.gc_aware=false";

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use flashsched_core::array::network::LinkConfig;
 use flashsched_core::array::{ArrayConfig, ArraySim, ArrayWorkload, Layout};
+use flashsched_core::config::SSDSIM_PLAIN;
 use flashsched_core::engine::NS_PER_MS;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 
@@ -187,29 +188,11 @@ fn golden_dir() -> PathBuf {
 
 /// `ssdsim-default` gained SSDsim's controller model (chip-level busy with
 /// interleaving and two-plane commands, in-order FCFS with reads first,
-/// chip-blocking GC, its LRU write buffer, writes acknowledged at data-in);
-/// the cases recorded before it keep their results with these overrides,
-/// and the `ssdsim_full_*` cases record the full model.
-const SSDSIM_LEGACY: &[&str] = &[
-    "cache.mib=0",
-    "cache.policy=eager",
-    "cache.dram_mb_s=0",
-    "cache.dram_latency_ns=0",
-    "controller.busy_unit=die",
-    "controller.interleave=false",
-    "controller.multiplane=off",
-    "controller.scheduler=fifo",
-    "controller.write_ack=programmed",
-    "ftl.gc_mode=interleaved",
-    "ftl.gc_block_unit=plane",
-    // SSDsim's buffer in sectors, sector transfers, lone reads, overlapped
-    // data-ins and per-request DRAM time came later still.
-    "cache.sectors=false",
-    "cache.dram_serial=true",
-    "controller.advanced_reads=true",
-    "controller.overlap_data_in=false",
-    "timing.sector_transfers=false",
-];
+/// chip-blocking GC, its LRU write buffer, writes acknowledged at data-in,
+/// then its sector buffer, sector transfers, lone reads and overlapped
+/// data-ins); the cases recorded before it keep their results with
+/// [`SSDSIM_PLAIN`], and the `ssdsim_full_*` cases record the full model.
+const SSDSIM_LEGACY: &[&str] = SSDSIM_PLAIN;
 
 fn legacy(name: &str, device: &str) -> &'static [&'static str] {
     match device {

@@ -3,7 +3,7 @@
 //! detected), and no lost or duplicated request on the real traces.
 
 mod common;
-use common::{checked_sim, rec, run_checked, traces_dir};
+use common::{checked_sim, default_with as cfg, rec, run_checked, traces_dir};
 
 use std::path::{Path, PathBuf};
 
@@ -19,11 +19,6 @@ use flashsched_core::SimResult;
 const KIB: u32 = 1024;
 const US: u64 = 1000;
 const MS: u64 = 1_000_000;
-
-fn cfg(base: &[&str], extra: &[&str]) -> DeviceConfig {
-    let ov: Vec<String> = base.iter().chain(extra).map(|s| s.to_string()).collect();
-    DeviceConfig::load("default", &ov).unwrap()
-}
 
 /// 1 channel/chip/die/plane, 4 KiB pages, tR 50 us, tPROG 200 us, infinite bus.
 const ONE_DIE: &[&str] = &[

@@ -85,14 +85,10 @@ fn device(rng: &mut Rng, host: &str, dev: &str, mode: [&str; 5]) -> Vec<String> 
         ));
     }
     ov.push(format!("controller.multiplane={mp}"));
-    ov.push(format!(
-        "controller.overlap_data_in={}",
-        pick(rng, &["false", "true"])
-    ));
-    ov.push(format!(
-        "controller.advanced_reads={}",
-        pick(rng, &["true", "false"])
-    ));
+    // SSDsim's command quirks (docs/validation.md).
+    for key in ["controller.overlap_data_in", "controller.advanced_reads"] {
+        ov.push(format!("{key}={}", pick(rng, &["false", "true"])));
+    }
     // A cache for the policy to act on: 16, 64 or 256 pages.
     ov.push(format!("cache.policy={cache}"));
     ov.push(format!("cache.mib={}", pick(rng, &["0.0625", "0.25", "1"])));

@@ -36,7 +36,11 @@ mod _core {
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
-        m.add("__version__", env!("CARGO_PKG_VERSION"))
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        m.add(
+            "SSDSIM_PLAIN",
+            flashsched_core::config::SSDSIM_PLAIN.to_vec(),
+        )
     }
 
     use pyo3::prelude::*;

@@ -10,6 +10,7 @@
 //! error that names it), deserialized, then validated (a bad value is an
 //! error naming the key and the allowed range or values).
 
+mod legacy;
 mod schema;
 mod tree;
 
@@ -24,6 +25,7 @@ use crate::flash::Geometry;
 pub use crate::flash::{Cell, GeometryConfig, TimingConfig, VariationConfig};
 pub use crate::ftl::{Allocation, FtlConfig, GcPolicy};
 pub use crate::host::config::HostConfig;
+pub use legacy::SSDSIM_PLAIN;
 use schema::{check_keys, culprit, fill_sched_tables, normalize_types, schema_tree};
 use tree::{apply_override, load_file_tree, merge_over_preset, preset_tree, set_path, PRESETS};
 

@@ -172,12 +172,10 @@ impl Ssd {
                 self.offer(now, |s, ctx| s.pick_chip(chip, dies, ctx))
             };
             let Some(id) = id else {
-                // Nothing it can start: it takes pooled writes (once).
-                if placed || !self.place_pooled(chip, dies, now) {
-                    break;
+                if self.take_pooled(&mut placed, chip, dies, now) {
+                    continue;
                 }
-                placed = true;
-                continue;
+                break;
             };
             self.start(id, now, sink)?;
         }
@@ -235,6 +233,18 @@ impl Ssd {
         Ok(())
     }
 
+    /// The idle `dies` of `chip` have nothing they can start: they take
+    /// pooled writes (`write_pool.rs`), once per visit (`placed`). Returns
+    /// whether any were placed (then the scheduler is asked again).
+    #[inline]
+    fn take_pooled(&mut self, placed: &mut bool, chip: u32, dies: u64, now: Ns) -> bool {
+        if *placed || self.write_pool.is_empty() {
+            return false;
+        }
+        *placed = self.place_pooled(chip, dies, now);
+        *placed
+    }
+
     /// Start work on idle `die` while the scheduler has some for it.
     fn fill_die<S: EventSink>(&mut self, die: u32, now: Ns, sink: &mut S) -> SimResult<()> {
         let mut placed = false;
@@ -258,13 +268,11 @@ impl Ssd {
                 self.offer(now, |s, ctx| s.pick(die, ctx))
             };
             let Some(id) = id else {
-                // Nothing it can start: it takes pooled writes (once).
                 let dpc = self.geo.dies_per_chip;
-                if placed || !self.place_pooled(die / dpc, 1 << (die % dpc), now) {
-                    break;
+                if self.take_pooled(&mut placed, die / dpc, 1 << (die % dpc), now) {
+                    continue;
                 }
-                placed = true;
-                continue;
+                break;
             };
             self.start(id, now, sink)?;
         }

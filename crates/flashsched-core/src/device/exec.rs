@@ -21,10 +21,7 @@ impl Ssd {
             let chip = self.geo.chip_of_die(die as u32) as usize;
             if self.cmds.chip_active[chip] == 0 {
                 self.cmds.chip_since[chip] = now;
-                self.cmds.solo[chip] = self.cmds.lone_reads && {
-                    let t = self.txs.get(lead);
-                    t.kind == TxKind::Read && !t.copyback
-                };
+                self.cmds.solo[chip] = self.cmds.lone_reads && self.txs.get(lead).is_plain_read();
             }
             self.cmds.chip_active[chip] += 1;
             let dpc = self.geo.dies_per_chip;
@@ -93,9 +90,8 @@ impl Ssd {
         let mut ids = std::mem::take(&mut self.cmds.scratch);
         ids.clear();
         ids.push(id);
-        let lead = *self.txs.get(id);
-        let lone = self.cmds.lone_reads && lead.kind == TxKind::Read && !lead.copyback;
-        if self.cmds.multiplane != MultiPlane::Off && !lone {
+        let lead = (self.cmds.multiplane != MultiPlane::Off).then(|| *self.txs.get(id));
+        if let Some(lead) = lead.filter(|l| !(self.cmds.lone_reads && l.is_plain_read())) {
             let ppd = self.geo.planes_per_die;
             let mut taken = 1u64 << (lead.plane % ppd);
             while (ids.len() as u32) < ppd {
@@ -269,18 +265,7 @@ impl Ssd {
                 self.arm(die, self.timing.command + t_prog, now, sink);
             } else {
                 let ch = self.geo.channel_of_die(die as u32);
-                let end = match self.overlap_group(die as u32, kept.len(), now) {
-                    Some(group) => self.overlapped_data_in(die as u32, &kept, group, now),
-                    None => {
-                        let mut end = now;
-                        for &m in &kept {
-                            let dur = self.timing.xfer_ns(self.txs.get(m).sectors);
-                            end = self.channels[ch as usize].reserve(now, dur, &mut self.retimed);
-                            self.ack_at_data_in(m, end);
-                        }
-                        end
-                    }
-                };
+                let end = self.data_in(die as u32, &kept, now);
                 self.push_retimed(ch, sink);
                 self.dies[die].xfer_end = end;
                 self.arm(die, t_prog, end, sink);
@@ -298,55 +283,47 @@ impl Ssd {
         Ok(())
     }
 
-    /// `controller.overlap_data_in`: whether a program command of `n`
-    /// pages on `die` overlaps its data-ins: `Some(None)` to start a group,
-    /// `Some(Some((start, bus_end)))` to join the group its chip started
-    /// at this instant (still the last thing on the bus), `None` to cross
-    /// the bus page after page.
-    fn overlap_group(&self, die: u32, n: usize, now: Ns) -> Option<Option<(Ns, Ns)>> {
+    /// The data-ins of `members` (a program command on `die`), each page
+    /// acknowledged when its own ends; returns when the bus is through with
+    /// them (the cell starts then). One after another on the bus, or with
+    /// `controller.overlap_data_in` (SSDsim's interleaved two-plane
+    /// command) side by side from one start, the bus held for the longest:
+    /// a multi-plane command starts such a group, and a command joining its
+    /// chip's group at the same instant (while the group is still the last
+    /// thing on the bus) overlaps it too.
+    fn data_in(&mut self, die: u32, members: &[TxId], now: Ns) -> Ns {
+        let ch = self.geo.channel_of_die(die) as usize;
+        let xfer = |s: &Self, m: TxId| s.timing.xfer_ns(s.txs.get(m).sectors);
         if !self.cmds.overlap {
-            return None;
+            let mut end = now;
+            for &m in members {
+                let dur = xfer(self, m);
+                end = self.channels[ch].reserve(now, dur, &mut self.retimed);
+                self.ack_at_data_in(m, end);
+            }
+            return end;
         }
         let chip = self.geo.chip_of_die(die) as usize;
-        let ch = self.geo.channel_of_die(die) as usize;
-        let (at, start, bus_end) = self.cmds.overlap_group[chip];
-        if at == now && self.channels[ch].free_at == bus_end {
-            return Some(Some((start, bus_end)));
-        }
-        (n > 1).then_some(None)
-    }
-
-    /// Data-ins of `members` (a program command on `die`) beside each other
-    /// from the group's start (SSDsim's interleaved two-plane command):
-    /// each page is in the chip after its own transfer, the bus is held
-    /// until the longest ends. Returns the bus end (the cell starts then).
-    fn overlapped_data_in(
-        &mut self,
-        die: u32,
-        members: &[TxId],
-        group: Option<(Ns, Ns)>,
-        now: Ns,
-    ) -> Ns {
-        let ch = self.geo.channel_of_die(die) as usize;
-        let mut rest = members;
-        let (start, mut bus_end) = match group {
-            Some(g) => g,
-            None => {
-                let dur = self.timing.xfer_ns(self.txs.get(members[0]).sectors);
-                let end = self.channels[ch].reserve(now, dur, &mut self.retimed);
-                self.ack_at_data_in(members[0], end);
-                rest = &members[1..];
-                (end - dur, end)
+        let (at, start, end) = self.cmds.overlap_group[chip];
+        let (start, mut bus_end, rest) = if at == now && self.channels[ch].free_at == end {
+            (start, end, members)
+        } else {
+            // The first page starts a group; alone, it is an ordinary transfer.
+            let dur = xfer(self, members[0]);
+            let end = self.channels[ch].reserve(now, dur, &mut self.retimed);
+            self.ack_at_data_in(members[0], end);
+            if members.len() == 1 {
+                return end;
             }
+            (end - dur, end, &members[1..])
         };
         for &m in rest {
-            let end = start + self.timing.xfer_ns(self.txs.get(m).sectors);
+            let end = start + xfer(self, m);
             if end > bus_end {
                 bus_end = self.channels[ch].reserve(now, end - bus_end, &mut self.retimed);
             }
             self.ack_at_data_in(m, end);
         }
-        let chip = self.geo.chip_of_die(die) as usize;
         self.cmds.overlap_group[chip] = (now, start, bus_end);
         bus_end
     }

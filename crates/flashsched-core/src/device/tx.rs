@@ -186,6 +186,13 @@ impl Tx {
     pub fn is_user_read(&self) -> bool {
         self.kind == TxKind::Read && self.origin == Origin::User
     }
+
+    /// A read whose data leaves the chip (not the read half of a copyback
+    /// move): what `controller.advanced_reads = false` keeps alone.
+    #[inline]
+    pub fn is_plain_read(&self) -> bool {
+        self.kind == TxKind::Read && !self.copyback
+    }
 }
 
 /// Slab of transactions with slot reuse. Each slot has a generation that

@@ -48,10 +48,8 @@ impl Ssd {
     /// multi-plane commands up to a write per plane. Write `k` goes to die
     /// `k mod n` of the `n` taken, as SSDsim deals them out. Returns whether
     /// any write was placed.
+    /// The pool must not be empty.
     pub(super) fn place_pooled(&mut self, chip: u32, dies: u64, now: Ns) -> bool {
-        if self.write_pool.is_empty() {
-            return false;
-        }
         let dpc = self.geo.dies_per_chip;
         let first = self.cmds.chip_next[chip as usize];
         let mut take: Vec<u32> = (0..dpc)

@@ -30,11 +30,17 @@ pub fn traces_dir() -> Option<PathBuf> {
     found
 }
 
+/// The `default` preset with `base` then `extra` overrides (later wins).
+pub fn default_with(base: &[&str], extra: &[&str]) -> DeviceConfig {
+    let ov: Vec<String> = base.iter().chain(extra).map(|s| s.to_string()).collect();
+    DeviceConfig::load("default", &ov).unwrap()
+}
+
 /// A small SSD for array tests: 2 channels × 2 chips, 1 die, 1 plane, 64
 /// blocks × 32 pages × 16 KiB (128 MiB raw), 10 % OP, 5 % GC threshold;
 /// `extra` overrides follow.
 pub fn small_ssd(extra: &[&str]) -> DeviceConfig {
-    let ov: Vec<String> = [
+    let base = [
         "geometry.channels=2",
         "geometry.chips_per_channel=2",
         "geometry.dies_per_chip=1",
@@ -44,19 +50,15 @@ pub fn small_ssd(extra: &[&str]) -> DeviceConfig {
         "geometry.page_size=16384",
         "ftl.overprovisioning=0.1",
         "ftl.gc_threshold=0.05",
-    ]
-    .iter()
-    .chain(extra)
-    .map(|s| s.to_string())
-    .collect();
-    DeviceConfig::load("default", &ov).unwrap()
+    ];
+    default_with(&base, extra)
 }
 
 /// One chip on one channel, 2 dies × 2 planes × 16 blocks × 16 pages of
 /// 4 KiB; tR 50 µs, tPROG 200 µs, a 409.6 MB/s bus (10 µs per page), no
 /// command time, queue depth 32, no host merging; `extra` overrides follow.
 pub fn one_chip(extra: &[&str]) -> DeviceConfig {
-    let ov: Vec<String> = [
+    let base = [
         "geometry.channels=1",
         "geometry.chips_per_channel=1",
         "geometry.dies_per_chip=2",
@@ -72,12 +74,8 @@ pub fn one_chip(extra: &[&str]) -> DeviceConfig {
         "ftl.allocation=static:PDCW",
         "host.queue_depth=32",
         "host.max_merge_kib=0",
-    ]
-    .iter()
-    .chain(extra)
-    .map(|s| s.to_string())
-    .collect();
-    DeviceConfig::load("default", &ov).unwrap()
+    ];
+    default_with(&base, extra)
 }
 
 /// One die with one plane of 4-page blocks of 4 KiB for GC examples:
@@ -85,7 +83,7 @@ pub fn one_chip(extra: &[&str]) -> DeviceConfig {
 /// command time, 50 % over-provisioning, greedy GC, no hard threshold, no
 /// host merging; `extra` overrides follow (the block count among them).
 pub fn one_plane_gc(extra: &[&str]) -> DeviceConfig {
-    let ov: Vec<String> = [
+    let base = [
         "geometry.channels=1",
         "geometry.chips_per_channel=1",
         "geometry.dies_per_chip=1",
@@ -100,12 +98,8 @@ pub fn one_plane_gc(extra: &[&str]) -> DeviceConfig {
         "ftl.gc_hard_threshold=0",
         "ftl.gc_policy=greedy",
         "host.max_merge_kib=0",
-    ]
-    .iter()
-    .chain(extra)
-    .map(|s| s.to_string())
-    .collect();
-    DeviceConfig::load("default", &ov).unwrap()
+    ];
+    default_with(&base, extra)
 }
 
 /// The GC victim policies, for tests that draw one.

@@ -117,7 +117,7 @@ impl PickCtx<'_> {
     /// there, which a lone read may do.
     #[inline]
     fn joins_group(&self, tx: &Tx) -> bool {
-        if tx.kind != TxKind::Read || tx.copyback || !self.chip_busy {
+        if !tx.is_plain_read() || !self.chip_busy {
             return false;
         }
         let dpc = self.ftl.geo.dies_per_chip;
