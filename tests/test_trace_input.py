@@ -170,3 +170,26 @@ def test_formats_and_help_list_every_format(run_cli) -> None:
     from flashsched.commands.args import TRACE_FORMATS
 
     assert [name for name, _ in _core.formats() if name != "csv"] == TRACE_FORMATS
+
+
+def test_stdin_warns_that_ssdsims_prepass_cannot_run(tmp_path: Path) -> None:
+    """SSDsim's trace pre-pass (``ftl.update_reads = "ssdsim"``) needs the
+    trace twice: from standard input the run goes on with each read marking
+    its sectors when submitted, and says so (only in that mode)."""
+
+    def run(*extra: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [sys.executable, "-m", "flashsched", "run", "--trace", "-", "--device", DEVICE]
+            + list(extra),
+            input=ALIBABA.encode(),
+            capture_output=True,
+            cwd=tmp_path,
+            timeout=120,
+        )
+
+    proc = run()
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "pre-pass" in proc.stderr.decode()
+    proc = run("--set", "ftl.update_reads=mqsim")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "pre-pass" not in proc.stderr.decode()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
@@ -68,9 +69,12 @@ def simulation(
     if (trace is None) == (synthetic is None):
         raise A.ArgumentValueError("give exactly one of `trace` or `synthetic`")
     dev, spec, imported = _imported(device_arg(device), A.optional_text("synthetic", synthetic))
+    ov = imported + _overrides(overrides, host_sched, device_sched, queue_depth)
+    if trace is not None and str(trace) == "-":
+        _warn_no_prepass(dev, ov)
     return _core.Simulation(
         device=dev,
-        overrides=imported + _overrides(overrides, host_sched, device_sched, queue_depth),
+        overrides=ov,
         trace=A.optional_path("trace", trace),
         format=A.text("format", format),
         intensity=A.number("intensity", intensity, positive=True),
@@ -84,6 +88,23 @@ def simulation(
         max_memory=A.memory_size("max_memory", max_memory),
         records_held=A.optional_integer("records_held", records_held, 1),
     )
+
+
+def _warn_no_prepass(device: str, overrides: list[str]) -> None:
+    """Warn that SSDsim's trace pre-pass (``ftl.update_reads = "ssdsim"``)
+    cannot read a trace on standard input (docs/model.md, Partial pages)."""
+    try:
+        cfg = _core.load_config(device, overrides)
+    except Exception:  # noqa: BLE001 - the build reports a bad config itself
+        return
+    if 'update_reads = "ssdsim"' in cfg:
+        warnings.warn(
+            'ftl.update_reads = "ssdsim": a trace on standard input cannot be read before '
+            "the run (SSDsim's pre-pass), so each read marks its sectors valid when it is "
+            "submitted; a write before a read of its page's other sectors then needs no "
+            "update read. Give the trace as a file for SSDsim's behaviour.",
+            stacklevel=3,
+        )
 
 
 def _imported(device: str, synthetic: str | None) -> tuple[str, str | None, list[str]]:

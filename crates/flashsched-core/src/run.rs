@@ -128,5 +128,41 @@ pub fn build_streaming(
     // bad trace path fails before the device is preconditioned.
     let probe = cfg.logical_bytes();
     let workload = build_workload(&spec.workload, probe, spec.seed)?;
-    Simulation::new(cfg, workload, opts)
+    let mut sim = Simulation::new(cfg, workload, opts)?;
+    if sim.ssd.wants_read_prepass() {
+        read_prepass(&mut sim, &spec.workload)?;
+    }
+    Ok(sim)
+}
+
+/// SSDsim's trace pre-pass (`ftl.update_reads = "ssdsim"`): the trace's
+/// reads, as the run will replay them, read once before the run
+/// ([`crate::device::Ssd::prepass_read`]). Generated requests have none.
+fn read_prepass(sim: &mut Simulation, workload: &WorkloadSpec) -> SimResult<()> {
+    let WorkloadSpec::Trace {
+        path,
+        format,
+        limit,
+        options,
+        ..
+    } = workload
+    else {
+        return Ok(());
+    };
+    // A trace on standard input cannot be read twice: its reads mark their
+    // sectors as they are submitted, as generated requests do (the Python
+    // layer warns).
+    if path.as_os_str() == "-" {
+        return Ok(());
+    }
+    let reader = open_trace_with(path, TraceFormat::from_name(format)?, *options)?;
+    let capacity = sim.ssd.logical_bytes();
+    for rec in reader.take(limit.map_or(usize::MAX, |l| l.min(usize::MAX as u64) as usize)) {
+        let mut r = rec?;
+        if r.op == crate::io::Op::Read {
+            Replay::fold(&mut r, capacity);
+            sim.ssd.prepass_read(r.offset, r.size);
+        }
+    }
+    Ok(())
 }

@@ -270,6 +270,7 @@ impl Simulation {
                 programs: st.flash_programs,
                 user_page_reads: st.user_reads,
                 gc_page_reads: st.gc_reads,
+                update_reads: st.update_reads,
                 dram_read_hits: st.dram_read_hits,
                 superseded_programs: st.superseded_programs,
                 programs_replanned: st.programs_replanned,

@@ -438,6 +438,10 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
     ] {
         ov.push(format!("{key}={}", pick(rng, &["true", "false"])));
     }
+    ov.push(format!(
+        "ftl.update_reads={}",
+        pick(rng, &["off", "mqsim", "ssdsim"])
+    ));
     if dev == "piq" || dev == "aos" {
         ov.push(format!(
             "controller.piq.granularity={}",

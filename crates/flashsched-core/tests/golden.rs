@@ -20,7 +20,7 @@ use common::small_ssd;
 /// cache, chip-level busy, multi-plane, its transaction scheduler,
 /// preemptive GC, then its 512-request fetch size and sector transfers,
 /// then dispatch at channel-idle instants and its GC write floor, then
-/// RGA victims and up to 10 GC jobs per plane);
+/// RGA victims and up to 10 GC jobs per plane, then its update reads);
 /// the cases recorded before it keep their results with these overrides,
 /// and the `mqsim_full_*` cases record the full model.
 const LEGACY: &[&str] = &[
@@ -36,6 +36,7 @@ const LEGACY: &[&str] = &[
     "ftl.gc_policy=greedy",
     "ftl.gc_move_window=1",
     "controller.dispatch=unit-free",
+    "ftl.update_reads=off",
     "ftl.gc_write_floor=0",
     "ftl.gc_jobs_per_plane=1",
 ];

@@ -366,6 +366,11 @@ def _controller(out: DeviceImport, dev: Fields) -> None:
         "MQSim's TSU: a chip gets work when its channel goes idle, waiting data-outs first",
     )
     out.set("ftl.gc_move_window", 0, "MQSim: all moves of a victim are queued at once")
+    out.set(
+        "ftl.update_reads",
+        "mqsim",
+        "MQSim: a write not covering a page's valid sectors reads them first",
+    )
 
 
 def _interface(out: DeviceImport, host: Fields, dev: Fields) -> None:

@@ -258,6 +258,12 @@ def _ftl(out: DeviceImport, f: Fields) -> None:
             "(as in SSDsim)",
         )
     out.set("ftl.gc_policy", "greedy", "SSDsim: greedy victim")
+    out.set(
+        "ftl.update_reads",
+        "ssdsim",
+        "SSDsim: a write not covering a page's valid sectors reads them first; its "
+        "trace pre-pass marks every read's sectors valid",
+    )
     if f.integer("allocation") == 0:
         if f.integer("dynamic_allocation") == 0:
             out.set(

@@ -213,6 +213,11 @@ SSDSIM_ADVANCED = [
 # (``controller.advanced_reads = false``); the reproductions do not assume the
 # authors' platform had it.
 PAIRED_READS = ["controller.advanced_reads=true"]
+# Partial pages programmed whole, with no read-modify-write read: the
+# reproductions' published runs predate ``ftl.update_reads`` (SSDsim's update
+# reads, which ``ssdsim-default`` now carries) and keep their platform until
+# they are re-run with it.
+WHOLE_PAGES = ["ftl.update_reads=off"]
 SSDSIM_BASIC = [
     "controller.interleave=false",
     "controller.multiplane=off",

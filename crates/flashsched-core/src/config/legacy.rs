@@ -25,4 +25,5 @@ pub const SSDSIM_PLAIN: &[&str] = &[
     "controller.advanced_reads=true",
     "controller.overlap_data_in=false",
     "timing.sector_transfers=false",
+    "ftl.update_reads=off",
 ];

@@ -42,6 +42,9 @@ pub(super) struct WriteBuffer {
     /// page with the sectors written (bit k = sectors `k × unit ..`);
     /// `None` = whole pages.
     sectors: Option<SectorRoom>,
+    /// `ftl.update_reads` with whole-page room: the sectors written of each
+    /// held page (what its write-back carries), as `SectorRoom::masks`.
+    masks: Option<FxHashMap<u32, u64>>,
 }
 
 /// Sector-counted room of SSDsim's buffer.
@@ -69,6 +72,7 @@ impl WriteBuffer {
         capacity: u32,
         policy: CachePolicy,
         sectors_per_page: Option<u32>,
+        track_masks: bool,
     ) -> WriteBuffer {
         let sectors = sectors_per_page.map(|per_page| SectorRoom {
             per_page,
@@ -77,6 +81,7 @@ impl WriteBuffer {
         });
         let capacity = capacity * sectors_per_page.unwrap_or(1);
         WriteBuffer {
+            masks: (track_masks && sectors.is_none()).then(FxHashMap::default),
             sectors,
             capacity,
             used: 0,
@@ -108,7 +113,7 @@ impl WriteBuffer {
 
     /// The least recently written held pages to flush so that `need` more
     /// pages will fit once the flushes in progress are done.
-    fn victims(&mut self, need: u32) -> Vec<u32> {
+    fn victims(&mut self, need: u32) -> Vec<(u32, u64)> {
         let want = (self.used + need).saturating_sub(self.capacity);
         let mut deficit = want.saturating_sub(self.flushing);
         let mut out = Vec::new();
@@ -120,37 +125,55 @@ impl WriteBuffer {
                 self.held.remove(&lpn);
                 self.flushing += 1;
                 deficit -= 1;
-                out.push(lpn);
+                out.push((lpn, self.take_mask(lpn)));
             }
         }
         out
     }
 
     /// `ssdsim-lru`: take the least recently used held page out; its room
-    /// returns at once (it is on its way to flash).
-    /// With sector-counted room, the page's written sectors go too.
-    fn evict(&mut self) -> Option<(u32, u32)> {
+    /// returns at once (it is on its way to flash). Returns the page, the
+    /// room it took and its written sectors (`forget`).
+    fn evict(&mut self) -> Option<(u32, u32, u64)> {
         while let Some((lpn, stamp)) = self.order.pop_front() {
             if self.held.get(&lpn) == Some(&stamp) {
-                return Some((lpn, self.forget(lpn)));
+                let (n, mask) = self.forget(lpn);
+                return Some((lpn, n, mask));
             }
         }
         None
     }
 
     /// Drop held page `lpn` and return the room it took (a page, or its
-    /// written sectors).
-    fn forget(&mut self, lpn: u32) -> u32 {
+    /// written sectors) and its written sectors as mask bits (0: not
+    /// tracked, the whole page).
+    fn forget(&mut self, lpn: u32) -> (u32, u64) {
         self.held.remove(&lpn);
-        let n = match &mut self.sectors {
+        let (n, mask) = match &mut self.sectors {
             Some(sr) => {
                 let m = sr.masks.remove(&lpn).unwrap_or(0);
-                sr.count(m)
+                (sr.count(m), m)
             }
-            None => 1,
+            None => (1, self.take_mask(lpn)),
         };
         self.used -= n;
-        n
+        (n, mask)
+    }
+
+    /// The tracked written sectors of `lpn` (0: not tracked), forgotten.
+    fn take_mask(&mut self, lpn: u32) -> u64 {
+        self.masks
+            .as_mut()
+            .and_then(|m| m.remove(&lpn))
+            .unwrap_or(0)
+    }
+
+    /// `lpn` was written in the sectors of `mask` (tracked only with
+    /// `ftl.update_reads` and whole-page room).
+    fn add_mask(&mut self, lpn: u32, mask: u64) {
+        if let Some(m) = &mut self.masks {
+            *m.entry(lpn).or_default() |= mask;
+        }
     }
 
     /// Note a (re)write of held page `lpn`; returns whether it was new.
@@ -229,9 +252,10 @@ impl Ssd {
     /// `lru`: the pages of a write are now held in DRAM (newest version).
     fn cache_write(&mut self, offset: u64, size: u32) {
         let (a, b) = self.lpn_range(offset, size);
-        for lpn in a..=b {
-            let lpn = self.fold(lpn);
+        for raw in a..=b {
+            let lpn = self.fold(raw);
             self.cache_page(lpn);
+            self.cache_mask(offset, size, raw, lpn);
         }
         self.stats.write_requests += 1;
     }
@@ -249,6 +273,17 @@ impl Ssd {
         }
     }
 
+    /// Track the sectors a write of `size` bytes at `offset` put in held
+    /// page `lpn` (unfolded `raw`), for its write-back's update read.
+    fn cache_mask(&mut self, offset: u64, size: u32, raw: u64, lpn: u32) {
+        if self.update.is_some() {
+            let mask = self.page_mask(offset, size, raw);
+            if let Some(buf) = &mut self.buffer {
+                buf.add_mask(lpn, mask);
+            }
+        }
+    }
+
     /// `ssdsim-lru`: a write's pages go into DRAM in order, each new one
     /// evicting the least recently used page while the cache is full. The
     /// evicted pages are flushed on the write's behalf: it completes when
@@ -259,8 +294,8 @@ impl Ssd {
             return self.write_evicting_sectors(r, offset, size, now);
         }
         let (a, b) = self.lpn_range(offset, size);
-        for lpn in a..=b {
-            let lpn = self.fold(lpn);
+        for raw in a..=b {
+            let lpn = self.fold(raw);
             while let Some(buf) = &mut self.buffer {
                 if buf.held.contains_key(&lpn) {
                     break;
@@ -270,11 +305,12 @@ impl Ssd {
                     break;
                 }
                 match buf.evict() {
-                    Some((victim, _)) => self.flush(r, victim, 0, now),
+                    Some((victim, _, mask)) => self.flush(r, victim, 0, mask, now),
                     None => break,
                 }
             }
             self.cache_page(lpn);
+            self.cache_mask(offset, size, raw, lpn);
         }
         self.evicting_write_done(r, size, now);
     }
@@ -312,7 +348,7 @@ impl Ssd {
                     break;
                 }
                 match buf.evict() {
-                    Some((victim, n)) => self.flush(r, victim, n, now),
+                    Some((victim, n, mask)) => self.flush(r, victim, n, mask, now),
                     None => break,
                 }
             }
@@ -332,17 +368,22 @@ impl Ssd {
 
     /// Flush held page `lpn` (its newest version) for device request `r`;
     /// with sector transfers, `sectors` of it cross the bus (0 = the page).
-    fn flush(&mut self, r: u32, lpn: u32, sectors: u32, now: Ns) {
-        let e = self.inflight.entry(lpn).or_default();
-        e.pending += 1;
-        let seq = e.newest;
+    /// It holds the sectors of `mask` (0: the whole page).
+    fn flush(&mut self, r: u32, lpn: u32, sectors: u32, mask: u64, now: Ns) {
+        let seq = self.inflight.get(&lpn).map_or(0, |e| e.newest);
         let (plane, die) = self.host_write_plane(lpn);
         self.reqs[r as usize].remaining += 1;
         let mut tx = Tx::user_program(r, lpn, plane, die, seq, now);
         if self.timing.sector_transfers && sectors > 0 {
             tx.sectors = sectors.min(u16::MAX as u32) as u16;
         }
-        self.enqueue(tx, now);
+        if self.update.is_some() {
+            let mask = if mask == 0 { u64::MAX } else { mask };
+            self.partial_program(&mut tx, mask);
+        }
+        self.inflight.entry(lpn).or_default().pending += 1;
+        // Through the mapping table, as a host write without a cache.
+        self.enqueue_mapped(tx, now);
     }
 
     /// A read found `lpn` in DRAM: `ssdsim-lru` and `hot-cold` make a held
@@ -379,8 +420,8 @@ impl Ssd {
         }
         // The flushes belong to no host request.
         let r = self.new_req(NONE);
-        for lpn in victims {
-            self.flush(r, lpn, 0, now);
+        for (lpn, mask) in victims {
+            self.flush(r, lpn, 0, mask, now);
         }
     }
 

@@ -158,6 +158,7 @@ impl Ssd {
                     self.log(OpRecord::Sense { id: tx.seq, ppn });
                 }
                 Origin::Mapping => self.stats.mapping_reads += 1,
+                Origin::Update => self.stats.update_reads += 1,
                 Origin::Gc | Origin::Reclaim => self.stats.gc_reads += 1,
             }
             self.stats.flash_reads += 1;
@@ -180,7 +181,7 @@ impl Ssd {
                     // them so): translation, user, then GC reads.
                     let class = match t.origin {
                         Origin::Mapping => 0,
-                        Origin::User => 1,
+                        Origin::User | Origin::Update => 1,
                         Origin::Gc | Origin::Reclaim => 2,
                     };
                     let c = &mut self.channels[ch as usize];
@@ -519,6 +520,7 @@ impl Ssd {
                 self.hot_cold_programmed(tx.lpn, tx.seq, now);
             }
             (TxKind::Read, Origin::Mapping) => self.translation_read_done(tx.owner, now),
+            (TxKind::Read, Origin::Update) => self.update_read_done(tx.seq, now),
             (TxKind::Program, Origin::Mapping) => {
                 self.translation_program_done(tx.owner, tx.lpn, tx.seq)
             }

@@ -53,7 +53,9 @@ impl GcGate {
     pub fn allows(&self, tx: &Tx, ftl: &Ftl, user_only: bool) -> bool {
         match (self.mode, tx.origin) {
             (GcMode::Interleaved, _) => true,
-            (GcMode::Blocking, Origin::User | Origin::Mapping) => !self.holds_user(tx.plane),
+            (GcMode::Blocking, Origin::User | Origin::Mapping | Origin::Update) => {
+                !self.holds_user(tx.plane)
+            }
             (GcMode::Preemptive, Origin::Gc) => {
                 !user_only || self.chip_urgent(self.geo.chip_of_die(tx.die), ftl)
             }

@@ -68,6 +68,10 @@ pub(super) struct Admitted {
     pub(super) evicted: Option<(u32, u64)>,
     /// Bytes the eviction adds to the data on its way to flash.
     pub(super) evicted_bytes: u64,
+    /// The parts of the page (`flush`) and of the victim (`evicted`) their
+    /// write-backs carry, one bit per `unit` (`Slot::written`).
+    pub(super) bits: u64,
+    pub(super) evicted_bits: u64,
 }
 
 /// The cache's contents, hot-page memory and back-pressure.
@@ -172,6 +176,8 @@ impl HotCold {
             flush: false,
             evicted: None,
             evicted_bytes: 0,
+            bits: 0,
+            evicted_bits: 0,
         };
         let stamp = self.touch(lpn);
         if let Some(s) = self.slots.get_mut(&lpn) {
@@ -191,6 +197,7 @@ impl HotCold {
                         self.flushing.insert(s.seq, b);
                         out.evicted = Some((victim, s.seq));
                         out.evicted_bytes = b;
+                        out.evicted_bits = s.written;
                     }
                 }
             }
@@ -208,6 +215,7 @@ impl HotCold {
             // Cold: written back at once.
             if let Some(s) = self.slots.get_mut(&lpn) {
                 s.writing = true;
+                out.bits = s.written;
             }
             self.depth += bytes;
             self.flushing.insert(seq, bytes);
@@ -302,10 +310,11 @@ impl Ssd {
             // The write-backs belong to no host request.
             let owner = *flush_req.get_or_insert_with(|| self.new_req(NONE));
             if let Some((victim, vseq)) = out.evicted {
-                self.hot_cold_flush(owner, victim, vseq, out.evicted_bytes, now);
+                let (b, m) = (out.evicted_bytes, out.evicted_bits);
+                self.hot_cold_flush(owner, victim, vseq, b, m, now);
             }
             if out.flush {
-                self.hot_cold_flush(owner, lpn, seq, bytes, now);
+                self.hot_cold_flush(owner, lpn, seq, bytes, out.bits, now);
             }
         }
         if let Some(hc) = &mut self.hot_cold {
@@ -323,19 +332,22 @@ impl Ssd {
     }
 
     /// Queue the program of version `seq` of `lpn` (owned by `owner`), of
-    /// which `bytes` were written.
-    fn hot_cold_flush(&mut self, owner: u32, lpn: u32, seq: u64, bytes: u64, now: Ns) {
-        self.inflight.entry(lpn).or_default().pending += 1;
+    /// which `bytes` were written, the parts `bits` of the page.
+    fn hot_cold_flush(&mut self, owner: u32, lpn: u32, seq: u64, bytes: u64, bits: u64, now: Ns) {
         let plane = self.write_plane(lpn);
         let die = self.geo.die_of_plane(plane);
         self.reqs[owner as usize].remaining += 1;
-        let tx = Tx {
+        let mut tx = Tx {
             sectors: match self.timing.sector_transfers {
                 true => (bytes / SECTOR).min(u16::MAX as u64) as u16,
                 false => 0,
             },
             ..Tx::user_program(owner, lpn, plane, die, seq, now)
         };
+        if self.update.is_some() {
+            self.partial_program(&mut tx, bits);
+        }
+        self.inflight.entry(lpn).or_default().pending += 1;
         self.enqueue_mapped(tx, now);
     }
 

@@ -30,6 +30,7 @@ mod submit;
 mod suspend;
 mod translate;
 pub mod tx;
+mod update_read;
 mod write_pool;
 
 use rustc_hash::FxHashMap;
@@ -185,6 +186,9 @@ pub struct DeviceStats {
     pub mapping_reads: u64,
     /// Write-backs of translation pages that evictions asked for.
     pub cmt_writebacks: u64,
+    /// Flash reads of the sectors partial page programs did not carry
+    /// (`ftl.update_reads`).
+    pub update_reads: u64,
 }
 
 /// Timing of P/E suspension (controller config).
@@ -277,6 +281,8 @@ pub struct Ssd {
     hot_cold: Option<hot_cold::HotCold>,
     /// The cached mapping table, if the table does not all fit in DRAM.
     cmt: Option<mapping::MappingCache>,
+    /// Partial pages' valid sectors (`ftl.update_reads`; none when off).
+    update: Option<update_read::SectorState>,
     write_seq: u64,
     /// `controller.write_ack = "data-in"`: a user page counts as written
     /// when its data-in ends, not when it is programmed.
@@ -399,11 +405,17 @@ impl Ssd {
             write_pool: std::collections::VecDeque::new(),
             buffer: (buffer_pages > 0 && !hot_cold).then(|| {
                 let spp = cfg.cache.sectors.then_some(geo.page_size / 512);
-                WriteBuffer::new(buffer_pages, cfg.cache.policy, spp)
+                let track = cfg.ftl.update_reads != crate::ftl::UpdateReads::Off;
+                WriteBuffer::new(buffer_pages, cfg.cache.policy, spp, track)
             }),
             hot_cold: (buffer_pages > 0 && hot_cold)
                 .then(|| hot_cold::HotCold::new(cfg.cache, &geo, buffer_pages)),
             cmt,
+            update: update_read::SectorState::new(
+                cfg.ftl.update_reads,
+                geo.page_size,
+                cfg.ftl.allocation,
+            ),
             write_seq: 0,
             ack_data_in: c.write_ack == config::WriteAck::DataIn,
             last_write_lpn: 0,

@@ -180,6 +180,7 @@ impl Ssd {
             self.log(OpRecord::Trim { lpn: l });
             self.ftl.trim(l, now);
             self.cache_drop(l);
+            self.sectors_trimmed(l);
             // Writes of `l` submitted before the TRIM must not land
             // after it: their programs become stale (as if superseded
             // by a newer write) and reads stop going to DRAM.
@@ -236,6 +237,13 @@ impl Ssd {
                     lpn,
                     req,
                 });
+            }
+            if self.update.is_some() {
+                let placed = self.ftl.lookup(lpn).is_none()
+                    && !self.ftl.is_trimmed(lpn)
+                    && !self.inflight.contains_key(&lpn);
+                let mask = self.page_mask(offset, size, page);
+                self.read_sectors(lpn, mask, placed);
             }
             if self.in_dram(lpn) {
                 self.cache_read_hit(lpn);
@@ -305,14 +313,18 @@ impl Ssd {
             self.write_seq += 1;
             let seq = self.write_seq;
             self.log(OpRecord::Write { lpn, seq });
+            let mut tx = Tx {
+                sectors: self.xfer_sectors(offset, size, page),
+                ..Tx::user_program(r, lpn, plane, die, seq, now)
+            };
+            if self.update.is_some() {
+                let mask = self.page_mask(offset, size, page);
+                self.partial_program(&mut tx, mask);
+            }
             let e = self.inflight.entry(lpn).or_default();
             e.pending += 1;
             e.newest = self.write_seq;
             e.newest_done = false;
-            let tx = Tx {
-                sectors: self.xfer_sectors(offset, size, page),
-                ..Tx::user_program(r, lpn, plane, die, seq, now)
-            };
             if plane != UNPLACED {
                 conflict |= self.note_chip(tx.die);
             }

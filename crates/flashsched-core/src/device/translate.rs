@@ -14,7 +14,7 @@ impl Ssd {
     /// Queue host page transaction `tx` once its mapping entry is cached.
     pub(super) fn enqueue_mapped(&mut self, tx: Tx, now: Ns) {
         let Some(cmt) = &mut self.cmt else {
-            return self.enqueue(tx, now);
+            return self.enqueue_translated(tx, now);
         };
         self.stats.cmt_queries += 1;
         match cmt.query(tx.lpn) {
@@ -23,7 +23,7 @@ impl Ssd {
                 if tx.kind == TxKind::Program {
                     cmt.update(tx.lpn);
                 }
-                self.enqueue(tx, now);
+                self.enqueue_translated(tx, now);
             }
             Query::Wait => cmt.park(cmt.tp_of(tx.lpn), tx),
             Query::Fetch => {
@@ -90,7 +90,7 @@ impl Ssd {
                     c.update(tx.lpn);
                 }
             }
-            self.enqueue(
+            self.enqueue_translated(
                 Tx {
                     enqueued: now,
                     ..tx

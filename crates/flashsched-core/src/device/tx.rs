@@ -31,6 +31,10 @@ pub enum Origin {
     /// A read or write-back of a translation page for the cached mapping
     /// table (`[mapping]`); `owner` is the translation page.
     Mapping,
+    /// The read of the sectors a partial page program does not carry
+    /// (`ftl.update_reads`); `owner` is the program's device request, `seq`
+    /// its write version. The program waits for it.
+    Update,
 }
 
 impl Origin {
@@ -38,7 +42,7 @@ impl Origin {
     /// entries they need), as opposed to GC and reclaim.
     #[inline]
     pub fn foreground(self) -> bool {
-        matches!(self, Origin::User | Origin::Mapping)
+        matches!(self, Origin::User | Origin::Mapping | Origin::Update)
     }
 }
 
@@ -181,10 +185,11 @@ impl Tx {
         }
     }
 
-    /// A host request's page read.
+    /// A host request's page read (or the read a partial write of the
+    /// host's waits for).
     #[inline]
     pub fn is_user_read(&self) -> bool {
-        self.kind == TxKind::Read && self.origin == Origin::User
+        self.kind == TxKind::Read && matches!(self.origin, Origin::User | Origin::Update)
     }
 
     /// A read whose data leaves the chip (not the read half of a copyback

@@ -59,6 +59,28 @@ pub struct FtlConfig {
     /// threshold); between it and `gc_threshold` user I/O goes first.
     #[serde(default = "default_gc_hard")]
     pub gc_hard_threshold: f64,
+    /// Whether a program carrying only part of a page first reads the
+    /// page's other valid sectors from the old copy (read-modify-write).
+    #[serde(default)]
+    pub update_reads: UpdateReads,
+}
+
+/// `ftl.update_reads`: partial-page writes (`device/update_read.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UpdateReads {
+    /// A partial page is programmed whole, with no read (the old copy's
+    /// other sectors are taken as known).
+    #[default]
+    Off,
+    /// MQSim's update read: a program whose sectors do not cover the
+    /// page's valid ones (those written so far, or for a page first read
+    /// before any write, that read's) waits for a read of the rest.
+    Mqsim,
+    /// SSDsim's: as `mqsim`, but every read's sectors count as valid (its
+    /// trace pre-pass marks them before the run), and under static
+    /// allocation the program carries the merged sectors.
+    Ssdsim,
 }
 
 /// `ftl.gc_mode`.

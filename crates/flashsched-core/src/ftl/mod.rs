@@ -19,7 +19,7 @@ mod speed;
 use std::collections::VecDeque;
 
 pub use allocation::Allocation;
-pub use config::{FtlConfig, GcMode, GcUnit};
+pub use config::{FtlConfig, GcMode, GcUnit, UpdateReads};
 pub use gc::GcPolicy;
 use gc::{Candidate, VictimPolicy};
 use map::PageMap;

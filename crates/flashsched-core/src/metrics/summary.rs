@@ -107,6 +107,10 @@ pub struct FlashSummary {
     pub user_page_reads: u64,
     /// Page reads made by GC to move valid pages.
     pub gc_page_reads: u64,
+    /// Page reads of the sectors partial page programs did not carry
+    /// (read-modify-write, `ftl.update_reads`; listed only when some were).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub update_reads: u64,
     /// User page reads answered from controller DRAM (data still in flight
     /// or buffered for a write): no flash access.
     pub dram_read_hits: u64,

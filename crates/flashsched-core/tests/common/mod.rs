@@ -58,25 +58,27 @@ pub fn small_ssd(extra: &[&str]) -> DeviceConfig {
 /// 4 KiB; tR 50 µs, tPROG 200 µs, a 409.6 MB/s bus (10 µs per page), no
 /// command time, queue depth 32, no host merging; `extra` overrides follow.
 pub fn one_chip(extra: &[&str]) -> DeviceConfig {
-    let base = [
-        "geometry.channels=1",
-        "geometry.chips_per_channel=1",
-        "geometry.dies_per_chip=2",
-        "geometry.planes_per_die=2",
-        "geometry.blocks_per_plane=16",
-        "geometry.pages_per_block=16",
-        "geometry.page_size=4096",
-        "timing.read_us=50",
-        "timing.program_us=200",
-        "timing.channel_mb_s=409.6",
-        "timing.command_us=0",
-        "ftl.overprovisioning=0.25",
-        "ftl.allocation=static:PDCW",
-        "host.queue_depth=32",
-        "host.max_merge_kib=0",
-    ];
-    default_with(&base, extra)
+    default_with(ONE_CHIP, extra)
 }
+
+/// [`one_chip`]'s overrides of the `default` preset.
+pub const ONE_CHIP: &[&str] = &[
+    "geometry.channels=1",
+    "geometry.chips_per_channel=1",
+    "geometry.dies_per_chip=2",
+    "geometry.planes_per_die=2",
+    "geometry.blocks_per_plane=16",
+    "geometry.pages_per_block=16",
+    "geometry.page_size=4096",
+    "timing.read_us=50",
+    "timing.program_us=200",
+    "timing.channel_mb_s=409.6",
+    "timing.command_us=0",
+    "ftl.overprovisioning=0.25",
+    "ftl.allocation=static:PDCW",
+    "host.queue_depth=32",
+    "host.max_merge_kib=0",
+];
 
 /// One die with one plane of 4-page blocks of 4 KiB for GC examples:
 /// programs 200 µs, erases 1000 µs, a page crosses the bus in 10 µs, no

@@ -50,7 +50,7 @@ const QUEUES: usize = 6;
 
 fn queue_of(t: &Tx) -> Q {
     match (t.kind, t.origin, t.copyback) {
-        (TxKind::Read, Origin::User, _) => Q::UserRead,
+        (TxKind::Read, Origin::User | Origin::Update, _) => Q::UserRead,
         (TxKind::Read, Origin::Mapping, _) => Q::MapRead,
         // A copyback move programs: it waits with the GC writes.
         (TxKind::Read, _, true) => Q::GcWrite,

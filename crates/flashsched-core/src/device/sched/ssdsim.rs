@@ -121,7 +121,7 @@ impl TxScheduler for SsdsimFcfs {
             (Origin::User | Origin::Mapping, TxKind::Program) if self.reads_first => {
                 c.writes.push_back(id)
             }
-            (Origin::User | Origin::Mapping, _) => c.user.push_back(id),
+            (Origin::User | Origin::Mapping | Origin::Update, _) => c.user.push_back(id),
             _ => c.gc.push_back(id),
         }
         self.pending += 1;

@@ -1,0 +1,262 @@
+//! Read-modify-write of partial pages (`ftl.update_reads`). A page is
+//! programmed whole, so a program carrying only some of a page's sectors
+//! must first read the page's other valid sectors from the old copy, and
+//! waits for that read: MQSim's update read
+//! (`allocate_page_in_plane_for_user_write`, the write's `RelatedRead`) and
+//! SSDsim's `update` sub-request (`allocate_location`).
+//!
+//! Valid sectors are tracked per logical page, one bit per
+//! `⌈sectors per page / 64⌉` sectors (as the caches' masks). Only pages
+//! holding data in some sectors are stored: a page absent holds all of
+//! them if it holds data (whole-page writes, the preconditioner) and none
+//! otherwise. Both peers decide at translation, in write order, so the
+//! state changes when a program is made (a host write, or a cache's
+//! write-back) and its read, if any, is issued once the program's mapping
+//! entry is cached.
+//!
+//! A page first read before any write is placed with the read's sectors
+//! valid (MQSim's `online_create_entry_for_reads`). SSDsim reads its whole
+//! trace before the run (`pre_process_page`): every read marks its sectors
+//! valid, placing its page if it holds no data, so a write finds the
+//! sectors of reads that come after it valid too. `ssdsim` does the same
+//! for a trace file ([`Ssd::prepass_read`]); for generated requests (and a
+//! trace on standard input, which cannot be read twice) each read marks
+//! its sectors when it is submitted.
+
+use rustc_hash::FxHashMap;
+
+use super::tx::{Origin, Tx, TxKind};
+use super::Ssd;
+use crate::check::record::OpRecord;
+use crate::engine::Ns;
+use crate::ftl::{Allocation, UpdateReads};
+
+/// Valid sectors of partly written pages, and the reads programs owe.
+#[derive(Debug)]
+pub(super) struct SectorState {
+    /// Sectors per mask bit.
+    unit: u32,
+    /// Sectors per page.
+    per_page: u32,
+    /// Mask of a whole page.
+    full: u64,
+    /// Pages holding data in only some sectors: which.
+    partial: FxHashMap<u32, u64>,
+    /// `ssdsim`: every read's sectors count as valid.
+    read_union: bool,
+    /// A program carries the merged sectors (SSDsim, static allocation).
+    merged_program: bool,
+    /// Programs not yet translated that owe a read: write version → the
+    /// sectors to read.
+    owed: FxHashMap<u64, u64>,
+    /// Programs waiting for their read: write version → program.
+    parked: FxHashMap<u64, Tx>,
+}
+
+impl SectorState {
+    /// The state `mode` asks for on pages of `page_size` bytes (`None`:
+    /// partial pages are programmed whole, with no read).
+    pub(super) fn new(mode: UpdateReads, page_size: u32, alloc: Allocation) -> Option<Self> {
+        let per_page = (page_size / 512).max(1);
+        let unit = per_page.div_ceil(64);
+        let bits = per_page.div_ceil(unit);
+        let full = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let ssdsim = mode == UpdateReads::Ssdsim;
+        (mode != UpdateReads::Off).then(|| SectorState {
+            unit,
+            per_page,
+            full,
+            partial: FxHashMap::default(),
+            read_union: ssdsim,
+            merged_program: ssdsim && matches!(alloc, Allocation::Static { .. }),
+            owed: FxHashMap::default(),
+            parked: FxHashMap::default(),
+        })
+    }
+
+    /// Sectors the bits of `mask` stand for.
+    fn sectors(&self, mask: u64) -> u16 {
+        (mask.count_ones() * self.unit).min(self.per_page) as u16
+    }
+
+    /// The valid sectors of `lpn`, which holds data iff `has_data`.
+    fn valid(&self, lpn: u32, has_data: bool) -> u64 {
+        match self.partial.get(&lpn) {
+            Some(&m) => m,
+            None if has_data => self.full,
+            None => 0,
+        }
+    }
+
+    fn set(&mut self, lpn: u32, mask: u64) {
+        if mask & self.full == self.full {
+            self.partial.remove(&lpn);
+        } else {
+            self.partial.insert(lpn, mask);
+        }
+    }
+}
+
+impl Ssd {
+    /// Mask bits of page `raw` (unfolded) a transfer of `size` bytes at
+    /// `offset` covers (0 without `ftl.update_reads`).
+    pub(super) fn page_mask(&self, offset: u64, size: u32, raw: u64) -> u64 {
+        let Some(u) = &self.update else { return 0 };
+        let page = self.geo.page_size as u64;
+        let base = raw * page;
+        let lo = offset.max(base) - base;
+        let hi = (offset + size.max(1) as u64).min(base + page) - base;
+        let unit = 512 * u.unit as u64;
+        let (a, b) = (lo / unit, hi.div_ceil(unit));
+        let bits = if b - a >= 64 {
+            u64::MAX
+        } else {
+            ((1u64 << (b - a)) - 1) << a
+        };
+        bits & u.full
+    }
+
+    /// A user program of `lpn` carrying the sectors of `mask` is being made
+    /// (call before its own write counts as in flight). Updates the page's
+    /// valid sectors, and notes the read the program `tx` (version `tx.seq`)
+    /// owes if it does not cover them; with merged programs, `tx` then
+    /// carries them all.
+    pub(super) fn partial_program(&mut self, tx: &mut Tx, mask: u64) {
+        let lpn = tx.lpn;
+        let has_data = self.ftl.lookup(lpn).is_some()
+            || self.inflight.get(&lpn).is_some_and(|e| e.pending > 0);
+        let Some(u) = &mut self.update else { return };
+        let valid = u.valid(lpn, has_data);
+        u.set(lpn, valid | mask);
+        let rest = valid & !mask;
+        if rest == 0 {
+            return;
+        }
+        u.owed.insert(tx.seq, rest);
+        if u.merged_program && tx.sectors > 0 {
+            tx.sectors = u.sectors(valid | mask);
+        }
+    }
+
+    /// A user read of `lpn` covers the sectors of `mask`; `placed` if it
+    /// placed the page (first touched by this read).
+    pub(super) fn read_sectors(&mut self, lpn: u32, mask: u64, placed: bool) {
+        let Some(u) = &mut self.update else { return };
+        if placed {
+            u.set(lpn, mask);
+        } else if u.read_union {
+            if let Some(&m) = u.partial.get(&lpn) {
+                u.set(lpn, m | mask);
+            }
+        }
+    }
+
+    /// Whether the run's trace is to be read once before the run
+    /// (`ftl.update_reads = "ssdsim"`: [`Ssd::prepass_read`]).
+    pub fn wants_read_prepass(&self) -> bool {
+        self.update.as_ref().is_some_and(|u| u.read_union)
+    }
+
+    /// SSDsim's trace pre-pass, before the run: a read of `size` bytes at
+    /// `offset` marks its sectors valid in every page it touches, placing
+    /// (untimed) a page that holds no data. Nothing without
+    /// [`Ssd::wants_read_prepass`].
+    pub fn prepass_read(&mut self, offset: u64, size: u32) {
+        if !self.wants_read_prepass() {
+            return;
+        }
+        let (a, b) = self.lpn_range(offset, size);
+        for raw in a..=b {
+            let lpn = self.fold(raw);
+            let mask = self.page_mask(offset, size, raw);
+            let known = self
+                .update
+                .as_ref()
+                .and_then(|u| u.partial.get(&lpn).copied());
+            let mask = match known {
+                Some(m) => m | mask,
+                None if self.ftl.lookup(lpn).is_some() => continue,
+                None => match self.ftl.place_untimed(lpn) {
+                    Some(ppn) => {
+                        self.log(OpRecord::Program { ppn, lpn, seq: 0 });
+                        mask
+                    }
+                    None => continue,
+                },
+            };
+            if let Some(u) = &mut self.update {
+                u.set(lpn, mask);
+            }
+        }
+    }
+
+    /// TRIM of `lpn`: it holds no data.
+    pub(super) fn sectors_trimmed(&mut self, lpn: u32) {
+        if let Some(u) = &mut self.update {
+            u.partial.remove(&lpn);
+        }
+    }
+
+    /// Queue host page transaction `tx`, whose mapping entry is cached: a
+    /// program that owes an update read waits for it.
+    #[inline]
+    pub(super) fn enqueue_translated(&mut self, tx: Tx, now: Ns) {
+        if let Some(u) = &mut self.update {
+            if !u.owed.is_empty() && tx.kind == TxKind::Program && tx.origin == Origin::User {
+                if let Some(rest) = u.owed.remove(&tx.seq) {
+                    return self.issue_update_read(tx, rest, now);
+                }
+            }
+        }
+        self.enqueue(tx, now);
+    }
+
+    /// Read the sectors `rest` of `prog`'s page from its flash copy, then
+    /// queue `prog`. A page with no flash copy (its data still in DRAM or
+    /// on its way) needs no read.
+    fn issue_update_read(&mut self, prog: Tx, rest: u64, now: Ns) {
+        let Some(ppn) = self.ftl.lookup(prog.lpn) else {
+            return self.enqueue(prog, now);
+        };
+        let Some(u) = &mut self.update else { return };
+        let sectors = match self.timing.sector_transfers {
+            true => u.sectors(rest),
+            false => 0,
+        };
+        u.parked.insert(prog.seq, prog);
+        let plane = self.geo.plane_of(ppn);
+        let read = Tx {
+            kind: TxKind::Read,
+            origin: Origin::Update,
+            copyback: false,
+            die: self.geo.die_of_plane(plane),
+            plane,
+            lpn: prog.lpn,
+            ppn,
+            owner: prog.owner,
+            epoch: self.ftl.erase_count(self.geo.block_of(ppn)),
+            seq: prog.seq,
+            enqueued: now,
+            sectors,
+        };
+        self.enqueue(read, now);
+    }
+
+    /// The update read of write version `seq` finished: its program goes.
+    pub(super) fn update_read_done(&mut self, seq: u64, now: Ns) {
+        let prog = self.update.as_mut().and_then(|u| u.parked.remove(&seq));
+        if let Some(prog) = prog {
+            self.enqueue(
+                Tx {
+                    enqueued: now,
+                    ..prog
+                },
+                now,
+            );
+        }
+    }
+}
