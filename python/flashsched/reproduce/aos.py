@@ -96,7 +96,6 @@ from flashsched.reproduce.aos_claims import CLAIMS
 from flashsched.reproduce.base import Context, Figure, Measured, Reproduction, Results
 from flashsched.reproduce.common import (
     PAIRED_READS,
-    WHOLE_PAGES,
     Compare,
     compare,
     measure_compares,
@@ -215,9 +214,7 @@ def _experiment(
     # preconditioned, its blocking GC saturates every scheduler alike
     # (docs/devsched.md). The plain device keeps the earlier 70 %.
     device = (
-        [*SSDSIM_PLAIN, "ftl.precondition_fill=0.7"]
-        if plain
-        else [FRESH, *FIFO_SET, *PAIRED_READS, *WHOLE_PAGES]
+        [*SSDSIM_PLAIN, "ftl.precondition_fill=0.7"] if plain else [FRESH, *FIFO_SET, *PAIRED_READS]
     )
     spec: dict[str, Any] = {
         "name": name,

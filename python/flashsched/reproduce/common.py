@@ -181,7 +181,9 @@ def measure_compares(
 # the victim is erased, the LRU write buffer (128 KiB counted in sectors,
 # writes evicted at once, 1000 ns per buffered request), flash writes
 # acknowledged at the end of their data-in, only the sectors asked for on the
-# bus, and FIFO = in-order FCFS per chip with reads first. Die-interleaved and
+# bus, a partial page's other valid sectors read before it is programmed
+# (SSDsim's update reads, with its trace pre-pass), and FIFO = in-order FCFS
+# per chip with reads first. Die-interleaved and
 # multi-plane commands (whose data-ins SSDsim overlaps) are separate
 # (``SSDSIM_ADVANCED``): a paper states whether its platform used them.
 SSDSIM_CONTROLLER = [
@@ -199,6 +201,7 @@ SSDSIM_CONTROLLER = [
     "cache.dram_mb_s=10000000",
     "cache.dram_latency_ns=1000",
     "cache.dram_serial=false",
+    "ftl.update_reads=ssdsim",
 ]
 SSDSIM_ADVANCED = [
     "controller.interleave=true",
@@ -213,11 +216,7 @@ SSDSIM_ADVANCED = [
 # (``controller.advanced_reads = false``); the reproductions do not assume the
 # authors' platform had it.
 PAIRED_READS = ["controller.advanced_reads=true"]
-# Partial pages programmed whole, with no read-modify-write read: the
-# reproductions' published runs predate ``ftl.update_reads`` (SSDsim's update
-# reads, which ``ssdsim-default`` now carries) and keep their platform until
-# they are re-run with it.
-WHOLE_PAGES = ["ftl.update_reads=off"]
+
 SSDSIM_BASIC = [
     "controller.interleave=false",
     "controller.multiplane=off",
