@@ -238,12 +238,9 @@ impl Ssd {
                     req,
                 });
             }
-            if self.update.is_some() {
-                let placed = self.ftl.lookup(lpn).is_none()
-                    && !self.ftl.is_trimmed(lpn)
-                    && !self.inflight.contains_key(&lpn);
+            if self.update.as_ref().is_some_and(|u| u.marks_reads()) {
                 let mask = self.page_mask(offset, size, page);
-                self.read_sectors(lpn, mask, placed);
+                self.read_sectors(lpn, mask, false);
             }
             if self.in_dram(lpn) {
                 self.cache_read_hit(lpn);
@@ -266,6 +263,10 @@ impl Ssd {
                             lpn,
                             seq: 0,
                         });
+                        if self.update.is_some() {
+                            let mask = self.page_mask(offset, size, page);
+                            self.read_sectors(lpn, mask, true);
+                        }
                         // A placement that opened a block took a free one: GC
                         // must see it, or writes to this plane can block forever.
                         if self.geo.page_in_block(p) == 0 {

@@ -44,6 +44,8 @@ pub(super) struct SectorState {
     partial: FxHashMap<u32, u64>,
     /// `ssdsim`: every read's sectors count as valid.
     read_union: bool,
+    /// The trace's reads were marked before the run (`prepass_read`).
+    prepassed: bool,
     /// A program carries the merged sectors (SSDsim, static allocation).
     merged_program: bool,
     /// Programs not yet translated that owe a read: write version → the
@@ -72,10 +74,18 @@ impl SectorState {
             full,
             partial: FxHashMap::default(),
             read_union: ssdsim,
+            prepassed: false,
             merged_program: ssdsim && matches!(alloc, Allocation::Static { .. }),
             owed: FxHashMap::default(),
             parked: FxHashMap::default(),
         })
+    }
+
+    /// Whether each read submitted marks its sectors in pages that hold
+    /// data (`ssdsim` without the trace pre-pass).
+    #[inline]
+    pub(super) fn marks_reads(&self) -> bool {
+        self.read_union && !self.prepassed
     }
 
     /// Sectors the bits of `mask` stand for.
@@ -127,6 +137,15 @@ impl Ssd {
     /// carries them all.
     pub(super) fn partial_program(&mut self, tx: &mut Tx, mask: u64) {
         let lpn = tx.lpn;
+        if let Some(u) = &mut self.update {
+            // A whole page: nothing to read, the page is whole after it.
+            if mask & u.full == u.full {
+                if !u.partial.is_empty() {
+                    u.partial.remove(&lpn);
+                }
+                return;
+            }
+        }
         let has_data = self.ftl.lookup(lpn).is_some()
             || self.inflight.get(&lpn).is_some_and(|e| e.pending > 0);
         let Some(u) = &mut self.update else { return };
@@ -143,7 +162,8 @@ impl Ssd {
     }
 
     /// A user read of `lpn` covers the sectors of `mask`; `placed` if it
-    /// placed the page (first touched by this read).
+    /// placed the page (first touched by this read); else only
+    /// [`SectorState::marks_reads`] calls it.
     pub(super) fn read_sectors(&mut self, lpn: u32, mask: u64, placed: bool) {
         let Some(u) = &mut self.update else { return };
         if placed {
@@ -168,6 +188,9 @@ impl Ssd {
     pub fn prepass_read(&mut self, offset: u64, size: u32) {
         if !self.wants_read_prepass() {
             return;
+        }
+        if let Some(u) = &mut self.update {
+            u.prepassed = true;
         }
         let (a, b) = self.lpn_range(offset, size);
         for raw in a..=b {
