@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from pathlib import Path
 
 import flashsched
 import numpy as np
@@ -160,3 +161,28 @@ def test_sweep_table_dtypes_do_not_depend_on_which_runs_exist(tmp_path, helpers)
     assert only_syn["requests"].dtype == np.int64
     assert "input.lines" not in only_syn
     assert json.loads((tmp_path / "sw" / "sweep.json").read_text())["name"] == "dtypes"
+
+
+def test_text_summary_names_read_modify_write_reads(tmp_path: Path) -> None:
+    """The text summary counts a partial write's reads of the page's other
+    valid sectors (``ftl.update_reads``) among the page reads, by name;
+    without any the line says nothing of them. Worked example: one chip,
+    4 KiB pages; sectors 0-3 of LPN 0 written, then sectors 4-7: one
+    update read."""
+    from flashsched import api
+    from flashsched.textsummary import render
+
+    base = ["geometry.channels=1", "geometry.chips_per_channel=1", "ftl.update_reads=mqsim"]
+    trace_text = "0 0 0 4 0\n1000000 0 4 4 0\n"
+
+    p = tmp_path / "t.ascii"
+    p.write_text(trace_text)
+
+    def run(extra: list[str]) -> str:
+        res = api.run(trace=p, format="ascii-ns", device="default", overrides=base + extra)
+        return render(res.summary)
+
+    on = run(["geometry.page_size=4096"])
+    off = run(["geometry.page_size=4096", "ftl.update_reads=off"])
+    assert "1 page reads (1 read-modify-write)" in on, on
+    assert "read-modify-write" not in off, off

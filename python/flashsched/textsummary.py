@@ -71,7 +71,9 @@ def render(s: dict[str, Any]) -> str:
         "",
         f"  GC: {gc['invocations']:,} invocations, {gc['pages_moved']:,} pages moved, "
         f"{gc['erases']:,} erases   WAF {s['waf']:.3f}",
-        f"  flash: {fl['reads']:,} page reads, {fl['programs']:,} programs, "
+        f"  flash: {fl['reads']:,} page reads"
+        + (f" ({fl['update_reads']:,} read-modify-write)" if fl.get("update_reads") else "")
+        + f", {fl['programs']:,} programs, "
         f"{fl['dram_read_hits']:,} DRAM hits, channel conflicts {fl['channel_conflicts']:,}, "
         f"mean chip utilisation {fl['mean_chip_utilization'] * 100:.1f} %",
         _devsched_row(fl),
