@@ -185,6 +185,7 @@ impl Estimate {
             ("controller", n * dev.controller),
             ("DRAM cache", n * dev.cache),
             ("mapping cache", n * dev.mapping_cache),
+            ("partial-page sectors", n * dev.sector_state),
             ("check mode", n * checker),
             ("per-request records", rows),
             ("base", BASE_BYTES),

@@ -8,6 +8,7 @@ use std::mem::size_of;
 use super::config::SsdSpec;
 use super::gc_job::GcJob;
 use super::mapping::MappingCache;
+use super::update_read::SectorState;
 use crate::flash::channel::Channel;
 use crate::flash::die::Die;
 use crate::flash::Geometry;
@@ -26,6 +27,8 @@ pub struct DeviceFootprint {
     /// Cached mapping table (`[mapping]`): its entries and the mapping of
     /// the translation pages (built after preconditioning).
     pub mapping_cache: u64,
+    /// Valid sectors of partly written pages (`ftl.update_reads`), at most.
+    pub sector_state: u64,
 }
 
 impl DeviceFootprint {
@@ -37,6 +40,7 @@ impl DeviceFootprint {
             + self.controller
             + self.cache
             + self.mapping_cache
+            + self.sector_state
             + f.variation.max(f.precondition)
     }
 }
@@ -64,6 +68,7 @@ impl super::Ssd {
             controller,
             cache: cache_pages * 64,
             mapping_cache: MappingCache::footprint(spec.mapping, &geo, logical),
+            sector_state: SectorState::footprint(spec.ftl.update_reads, geo.page_size, logical),
         }
     }
 }

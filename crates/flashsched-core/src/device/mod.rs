@@ -26,6 +26,7 @@ mod gc_retry;
 mod mapping;
 pub mod parallel;
 pub mod sched;
+mod sector_masks;
 mod submit;
 mod suspend;
 mod translate;
@@ -415,6 +416,7 @@ impl Ssd {
                 cfg.ftl.update_reads,
                 geo.page_size,
                 cfg.ftl.allocation,
+                ftl.logical_pages,
             ),
             write_seq: 0,
             ack_data_in: c.write_ack == config::WriteAck::DataIn,

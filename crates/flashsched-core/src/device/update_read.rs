@@ -25,6 +25,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::sector_masks::SectorMasks;
 use super::tx::{Origin, Tx, TxKind};
 use super::Ssd;
 use crate::check::record::OpRecord;
@@ -41,7 +42,7 @@ pub(super) struct SectorState {
     /// Mask of a whole page.
     full: u64,
     /// Pages holding data in only some sectors: which.
-    partial: FxHashMap<u32, u64>,
+    partial: SectorMasks,
     /// `ssdsim`: every read's sectors count as valid.
     read_union: bool,
     /// The trace's reads were marked before the run (`prepass_read`).
@@ -58,10 +59,13 @@ pub(super) struct SectorState {
 impl SectorState {
     /// The state `mode` asks for on pages of `page_size` bytes (`None`:
     /// partial pages are programmed whole, with no read).
-    pub(super) fn new(mode: UpdateReads, page_size: u32, alloc: Allocation) -> Option<Self> {
-        let per_page = (page_size / 512).max(1);
-        let unit = per_page.div_ceil(64);
-        let bits = per_page.div_ceil(unit);
+    pub(super) fn new(
+        mode: UpdateReads,
+        page_size: u32,
+        alloc: Allocation,
+        logical: u32,
+    ) -> Option<Self> {
+        let (per_page, unit, bits) = Self::shape(page_size);
         let full = if bits >= 64 {
             u64::MAX
         } else {
@@ -72,13 +76,30 @@ impl SectorState {
             unit,
             per_page,
             full,
-            partial: FxHashMap::default(),
+            partial: SectorMasks::new(logical, bits),
             read_union: ssdsim,
             prepassed: false,
             merged_program: ssdsim && matches!(alloc, Allocation::Static { .. }),
             owed: FxHashMap::default(),
             parked: FxHashMap::default(),
         })
+    }
+
+    /// (sectors per page, sectors per mask bit, mask bits) of pages of
+    /// `page_size` bytes.
+    fn shape(page_size: u32) -> (u32, u32, u32) {
+        let per_page = (page_size / 512).max(1);
+        let unit = per_page.div_ceil(64);
+        (per_page, unit, per_page.div_ceil(unit))
+    }
+
+    /// Bytes the state of `mode` takes at most over `logical` pages of
+    /// `page_size` bytes (the run's memory estimate).
+    pub(super) fn footprint(mode: UpdateReads, page_size: u32, logical: u32) -> u64 {
+        match mode {
+            UpdateReads::Off => 0,
+            _ => SectorMasks::footprint(logical, Self::shape(page_size).2),
+        }
     }
 
     /// Whether each read submitted marks its sectors in pages that hold
@@ -95,8 +116,8 @@ impl SectorState {
 
     /// The valid sectors of `lpn`, which holds data iff `has_data`.
     fn valid(&self, lpn: u32, has_data: bool) -> u64 {
-        match self.partial.get(&lpn) {
-            Some(&m) => m,
+        match self.partial.get(lpn) {
+            Some(m) => m,
             None if has_data => self.full,
             None => 0,
         }
@@ -104,7 +125,7 @@ impl SectorState {
 
     fn set(&mut self, lpn: u32, mask: u64) {
         if mask & self.full == self.full {
-            self.partial.remove(&lpn);
+            self.partial.remove(lpn);
         } else {
             self.partial.insert(lpn, mask);
         }
@@ -140,9 +161,7 @@ impl Ssd {
         if let Some(u) = &mut self.update {
             // A whole page: nothing to read, the page is whole after it.
             if mask & u.full == u.full {
-                if !u.partial.is_empty() {
-                    u.partial.remove(&lpn);
-                }
+                u.partial.remove(lpn);
                 return;
             }
         }
@@ -169,7 +188,7 @@ impl Ssd {
         if placed {
             u.set(lpn, mask);
         } else if u.read_union {
-            if let Some(&m) = u.partial.get(&lpn) {
+            if let Some(m) = u.partial.get(lpn) {
                 u.set(lpn, m | mask);
             }
         }
@@ -196,10 +215,7 @@ impl Ssd {
         for raw in a..=b {
             let lpn = self.fold(raw);
             let mask = self.page_mask(offset, size, raw);
-            let known = self
-                .update
-                .as_ref()
-                .and_then(|u| u.partial.get(&lpn).copied());
+            let known = self.update.as_ref().and_then(|u| u.partial.get(lpn));
             let mask = match known {
                 Some(m) => m | mask,
                 None if self.ftl.lookup(lpn).is_some() => continue,
@@ -220,7 +236,7 @@ impl Ssd {
     /// TRIM of `lpn`: it holds no data.
     pub(super) fn sectors_trimmed(&mut self, lpn: u32) {
         if let Some(u) = &mut self.update {
-            u.partial.remove(&lpn);
+            u.partial.remove(lpn);
         }
     }
 
