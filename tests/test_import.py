@@ -440,9 +440,11 @@ def test_ssdsim_device_maps_every_key(tmp_path, toml_loads):
     # Static mode 2: channel fastest, then plane, chip, die.
     assert k["ftl.allocation"] == "static:CPWD"
     assert k["ftl.precondition_fill"] == 0.6  # aged = 1, aged ratio 0.6
-    # advanced command 12 = two-plane program (4) + interleave (8).
+    # advanced command 12 = two-plane program (4) + interleave (8); under
+    # static allocation SSDsim pairs planes whose active blocks share an
+    # index, levelling the companion's page (make_level_page).
     assert (k["controller.multiplane"], k["controller.interleave"], k["ftl.copyback"]) == (
-        "relaxed",
+        "same-block",
         True,
         False,
     )

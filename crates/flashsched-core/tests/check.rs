@@ -369,7 +369,7 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         format!("variation.enabled={}", pick(rng, &["false", "true"])),
         format!(
             "controller.multiplane={}",
-            pick(rng, &["off", "onfi", "relaxed"])
+            pick(rng, &["off", "onfi", "relaxed", "same-block"])
         ),
         format!("cache.policy={}", pick(rng, &["eager", "lru", "hot-cold"])),
         format!("cache.dram_mb_s={}", pick(rng, &["0", "1600"])),

@@ -6,7 +6,7 @@ use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
 
 mod common;
-use common::{completions_us, one_chip, rec, run_checked};
+use common::{completions_by_arrival_us, completions_us, one_chip, rec, run_checked};
 
 const US: u64 = 1_000;
 const PAGE: u32 = 4096;
@@ -273,4 +273,36 @@ fn a_pooled_write_goes_to_the_chip_that_frees_with_nothing_to_do() {
     assert_eq!(completions_us(&sim), [60.0, 70.0, 120.0, 330.0]);
     let sim = run_checked(dev("ftl.allocation=dynamic:idle-chip"), reqs());
     assert_eq!(completions_us(&sim), [60.0, 70.0, 120.0, 280.0]);
+}
+
+/// `controller.multiplane = "same-block"` (SSDsim's two-plane program under
+/// static allocation): LPN 0 written alone at 0 leaves plane 0 of die 0 at
+/// page 1 of block 0 (0–10, tPROG 10–210). At 1000 µs LPNs 0 and 1 (planes
+/// 0 and 1) arrive together. Plane 0 leads (page 1), plane 1 (page 0 of the
+/// same block index) is levelled up to page 1, one page wasted: one
+/// two-plane program, both data-ins then one tPROG, 1220 µs. Led by plane
+/// 1 (page 0) instead, plane 0's page 1 is past the lead's: no pair, 1210
+/// and 1420 µs. `relaxed` pairs either way.
+#[test]
+fn same_block_pairs_only_a_companion_not_past_the_lead_and_levels_it() {
+    let reqs = |first: u64, second: u64| {
+        vec![
+            rec(0, Op::Write, lpn(0), PAGE),
+            rec(1000 * US, Op::Write, lpn(first), PAGE),
+            rec(1000 * US, Op::Write, lpn(second), PAGE),
+        ]
+    };
+    let same = ["controller.multiplane=same-block"];
+    let sim = run_checked(one_chip(&same), reqs(0, 1));
+    assert_eq!(completions_by_arrival_us(&sim), [210.0, 1220.0, 1220.0]);
+    let f = sim.summary().flash;
+    assert_eq!((f.wasted_pages, f.commands), (1, 2));
+    let sim = run_checked(one_chip(&same), reqs(1, 0));
+    assert_eq!(completions_by_arrival_us(&sim), [210.0, 1210.0, 1420.0]);
+    assert_eq!(sim.summary().flash.wasted_pages, 0);
+    let relaxed = ["controller.multiplane=relaxed"];
+    for (a, b) in [(0, 1), (1, 0)] {
+        let sim = run_checked(one_chip(&relaxed), reqs(a, b));
+        assert_eq!(completions_by_arrival_us(&sim), [210.0, 1220.0, 1220.0]);
+    }
 }

@@ -317,11 +317,14 @@ def _controller(out: DeviceImport, f: Fields) -> None:
     out.set("controller.busy_unit", "chip", "SSDsim keeps busy state per chip")
     bits = f.integer("advanced command")
     two_plane = bool(bits & AD_TWOPLANE)
+    static = f.integer("allocation") != 0
     out.set(
         "controller.multiplane",
-        "relaxed" if two_plane else "off",
-        "advanced command (two-plane program bit; SSDsim levels the page offsets of its "
-        "two-plane programs itself)",
+        ("same-block" if static else "relaxed") if two_plane else "off",
+        "advanced command (two-plane program bit) and allocation: SSDsim pairs planes whose "
+        "active blocks have the same index and levels the companion's page up "
+        "(make_level_page); under dynamic allocation it searches every plane of the die, "
+        "under static allocation only the LPN's",
     )
     out.set(
         "controller.advanced_reads",

@@ -112,6 +112,24 @@ impl FlashModel {
         Ok(())
     }
 
+    /// Page `ppn` is skipped: its block's next page, left without data.
+    pub fn skip(&mut self, ppn: u32) -> Result<(), String> {
+        if ppn as u64 >= self.geo.pages() {
+            return Err(format!("skip of page {ppn} beyond the device"));
+        }
+        let b = self.geo.block_of(ppn);
+        let page = self.geo.page_in_block(ppn);
+        let blk = &mut self.blocks[b as usize];
+        if blk.erasing || page != blk.wp as u32 {
+            return Err(format!(
+                "block {b}: page {page} skipped while the next page is {}",
+                blk.wp
+            ));
+        }
+        blk.wp += 1;
+        Ok(())
+    }
+
     /// GC copies `from` into `to` (internal read + program).
     pub fn copy(&mut self, from: u32, to: u32) -> Result<(), String> {
         let Some((lpn, ver)) = self.content(from) else {

@@ -186,6 +186,7 @@ impl Checker {
                 *v = (*v).max(seq as u32);
                 self.flash.program(ppn, lpn, seq as u32)
             }
+            OpRecord::Skip { ppn } => self.flash.skip(ppn),
             OpRecord::ProgramDone { lpn, seq } => self.oracle.program_done(lpn, seq),
             OpRecord::GcCopy { from, to } => self.flash.copy(from, to),
             OpRecord::EraseStart { block } => self.flash.erase_start(block),

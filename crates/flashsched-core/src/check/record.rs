@@ -44,6 +44,9 @@ pub enum OpRecord {
     /// logical page `lpn` (a translation page of the cached mapping table;
     /// no host read sees it).
     HiddenProgram { ppn: u32, lpn: u32, seq: u64 },
+    /// Physical page `ppn` was skipped without data (a two-plane program's
+    /// companion levelled up to its lead's page).
+    Skip { ppn: u32 },
     /// The program of version `seq` of `lpn` finished (its DRAM copy may go).
     ProgramDone { lpn: u32, seq: u64 },
     /// GC copied page `from` into `to`.

@@ -82,6 +82,13 @@ pub enum MultiPlane {
     Onfi,
     /// Any pages of distinct planes.
     Relaxed,
+    /// SSDsim's two-plane program (`make_level_page`): the planes' next
+    /// blocks have the same index and the companion's next page is not
+    /// past the lead's; the companion is levelled up to the lead's page,
+    /// the pages skipped holding no data (`flash.wasted_pages`). Reads as
+    /// `onfi` within blocks of the same index; erases of any blocks.
+    #[serde(rename = "same-block")]
+    SameBlock,
 }
 
 /// `controller.write_ack`: when a page written to flash stops holding up

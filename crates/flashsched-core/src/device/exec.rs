@@ -208,6 +208,8 @@ impl Ssd {
         let mut kept = std::mem::take(&mut self.cmds.members[die]);
         kept.clear();
         let mut t_prog = 0;
+        // `same-block` levels each companion's page up to the lead's.
+        let mut lead_offset = None;
         for &id in ids {
             let mut tx = *self.txs.get(id);
             let ppn = if tx.origin.foreground() {
@@ -221,6 +223,11 @@ impl Ssd {
                 }
                 self.note_program_started(tx.plane);
                 let pref = self.sched.alloc_pref(id, &tx);
+                // Levelling applies to the ordinary frontier, the block
+                // `companion_ok` compared (a speed frontier is another).
+                if let Some(offset) = lead_offset.filter(|_| !self.ftl.speed_frontier(pref)) {
+                    self.level_page(tx.plane, offset);
+                }
                 let ppn = self.ftl.alloc_pref(tx.plane, pref).ok_or_else(|| {
                     SimError::Invalid("scheduler started a program with no free page".into())
                 })?;
@@ -236,6 +243,9 @@ impl Ssd {
                     } else {
                         self.ftl.map_hidden_write(tx.lpn, ppn, now);
                     }
+                }
+                if self.cmds.multiplane == MultiPlane::SameBlock && lead_offset.is_none() {
+                    lead_offset = Some(self.geo.page_in_block(ppn));
                 }
                 let (lpn, seq) = (tx.lpn, tx.seq);
                 self.log(if user {
@@ -349,6 +359,23 @@ impl Ssd {
     pub(super) fn page_written(&mut self, r: u32, now: Ns) {
         self.req_page_done(r, now);
         self.release_buffer(now);
+    }
+
+    /// `same-block`: skip pages of `plane`'s user block until its next page
+    /// is at `offset` (SSDsim's `make_same_level`): the pages skipped hold
+    /// no data (invalid, reclaimed by GC).
+    fn level_page(&mut self, plane: u32, offset: u32) {
+        let user = crate::ftl::Stream::User;
+        for _ in 0..self.geo.pages_per_block {
+            if self.ftl.next_page_offset(plane, user) >= offset {
+                return;
+            }
+            let Some(ppn) = self.ftl.alloc(plane, user) else {
+                return;
+            };
+            self.stats.wasted_pages += 1;
+            self.log(OpRecord::Skip { ppn });
+        }
     }
 
     /// Erases of one die: one tBERS for all blocks.

@@ -190,6 +190,9 @@ pub struct DeviceStats {
     /// Flash reads of the sectors partial page programs did not carry
     /// (`ftl.update_reads`).
     pub update_reads: u64,
+    /// Pages skipped to level two-plane programs (`multiplane =
+    /// "same-block"`): no data, reclaimed by GC.
+    pub wasted_pages: u64,
 }
 
 /// Timing of P/E suspension (controller config).

@@ -414,6 +414,18 @@ impl Ftl {
         }
     }
 
+    /// Index within its plane of the block the next `alloc(plane, stream)`
+    /// writes: the open one, or the first free one (`None`: no block).
+    pub fn next_block_index(&self, plane: u32, stream: Stream) -> Option<u32> {
+        let ps = &self.planes[plane as usize];
+        let b = if ps.room[stream as usize] > 0 {
+            ps.active[stream as usize]
+        } else {
+            *ps.free.front()?
+        };
+        Some(b - plane * self.geo.blocks_per_plane)
+    }
+
     #[inline]
     fn has_room(&self, b: u32) -> bool {
         b != NONE && (self.wp[b as usize] as u32) < self.geo.pages_per_block
@@ -472,6 +484,12 @@ impl Ftl {
         if let Some(sp) = &mut self.speed {
             sp.rekey(plane, block, key_ns);
         }
+    }
+
+    /// Whether `alloc_pref(_, pref)` writes a speed frontier rather than
+    /// the ordinary open block.
+    pub fn speed_frontier(&self, pref: SpeedPref) -> bool {
+        self.speed.is_some() && pref != SpeedPref::InOrder
     }
 
     /// A user page in `plane` from the block `pref` asks for (VIOS §3.3):

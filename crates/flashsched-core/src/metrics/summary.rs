@@ -111,6 +111,10 @@ pub struct FlashSummary {
     /// (read-modify-write, `ftl.update_reads`; listed only when some were).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub update_reads: u64,
+    /// Pages skipped to level two-plane programs (`controller.multiplane =
+    /// "same-block"`, SSDsim's wasted pages; listed only when some were).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub wasted_pages: u64,
     /// User page reads answered from controller DRAM (data still in flight
     /// or buffered for a write): no flash access.
     pub dram_read_hits: u64,

@@ -163,6 +163,21 @@ impl PickCtx<'_> {
                 TxKind::Read => geo.page_in_block(cand.ppn) == geo.page_in_block(lead.ppn),
                 TxKind::Program => self.next_offset(cand) == self.next_offset(lead),
             },
+            MultiPlane::SameBlock => match lead.kind {
+                TxKind::Erase => true,
+                TxKind::Read => {
+                    let bpp = geo.blocks_per_plane;
+                    geo.page_in_block(cand.ppn) == geo.page_in_block(lead.ppn)
+                        && geo.block_of(cand.ppn) % bpp == geo.block_of(lead.ppn) % bpp
+                }
+                TxKind::Program => {
+                    let s = stream_of(lead);
+                    let index = |t: &Tx| self.ftl.next_block_index(t.plane, s);
+                    index(cand).is_some()
+                        && index(cand) == index(lead)
+                        && self.next_offset(cand) <= self.next_offset(lead)
+                }
+            },
         }
     }
 
@@ -202,12 +217,17 @@ impl PickCtx<'_> {
 
     /// Page offset a program would get if it started now.
     fn next_offset(&self, t: &Tx) -> u32 {
-        let stream = if t.origin.foreground() {
-            Stream::User
-        } else {
-            Stream::Gc
-        };
-        self.ftl.next_page_offset(t.plane, stream)
+        self.ftl.next_page_offset(t.plane, stream_of(t))
+    }
+}
+
+/// The write stream a program of `t` allocates from.
+#[inline]
+fn stream_of(t: &Tx) -> Stream {
+    if t.origin.foreground() {
+        Stream::User
+    } else {
+        Stream::Gc
     }
 }
 
