@@ -58,11 +58,14 @@ Experiments: ``latency`` (the claims, SSDsim platform), ``fifo_band`` (the
 other FIFO readings), ``plain`` (the earlier per-die device), ``intensity``
 (FIFO and AOS at ×0.5 and ×2 every workload's load, ``aos_band``: the
 paper gives none; the ``intensity_band`` table, and the FIFO-relative
-claims' bands and notes, give the claims per factor) and, in the full run
-only, ``variants`` (AOS top-up vs as-written, PIQ at die granularity) and
-``nobuf`` — the SSDsim platform without the DRAM write buffer.
+claims' bands and notes, give the claims per factor), ``pairing`` (FIFO
+and AOS under SSDsim's static-allocation two-plane pairing, ``same-block``:
+the paper does not say how its SSDsim allocated; the ``pairing_band``
+table) and, in the full run only, ``variants`` (AOS top-up vs as-written,
+PIQ at die granularity) and ``nobuf`` — the SSDsim platform without the
+DRAM write buffer.
 
-``--quick`` runs ``latency``, ``fifo_band``, ``plain`` and ``intensity``
+``--quick`` runs ``latency``, ``fifo_band``, ``plain``, ``intensity`` and ``pairing``
 exactly as the full run does, so their numbers — and their directions —
 are the full run's; only ``variants`` and the ``nobuf`` ablation are left
 out. (A
@@ -85,12 +88,15 @@ from flashsched.legacy import SSDSIM_PLAIN
 from flashsched.reproduce import figures as F
 from flashsched.reproduce.aos_band import (
     INTENSITY_EXP,
+    PAIRING_EXP,
+    PAIRING_SET,
     band_note,
     band_rows,
     band_values,
     by_factor,
     geo_and_median,
     intensity_workloads,
+    pairing_rows,
 )
 from flashsched.reproduce.aos_claims import CLAIMS
 from flashsched.reproduce.base import Context, Figure, Measured, Reproduction, Results
@@ -274,6 +280,11 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
     # runs, about 1 s on 2 idle cores, so --quick runs it too
     out[INTENSITY_EXP] = _experiment(INTENSITY_EXP, 2, intensity_workloads(wl))
     out[INTENSITY_EXP]["grid"][DS] = [FIFO, "aos"]
+    # FIFO and AOS under SSDsim's static two-plane pairing (aos_band): 22
+    # runs, so --quick runs it too
+    out[PAIRING_EXP] = _experiment(PAIRING_EXP, 2, wl)
+    out[PAIRING_EXP]["base"]["set"].append(PAIRING_SET)
+    out[PAIRING_EXP]["grid"][DS] = [FIFO, "aos"]
     return out
 
 
@@ -310,18 +321,34 @@ def _intensity_band(res: Results, sat: dict[str, list[str]]) -> pd.DataFrame | N
     return band_rows(frames, {c: COMPARES[c] for c in BAND_CLAIMS}, DS, sat.get(EXP, []))
 
 
+def _pairing_band(res: Results, sat: dict[str, list[str]]) -> pd.DataFrame | None:
+    """AOS vs FIFO under either two-plane pairing rule, or None if not run."""
+    if PAIRING_EXP not in res.tables or EXP not in res.tables:
+        return None
+    compares = {c: COMPARES[c] for c in BAND_CLAIMS}
+    return pairing_rows(
+        res.table(EXP), res.table(PAIRING_EXP), compares, DS, [FIFO, "aos"], sat.get(EXP, [])
+    )
+
+
 def measure(res: Results, ctx: Context) -> dict[str, Measured]:
     sat = saturated_workloads(res)
     out = measure_compares(res, COMPARES, sat)
     both = _band_frame(res)
     ib = _intensity_band(res, sat)
+    pb = _pairing_band(res, sat)
     units = {c.id: c.unit for c in CLAIMS}
     for cid in BAND_CLAIMS:
-        if cid not in out or (both is None and ib is None):
+        if cid not in out or (both is None and ib is None and pb is None):
             continue
         c = COMPARES[cid]
         vals = [out[cid].value]
         note = out[cid].note
+        if pb is not None and not pd.isna(v := pb[cid].iloc[-1]):
+            # the band spans SSDsim's static two-plane pairing too
+            vals.append(float(v))
+            shown = f"×{v:.3g}" if units[cid] == "×" else f"{v:.3g}"
+            note = "; ".join(n for n in (note, f"same-block pairing {shown}") if n)
         if ib is not None:
             # the band spans the load factors too (the paper gives no load)
             vals += band_values(ib, cid)
@@ -425,6 +452,8 @@ def platforms_table(res: Results, ctx: Context) -> dict[str, pd.DataFrame]:
         out["variants"] = _variants_table(res, sat.get(EXP, []))
     if (ib := _intensity_band(res, sat)) is not None:
         out["intensity_band"] = ib
+    if (pb := _pairing_band(res, sat)) is not None:
+        out["pairing_band"] = pb
     return out
 
 
@@ -594,9 +623,9 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
 
 
 RUNTIME = (
-    "full run: 16 s wall on 2 idle cores (2.5 min when busy), 275 runs (latency, fifo_band, "
-    "plain, intensity, variants, nobuf); quick: the same latency, fifo_band, plain and "
-    "intensity experiments, 176 runs"
+    "full run: 20 s wall on 2 idle cores (3 min when busy), 297 runs (latency, fifo_band, "
+    "plain, intensity, pairing, variants, nobuf); quick: the same latency, fifo_band, plain, "
+    "intensity and pairing experiments, 198 runs"
 )
 
 REPRODUCTION = Reproduction(

@@ -141,3 +141,39 @@ def band_note(table: pd.DataFrame, cid: str, unit: str) -> str:
 def band_values(table: pd.DataFrame, cid: str) -> list[float]:
     """The claim's values over the factors (missing ones left out)."""
     return [float(v) for v in table[cid] if v is not None and not pd.isna(v)]
+
+
+# SSDsim's two-plane pairing, a platform setting the AOS paper does not give
+# (it does not say whether its SSDsim allocated statically or dynamically):
+# the claims run ``relaxed`` (any free plane of the die, as SSDsim's dynamic
+# allocation searches); the ``pairing`` experiment runs FIFO and AOS under
+# ``same-block`` (SSDsim's static allocation: planes whose active blocks
+# share an index, docs/validation.md item 11).
+PAIRING_EXP = "pairing"
+PAIRING_SET = "controller.multiplane=same-block"
+PAIRING_COL = "two-plane pairing"
+
+
+def pairing_rows(
+    main: pd.DataFrame,
+    pairing: pd.DataFrame,
+    compares: Mapping[str, Compare],
+    series: str,
+    schedulers: Sequence[str],
+    sat_main: Sequence[str],
+) -> pd.DataFrame:
+    """The ``pairing_band`` table: each claim (geometric mean and median
+    over unsaturated workloads) under either pairing rule."""
+    rows = []
+    for rule, t, sat in (
+        ("relaxed (the claims)", main[main[series].isin(schedulers)], list(sat_main)),
+        ("same-block", pairing, saturated(pairing, series)),
+    ):
+        row: dict[str, Any] = {PAIRING_COL: rule}
+        for cid, c in compares.items():
+            cx = dataclasses.replace(c, average="geo", exclude=tuple(sat))
+            row[cid], row[f"{cid} (median)"] = geo_and_median(t, cx)
+        row["saturated workloads"] = ", ".join(sat)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
