@@ -90,6 +90,15 @@ def simulation(
     )
 
 
+def _toml() -> Any:
+    """The TOML reader (``tomllib``, or ``tomli`` before Python 3.11)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib
+    return tomllib
+
+
 def _warn_no_prepass(device: str, overrides: list[str]) -> None:
     """Warn that SSDsim's trace pre-pass (``ftl.update_reads = "ssdsim"``)
     cannot read a trace on standard input (docs/model.md, Partial pages)."""
@@ -97,7 +106,7 @@ def _warn_no_prepass(device: str, overrides: list[str]) -> None:
         cfg = _core.load_config(device, overrides)
     except Exception:  # noqa: BLE001 - the build reports a bad config itself
         return
-    if 'update_reads = "ssdsim"' in cfg:
+    if _toml().loads(cfg).get("ftl", {}).get("update_reads") == "ssdsim":
         warnings.warn(
             'ftl.update_reads = "ssdsim": a trace on standard input cannot be read before '
             "the run (SSDsim's pre-pass), so each read marks its sectors valid when it is "

@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap;
 
 use super::config::CachePolicy;
+use super::sector_masks::{span_in_page, unit_bits};
 use super::tx::Tx;
 use super::Ssd;
 use crate::check::record::OpRecord;
@@ -327,17 +328,10 @@ impl Ssd {
         for raw in a..=b {
             let lpn = self.fold(raw);
             // Sectors of this page the write covers, as mask bits.
-            let start = offset.max(raw * page) - raw * page;
-            let end = (offset + size.max(1) as u64).min((raw + 1) * page) - raw * page;
+            let (start, end) = span_in_page(page, offset, size, raw);
             let Some(buf) = &mut self.buffer else { return };
             let Some(sr) = &mut buf.sectors else { return };
-            let unit = 512 * sr.unit as u64;
-            let (lo, hi) = (start / unit, end.div_ceil(unit));
-            let mask = if hi - lo >= 64 {
-                u64::MAX
-            } else {
-                ((1u64 << (hi - lo)) - 1) << lo
-            };
+            let mask = unit_bits(start, end, 512 * sr.unit as u64);
             let held = sr.masks.get(&lpn).copied().unwrap_or(0);
             let added = sr.count(held | mask) - sr.count(held);
             sr.masks.insert(lpn, held | mask);

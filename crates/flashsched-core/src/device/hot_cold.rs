@@ -26,6 +26,7 @@ use std::collections::VecDeque;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::config::CacheConfig;
+use super::sector_masks::{span_in_page, unit_bits};
 use super::tx::Tx;
 use super::Ssd;
 use crate::check::record::OpRecord;
@@ -134,17 +135,9 @@ impl HotCold {
     /// The part of page `lpn` (unfolded) a write of `size` bytes at
     /// `offset` covers: its bytes in whole sectors, and its `written` bits.
     pub(super) fn extent(&self, offset: u64, size: u32, lpn: u64) -> (u64, u64) {
-        let base = lpn * self.page;
-        let lo = offset.max(base) - base;
-        let hi = (offset + size.max(1) as u64).min(base + self.page) - base;
+        let (lo, hi) = span_in_page(self.page, offset, size, lpn);
         let bytes = hi.div_ceil(SECTOR) * SECTOR - lo / SECTOR * SECTOR;
-        let (a, b) = (lo / self.unit, hi.div_ceil(self.unit));
-        let bits = if b - a >= 64 {
-            u64::MAX
-        } else {
-            ((1u64 << (b - a)) - 1) << a
-        };
-        (bytes.min(self.page), bits)
+        (bytes.min(self.page), unit_bits(lo, hi, self.unit))
     }
 
     fn touch(&mut self, lpn: u32) -> u64 {

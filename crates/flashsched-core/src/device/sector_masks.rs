@@ -10,6 +10,28 @@ use std::mem::size_of;
 /// Pages per chunk.
 const CHUNK: usize = 1 << 12;
 
+/// The bytes `[lo, hi)` of page `raw` (unfolded; pages of `page` bytes)
+/// that `size` bytes at `offset` cover.
+#[inline]
+pub(super) fn span_in_page(page: u64, offset: u64, size: u32, raw: u64) -> (u64, u64) {
+    let base = raw * page;
+    let lo = offset.max(base) - base;
+    let hi = (offset + size.max(1) as u64).min(base + page) - base;
+    (lo, hi)
+}
+
+/// The bits of the `unit`-byte parts of a page that bytes `[lo, hi)`
+/// touch (bit k = bytes `k × unit ..`; a mask of up to 64 parts).
+#[inline]
+pub(super) fn unit_bits(lo: u64, hi: u64, unit: u64) -> u64 {
+    let (a, b) = (lo / unit, hi.div_ceil(unit));
+    if b - a >= 64 {
+        u64::MAX
+    } else {
+        ((1u64 << (b - a)) - 1) << a
+    }
+}
+
 /// An unsigned word a mask is stored in.
 trait Word: Copy + Default + PartialEq {
     fn get(self) -> u64;

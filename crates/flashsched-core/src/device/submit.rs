@@ -5,6 +5,7 @@
 
 use super::config::BusyUnit;
 use super::front::{Dir, Job};
+use super::sector_masks::span_in_page;
 use super::tx::Tx;
 use super::write_pool::UNPLACED;
 use super::{DevReq, Ssd};
@@ -91,10 +92,7 @@ impl Ssd {
     /// `offset` covers, in whole 512-byte sectors.
     #[inline]
     pub(super) fn page_bytes(&self, offset: u64, size: u32, lpn: u64) -> u64 {
-        let page = self.geo.page_size as u64;
-        let base = lpn * page;
-        let lo = offset.max(base) - base;
-        let hi = (offset + size.max(1) as u64).min(base + page) - base;
+        let (lo, hi) = span_in_page(self.geo.page_size as u64, offset, size, lpn);
         (hi.div_ceil(512) - lo / 512) * 512
     }
 
@@ -107,6 +105,14 @@ impl Ssd {
             true => (self.page_bytes(offset, size, lpn) / 512).min(u16::MAX as u64) as u16,
             false => 0,
         }
+    }
+
+    /// Place `lpn`, never written, for a read of it (untimed, as data
+    /// written before the trace), logged for the version oracle.
+    pub(super) fn place_for_read(&mut self, lpn: u32) -> Option<u32> {
+        let ppn = self.ftl.place_untimed(lpn)?;
+        self.log(OpRecord::Program { ppn, lpn, seq: 0 });
+        Some(ppn)
     }
 
     #[inline]
@@ -256,13 +262,8 @@ impl Ssd {
                     self.log(OpRecord::Unmapped { id: read_id });
                     continue;
                 }
-                None => match self.ftl.place_untimed(lpn) {
+                None => match self.place_for_read(lpn) {
                     Some(p) => {
-                        self.log(OpRecord::Program {
-                            ppn: p,
-                            lpn,
-                            seq: 0,
-                        });
                         if self.update.is_some() {
                             let mask = self.page_mask(offset, size, page);
                             self.read_sectors(lpn, mask, true);

@@ -25,10 +25,9 @@
 
 use rustc_hash::FxHashMap;
 
-use super::sector_masks::SectorMasks;
+use super::sector_masks::{span_in_page, unit_bits, SectorMasks};
 use super::tx::{Origin, Tx, TxKind};
 use super::Ssd;
-use crate::check::record::OpRecord;
 use crate::engine::Ns;
 use crate::ftl::{Allocation, UpdateReads};
 
@@ -137,18 +136,8 @@ impl Ssd {
     /// `offset` covers (0 without `ftl.update_reads`).
     pub(super) fn page_mask(&self, offset: u64, size: u32, raw: u64) -> u64 {
         let Some(u) = &self.update else { return 0 };
-        let page = self.geo.page_size as u64;
-        let base = raw * page;
-        let lo = offset.max(base) - base;
-        let hi = (offset + size.max(1) as u64).min(base + page) - base;
-        let unit = 512 * u.unit as u64;
-        let (a, b) = (lo / unit, hi.div_ceil(unit));
-        let bits = if b - a >= 64 {
-            u64::MAX
-        } else {
-            ((1u64 << (b - a)) - 1) << a
-        };
-        bits & u.full
+        let (lo, hi) = span_in_page(self.geo.page_size as u64, offset, size, raw);
+        unit_bits(lo, hi, 512 * u.unit as u64) & u.full
     }
 
     /// A user program of `lpn` carrying the sectors of `mask` is being made
@@ -215,21 +204,10 @@ impl Ssd {
         for raw in a..=b {
             let lpn = self.fold(raw);
             let mask = self.page_mask(offset, size, raw);
-            let known = self.update.as_ref().and_then(|u| u.partial.get(lpn));
-            let mask = match known {
-                Some(m) => m | mask,
-                None if self.ftl.lookup(lpn).is_some() => continue,
-                None => match self.ftl.place_untimed(lpn) {
-                    Some(ppn) => {
-                        self.log(OpRecord::Program { ppn, lpn, seq: 0 });
-                        mask
-                    }
-                    None => continue,
-                },
-            };
-            if let Some(u) = &mut self.update {
-                u.set(lpn, mask);
-            }
+            // Before the run only the pre-pass places pages, so a page with
+            // no flash copy has no sectors marked yet.
+            let placed = self.ftl.lookup(lpn).is_none() && self.place_for_read(lpn).is_some();
+            self.read_sectors(lpn, mask, placed);
         }
     }
 
@@ -268,19 +246,12 @@ impl Ssd {
         };
         u.parked.insert(prog.seq, prog);
         let plane = self.geo.plane_of(ppn);
+        let die = self.geo.die_of_plane(plane);
+        let epoch = self.ftl.erase_count(self.geo.block_of(ppn));
         let read = Tx {
-            kind: TxKind::Read,
             origin: Origin::Update,
-            copyback: false,
-            die: self.geo.die_of_plane(plane),
-            plane,
-            lpn: prog.lpn,
-            ppn,
-            owner: prog.owner,
-            epoch: self.ftl.erase_count(self.geo.block_of(ppn)),
-            seq: prog.seq,
-            enqueued: now,
             sectors,
+            ..Tx::user_read(prog.owner, prog.lpn, ppn, plane, die, epoch, prog.seq, now)
         };
         self.enqueue(read, now);
     }
