@@ -276,33 +276,36 @@ fn a_pooled_write_goes_to_the_chip_that_frees_with_nothing_to_do() {
 }
 
 /// `controller.multiplane = "same-block"` (SSDsim's two-plane program under
-/// static allocation): LPN 0 written alone at 0 leaves plane 0 of die 0 at
-/// page 1 of block 0 (0–10, tPROG 10–210). At 1000 µs LPNs 0 and 1 (planes
-/// 0 and 1) arrive together. Plane 0 leads (page 1), plane 1 (page 0 of the
-/// same block index) is levelled up to page 1, one page wasted: one
-/// two-plane program, both data-ins then one tPROG, 1220 µs. Led by plane
-/// 1 (page 0) instead, plane 0's page 1 is past the lead's: no pair, 1210
-/// and 1420 µs. `relaxed` pairs either way.
+/// static allocation: `make_level_page`). LPN `pre` written alone at 0 (data
+/// in 0–10, tPROG 10–210) leaves its plane at page 1 of block 0. At 1000 µs
+/// LPNs 0 and 1 (planes 0 and 1) arrive together, in either order; the
+/// die's lowest plane leads whichever arrived first. With `pre` = 0, plane
+/// 0 leads at page 1 and plane 1 (page 0 of the same block index) is
+/// levelled up to page 1, one page wasted: one two-plane program, both
+/// data-ins then one tPROG, 1220 µs. With `pre` = 1 plane 1 is past plane
+/// 0's page: no pair, 1210 and 1420 µs. `relaxed` pairs every time.
 #[test]
-fn same_block_pairs_only_a_companion_not_past_the_lead_and_levels_it() {
-    let reqs = |first: u64, second: u64| {
+fn same_block_lets_the_lowest_plane_lead_and_levels_the_other_up() {
+    let reqs = |pre: u64, first: u64, second: u64| {
         vec![
-            rec(0, Op::Write, lpn(0), PAGE),
+            rec(0, Op::Write, lpn(pre), PAGE),
             rec(1000 * US, Op::Write, lpn(first), PAGE),
             rec(1000 * US, Op::Write, lpn(second), PAGE),
         ]
     };
     let same = ["controller.multiplane=same-block"];
-    let sim = run_checked(one_chip(&same), reqs(0, 1));
-    assert_eq!(completions_by_arrival_us(&sim), [210.0, 1220.0, 1220.0]);
-    let f = sim.summary().flash;
-    assert_eq!((f.wasted_pages, f.commands), (1, 2));
-    let sim = run_checked(one_chip(&same), reqs(1, 0));
-    assert_eq!(completions_by_arrival_us(&sim), [210.0, 1210.0, 1420.0]);
-    assert_eq!(sim.summary().flash.wasted_pages, 0);
     let relaxed = ["controller.multiplane=relaxed"];
     for (a, b) in [(0, 1), (1, 0)] {
-        let sim = run_checked(one_chip(&relaxed), reqs(a, b));
+        let sim = run_checked(one_chip(&same), reqs(0, a, b));
         assert_eq!(completions_by_arrival_us(&sim), [210.0, 1220.0, 1220.0]);
+        let f = sim.summary().flash;
+        assert_eq!((f.wasted_pages, f.commands), (1, 2));
+        let sim = run_checked(one_chip(&same), reqs(1, a, b));
+        assert_eq!(completions_by_arrival_us(&sim), [210.0, 1210.0, 1420.0]);
+        assert_eq!(sim.summary().flash.wasted_pages, 0);
+        for pre in [0, 1] {
+            let sim = run_checked(one_chip(&relaxed), reqs(pre, a, b));
+            assert_eq!(completions_by_arrival_us(&sim), [210.0, 1220.0, 1220.0]);
+        }
     }
 }

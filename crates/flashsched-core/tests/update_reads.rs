@@ -111,6 +111,43 @@ fn ssdsim_s_pre_pass_marks_later_reads_sectors_valid() {
     assert_eq!(trace_run("mqsim"), [205.0, 1055.0]);
 }
 
+/// SSDsim's buffer under static allocation counts the room a write-back
+/// frees as the sectors its program carries, merged with the update
+/// read's (`insert2buffer` subtracts the grown sub-request). A sector
+/// buffer of 8 sectors (one page); writes of sectors 0–3 unless whole:
+/// LPN 0 whole, LPN 1 (evicts LPN 0: programmed whole), LPN 0 again (both
+/// fit), LPN 2 (evicts LPN 1), LPN 3 (evicts LPN 0, whose flash copy holds
+/// sectors 4–7: read, then programmed with all 8, freeing 8 sectors for the
+/// 4 it held), LPN 4. Statically the buffer then holds 8 sectors and LPN 4
+/// fits: 3 programs. Dynamically (no merged program) it holds 4 + 4 and
+/// LPN 4 evicts LPN 2: 4 programs. One update read either way.
+#[test]
+fn ssdsim_s_static_buffer_frees_a_merged_write_back_s_sectors() {
+    let run = |alloc: &str| {
+        let extra = [
+            "timing.sector_transfers=true",
+            "ftl.update_reads=ssdsim",
+            "cache.policy=ssdsim-lru",
+            "cache.sectors=true",
+            "cache.mib=0.00390625",
+            alloc,
+        ];
+        let mut reqs = vec![rec(0, Op::Write, 0, 2 * HALF)];
+        for (k, lpn) in [1u64, 0, 2, 3, 4].iter().enumerate() {
+            reqs.push(rec(
+                (k as u64 + 1) * 1000 * US,
+                Op::Write,
+                lpn * 2 * HALF as u64,
+                HALF,
+            ));
+        }
+        let f = run_checked(one_chip(&extra), reqs).summary().flash;
+        (f.programs, f.update_reads)
+    };
+    assert_eq!(run("ftl.allocation=static:PDCW"), (3, 1));
+    assert_eq!(run("ftl.allocation=dynamic"), (4, 1));
+}
+
 /// A bad value is named by key.
 #[test]
 fn a_bad_mode_names_the_key() {

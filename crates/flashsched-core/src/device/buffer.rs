@@ -306,7 +306,9 @@ impl Ssd {
                     break;
                 }
                 match buf.evict() {
-                    Some((victim, _, mask)) => self.flush(r, victim, 0, mask, now),
+                    Some((victim, _, mask)) => {
+                        self.flush(r, victim, 0, mask, now);
+                    }
                     None => break,
                 }
             }
@@ -341,9 +343,17 @@ impl Ssd {
                 if buf.used <= buf.capacity || buf.held.len() <= 1 {
                     break;
                 }
-                match buf.evict() {
-                    Some((victim, n, mask)) => self.flush(r, victim, n, mask, now),
-                    None => break,
+                let Some((victim, n, mask)) = buf.evict() else {
+                    break;
+                };
+                // SSDsim under static allocation counts the room a
+                // write-back frees as the sectors its program carries,
+                // merged with the update read's (`insert2buffer` subtracts
+                // the sub-request's grown size): the buffer then holds more
+                // than its room, and fewer pages leave it.
+                let merged = self.flush(r, victim, n, mask, now) as u32;
+                if let Some(buf) = &mut self.buffer {
+                    buf.used = buf.used.saturating_sub(merged.saturating_sub(n));
                 }
             }
         }
@@ -362,8 +372,10 @@ impl Ssd {
 
     /// Flush held page `lpn` (its newest version) for device request `r`;
     /// with sector transfers, `sectors` of it cross the bus (0 = the page).
-    /// It holds the sectors of `mask` (0: the whole page).
-    fn flush(&mut self, r: u32, lpn: u32, sectors: u32, mask: u64, now: Ns) {
+    /// It holds the sectors of `mask` (0: the whole page). Returns the
+    /// sectors of its program when merged with an update read's
+    /// ([`Ssd::partial_program`]), else 0.
+    fn flush(&mut self, r: u32, lpn: u32, sectors: u32, mask: u64, now: Ns) -> u16 {
         let seq = self.inflight.get(&lpn).map_or(0, |e| e.newest);
         let (plane, die) = self.host_write_plane(lpn);
         self.reqs[r as usize].remaining += 1;
@@ -371,13 +383,15 @@ impl Ssd {
         if self.timing.sector_transfers && sectors > 0 {
             tx.sectors = sectors.min(u16::MAX as u32) as u16;
         }
+        let mut merged = 0;
         if self.update.is_some() {
             let mask = if mask == 0 { u64::MAX } else { mask };
-            self.partial_program(&mut tx, mask);
+            merged = self.partial_program(&mut tx, mask);
         }
         self.inflight.entry(lpn).or_default().pending += 1;
         // Through the mapping table, as a host write without a cache.
         self.enqueue_mapped(tx, now);
+        merged
     }
 
     /// A read found `lpn` in DRAM: `ssdsim-lru` and `hot-cold` make a held

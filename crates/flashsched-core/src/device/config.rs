@@ -82,9 +82,10 @@ pub enum MultiPlane {
     Onfi,
     /// Any pages of distinct planes.
     Relaxed,
-    /// SSDsim's two-plane program (`make_level_page`): the planes' next
-    /// blocks have the same index and the companion's next page is not
-    /// past the lead's; the companion is levelled up to the lead's page,
+    /// SSDsim's two-plane program (`make_level_page`): the die's lowest
+    /// plane leads; the planes' next blocks have the same index and a
+    /// companion's next page is not past the lead's; the companion is
+    /// levelled up to the lead's page,
     /// the pages skipped holding no data (`flash.wasted_pages`). Reads as
     /// `onfi` within blocks of the same index; erases of any blocks.
     #[serde(rename = "same-block")]

@@ -106,6 +106,16 @@ impl Ssd {
                 ids.push(c);
             }
         }
+        if self.cmds.multiplane == MultiPlane::SameBlock
+            && ids.len() > 1
+            && self.txs.get(id).kind == TxKind::Program
+        {
+            // SSDsim's two-plane program leads with the die's lowest plane
+            // (`get_ppn_for_advanced_commands` walks the planes upwards):
+            // the others are levelled up to its page.
+            let txs = &self.txs;
+            ids.sort_by_key(|&m| txs.get(m).plane);
+        }
         let r = match self.txs.get(id).kind {
             TxKind::Read => self.start_reads(&ids, now, sink),
             TxKind::Program => self.start_programs(&ids, now, sink),

@@ -144,29 +144,35 @@ impl Ssd {
     /// (call before its own write counts as in flight). Updates the page's
     /// valid sectors, and notes the read the program `tx` (version `tx.seq`)
     /// owes if it does not cover them; with merged programs, `tx` then
-    /// carries them all.
-    pub(super) fn partial_program(&mut self, tx: &mut Tx, mask: u64) {
+    /// carries them all. Returns the sectors of such a merged program (0
+    /// when the program was not merged).
+    pub(super) fn partial_program(&mut self, tx: &mut Tx, mask: u64) -> u16 {
         let lpn = tx.lpn;
         if let Some(u) = &mut self.update {
             // A whole page: nothing to read, the page is whole after it.
             if mask & u.full == u.full {
                 u.partial.remove(lpn);
-                return;
+                return 0;
             }
         }
         let has_data = self.ftl.lookup(lpn).is_some()
             || self.inflight.get(&lpn).is_some_and(|e| e.pending > 0);
-        let Some(u) = &mut self.update else { return };
+        let Some(u) = &mut self.update else { return 0 };
         let valid = u.valid(lpn, has_data);
         u.set(lpn, valid | mask);
         let rest = valid & !mask;
         if rest == 0 {
-            return;
+            return 0;
         }
         u.owed.insert(tx.seq, rest);
-        if u.merged_program && tx.sectors > 0 {
-            tx.sectors = u.sectors(valid | mask);
+        if !u.merged_program {
+            return 0;
         }
+        let merged = u.sectors(valid | mask);
+        if tx.sectors > 0 {
+            tx.sectors = merged;
+        }
+        merged
     }
 
     /// A user read of `lpn` covers the sectors of `mask`; `placed` if it

@@ -171,11 +171,19 @@ impl PickCtx<'_> {
                         && geo.block_of(cand.ppn) % bpp == geo.block_of(lead.ppn) % bpp
                 }
                 TxKind::Program => {
+                    // The lower plane leads the command (exec.rs); the
+                    // higher one must not be past its page. Exact for two
+                    // planes per die, SSDsim's only two-plane case.
                     let s = stream_of(lead);
                     let index = |t: &Tx| self.ftl.next_block_index(t.plane, s);
+                    let (lo, hi) = if cand.plane < lead.plane {
+                        (cand, lead)
+                    } else {
+                        (lead, cand)
+                    };
                     index(cand).is_some()
                         && index(cand) == index(lead)
-                        && self.next_offset(cand) <= self.next_offset(lead)
+                        && self.next_offset(hi) <= self.next_offset(lo)
                 }
             },
         }
