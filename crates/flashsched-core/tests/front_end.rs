@@ -244,6 +244,63 @@ fn the_ssdsim_buffer_counts_sectors() {
     assert_eq!(pages.summary().flash.programs, 16);
 }
 
+/// SSDsim's buffer serves a read only from the sectors it holds, and a
+/// read moves a page to the head of its LRU list only if it holds a
+/// requested sector (`buffer_management` checks sector by sector). 8 KiB
+/// buffer (16 sectors): pages 0 and 1 at 0 and 10 fill it; page 2 at 20
+/// evicts page 0 (programmed: bus 20–30, tPROG 30–230); sectors 0–3 of page
+/// 0 at 300 evict page 1 (bus 300–310). A read of page 2 at 400 is a hit
+/// (page 0 is now least recent). A read of sectors 4–7 of page 0 at 600
+/// finds none of them held: sense 600–650, 4 sectors out 650–655, and page
+/// 0 stays least recent, so page 3 at 700 evicts it (its 4 sectors in
+/// 700–705, acknowledged then), not page 2 (10 µs).
+#[test]
+fn the_ssdsim_buffer_serves_only_the_sectors_it_holds() {
+    let reqs = vec![
+        rec(0, Op::Write, page(0), PAGE),
+        rec(10 * US, Op::Write, page(1), PAGE),
+        rec(20 * US, Op::Write, page(2), PAGE),
+        rec(300 * US, Op::Write, page(0), PAGE / 2),
+        rec(400 * US, Op::Read, page(2), PAGE),
+        rec(600 * US, Op::Read, page(0) + PAGE as u64 / 2, PAGE / 2),
+        rec(700 * US, Op::Write, page(3), PAGE),
+    ];
+    let cache = [
+        "cache.mib=0.0078125",
+        "cache.policy=ssdsim-lru",
+        "cache.sectors=true",
+        "cache.dram_mb_s=4096",
+        "controller.write_ack=data-in",
+        "timing.sector_transfers=true",
+    ];
+    let done = done_us(&run_checked(one_chip(&cache), reqs));
+    assert_eq!(&done[4..], [401.0, 655.0, 705.0]);
+}
+
+/// Without host-link time a write's data is in the controller at once, in
+/// submission order: a read submitted with it, after it, finds it in the
+/// buffer (SSDsim's `buffer_management` takes requests in trace order).
+/// A 512-byte write of page 0 and a read of the same sector, both at 0: the
+/// write is in DRAM at 0.125 µs, the read reads it there after it
+/// (0.125–0.25), with no flash access.
+#[test]
+fn a_read_does_not_pass_a_write_submitted_before_it() {
+    let reqs = vec![
+        rec(0, Op::Write, page(0), 512),
+        rec(0, Op::Read, page(0), 512),
+    ];
+    let cache = [
+        "cache.mib=0.0078125",
+        "cache.policy=ssdsim-lru",
+        "cache.sectors=true",
+        "cache.dram_mb_s=4096",
+        "timing.sector_transfers=true",
+    ];
+    let sim = run_checked(one_chip(&cache), reqs);
+    assert_eq!(done_us(&sim), [0.25, 0.125]);
+    assert_eq!(sim.summary().flash.reads, 0);
+}
+
 /// SSDsim charges every request its buffer serves a fixed 1000 ns however
 /// many arrive together (`cache.dram_serial = false`); a shared DRAM
 /// serves them in turn. Three 4 KiB writes at t = 0 into an 8 KiB buffer:

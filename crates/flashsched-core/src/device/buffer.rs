@@ -394,6 +394,36 @@ impl Ssd {
         merged
     }
 
+    /// SSDsim's buffer (`ssdsim-lru` counting sectors) serves a read of
+    /// page `raw` (`lpn`) only from the sectors it holds of it, and makes
+    /// the page the most recently used only if it holds one of the
+    /// requested sectors (`buffer_management` checks sector by sector; a
+    /// page on its way to flash is no longer held). Returns the requested
+    /// sectors it does not hold, which the read takes from flash (0: the
+    /// buffer serves it all, or another cache serves whole pages).
+    pub(super) fn buffer_read_miss(&mut self, lpn: u32, offset: u64, size: u32, raw: u64) -> u32 {
+        let page = self.geo.page_size as u64;
+        let Some(buf) = &mut self.buffer else {
+            return 0;
+        };
+        if buf.policy != CachePolicy::SsdsimLru {
+            return 0;
+        }
+        let Some(sr) = &buf.sectors else { return 0 };
+        let (start, end) = span_in_page(page, offset, size, raw);
+        let want = unit_bits(start, end, 512 * sr.unit as u64);
+        let held = if buf.held.contains_key(&lpn) {
+            sr.masks.get(&lpn).copied().unwrap_or(0)
+        } else {
+            0
+        };
+        let missing = sr.count(want & !held);
+        if want & held != 0 {
+            buf.touch(lpn);
+        }
+        missing
+    }
+
     /// A read found `lpn` in DRAM: `ssdsim-lru` and `hot-cold` make a held
     /// page the most recently used.
     pub(super) fn cache_read_hit(&mut self, lpn: u32) {

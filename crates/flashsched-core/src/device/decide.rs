@@ -61,9 +61,9 @@ impl Ssd {
     /// turn out to be a DRAM hit) become events.
     pub fn schedule<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
         let r = self.decide(now, sink);
-        for (at, slot) in self.front.take_planned() {
+        for (at, slot, seq) in self.front.take_planned() {
             debug_assert!(at >= now, "front-end step planned in the past");
-            sink.push(at, super::DevEvent::Front { slot });
+            sink.push(at, super::DevEvent::Front { slot, seq });
         }
         r
     }

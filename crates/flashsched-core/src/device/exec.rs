@@ -4,7 +4,7 @@
 //! when it starts; a read re-checks its page then).
 
 use super::config::{BusyUnit, MultiPlane};
-use super::tx::{Origin, Tx, TxId, TxKind};
+use super::tx::{Origin, Tx, TxId, TxKind, UNCHECKED_READ};
 use super::{pick_ctx, DevEvent, EventSink, Ssd};
 use crate::check::record::OpRecord;
 use crate::engine::Ns;
@@ -165,7 +165,9 @@ impl Ssd {
                         self.stats.interfered_reads += 1;
                         self.stats.interference_wait_ns += now - tx.enqueued;
                     }
-                    self.log(OpRecord::Sense { id: tx.seq, ppn });
+                    if tx.seq != UNCHECKED_READ {
+                        self.log(OpRecord::Sense { id: tx.seq, ppn });
+                    }
                 }
                 Origin::Mapping => self.stats.mapping_reads += 1,
                 Origin::Update => self.stats.update_reads += 1,
@@ -459,7 +461,8 @@ impl Ssd {
         }
         // The block was erased after translation: the data lives elsewhere now.
         self.stats.reads_relocated += 1;
-        let user = tx.origin == Origin::User;
+        // A read that only times a flash access answered the oracle already.
+        let user = tx.origin == Origin::User && tx.seq != UNCHECKED_READ;
         if user && self.in_dram(tx.lpn) {
             self.stats.dram_read_hits += 1;
             self.log(OpRecord::DramHit {
@@ -515,7 +518,7 @@ impl Ssd {
                 }
                 self.cmds.members[die as usize] = members;
             }
-            DevEvent::Front { slot } => self.front_step(slot, now),
+            DevEvent::Front { slot, .. } => self.front_step(slot, now),
             DevEvent::ChannelFree { ch } => self.channel_free(ch),
             DevEvent::BusDone { ch, tx, gen } => {
                 if self.txs.gen(tx) != gen {

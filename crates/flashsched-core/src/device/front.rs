@@ -101,10 +101,16 @@ pub(super) struct Front {
     command: Ns,
     jobs: Vec<Option<Job>>,
     free: Vec<u32>,
-    /// Steps planned since the device last handed its events out.
-    planned: Vec<(Ns, u32)>,
+    /// Steps planned since the device last handed its events out, as
+    /// (time, slot, plan order).
+    planned: Vec<(Ns, u32, u32)>,
+    /// Steps planned so far (wrapping): steps due at one instant run in
+    /// the order they were planned ([`DevEvent::rank`](super::DevEvent)).
+    seq: u32,
     /// Steps planned and not yet done.
     open: usize,
+    /// `Arrive` steps planned and not yet done.
+    arriving: usize,
 }
 
 impl Front {
@@ -159,6 +165,7 @@ impl Front {
 
     /// Plan `job` for time `at`.
     pub(super) fn plan(&mut self, at: Ns, job: Job) {
+        self.arriving += matches!(job, Job::Arrive { .. }) as usize;
         let slot = match self.free.pop() {
             Some(s) => {
                 self.jobs[s as usize] = Some(job);
@@ -170,11 +177,12 @@ impl Front {
             }
         };
         self.open += 1;
-        self.planned.push((at, slot));
+        self.planned.push((at, slot, self.seq));
+        self.seq = self.seq.wrapping_add(1);
     }
 
-    /// Steps planned since the last call, as (time, slot).
-    pub(super) fn take_planned(&mut self) -> std::vec::Drain<'_, (Ns, u32)> {
+    /// Steps planned since the last call, as (time, slot, plan order).
+    pub(super) fn take_planned(&mut self) -> std::vec::Drain<'_, (Ns, u32, u32)> {
         self.planned.drain(..)
     }
 
@@ -187,7 +195,15 @@ impl Front {
         let job = self.jobs.get_mut(slot as usize)?.take()?;
         self.free.push(slot);
         self.open -= 1;
+        self.arriving -= matches!(job, Job::Arrive { .. }) as usize;
         Some(job)
+    }
+
+    /// Whether a write's data is still on its way to the controller: a
+    /// write whose data takes no time may then not overtake it.
+    #[inline]
+    pub(super) fn arriving(&self) -> bool {
+        self.arriving > 0
     }
 
     /// Steps planned and not done.

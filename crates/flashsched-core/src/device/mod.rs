@@ -108,6 +108,8 @@ pub enum DevEvent {
     Front {
         /// Host slot of the request the step belongs to.
         slot: u32,
+        /// Plan order (wrapping): steps due at one instant run in it.
+        seq: u32,
     },
 }
 
@@ -115,15 +117,17 @@ impl DevEvent {
     /// Order among device events at the same nanosecond (`EventQueue::
     /// push_ranked`): bus transfers before cell operations, each by index,
     /// as firmware polling channels then dies in a fixed order would see them
-    /// (channel wake-ups between the two).
-    /// Below 2^33.
+    /// (channel wake-ups between the two); front-end steps last, in the
+    /// order they were planned (their slots are reused, so ranking them by
+    /// slot would reorder simultaneous host requests; the order wraps every
+    /// 2^31 steps). Below 2^33.
     #[inline]
     pub fn rank(self) -> u64 {
         match self {
             DevEvent::BusDone { ch, .. } => ch as u64,
             DevEvent::ChannelFree { ch } => 1 << 31 | ch as u64,
             DevEvent::DieDone { die, .. } => 1 << 32 | die as u64,
-            DevEvent::Front { slot } => 3 << 31 | slot as u64,
+            DevEvent::Front { seq, .. } => 3 << 31 | (seq & 0x7fff_ffff) as u64,
         }
     }
 }

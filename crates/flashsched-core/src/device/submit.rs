@@ -6,7 +6,7 @@
 use super::config::BusyUnit;
 use super::front::{Dir, Job};
 use super::sector_masks::span_in_page;
-use super::tx::Tx;
+use super::tx::{Tx, UNCHECKED_READ};
 use super::write_pool::UNPLACED;
 use super::{DevReq, Ssd};
 use crate::check::record::OpRecord;
@@ -149,11 +149,16 @@ impl Ssd {
                 self.reqs[r as usize].out_bytes = size;
                 self.submit_read(r, offset, size, now);
             }
-            // The data crosses the host link first.
+            // The data crosses the host link first. Without link time it
+            // is there at once, in submission order (a later read must not
+            // pass it), unless an earlier write is still on its way.
             Op::Write if self.front.timed() => {
                 let at = self.front.link(Dir::ToDevice, size as u64, now);
-                self.front.plan(at, Job::Arrive { r, offset, size });
-                return;
+                if at > now || self.front.arriving() {
+                    self.front.plan(at, Job::Arrive { r, offset, size });
+                    return;
+                }
+                return self.accept_write(r, offset, size, now);
             }
             Op::Write => return self.accept_write(r, offset, size, now),
             Op::Trim => self.submit_trim(offset, size, now),
@@ -228,6 +233,27 @@ impl Ssd {
         }
     }
 
+    /// A flash read of `sectors` of `lpn`'s page for device request `r`
+    /// that only takes time ([`UNCHECKED_READ`]); none if the page has no
+    /// flash copy yet.
+    fn read_unchecked(&mut self, r: u32, lpn: u32, sectors: u32, now: Ns) {
+        let Some(ppn) = self.ftl.lookup(lpn) else {
+            return;
+        };
+        let plane = self.geo.plane_of(ppn);
+        let die = self.geo.die_of_plane(plane);
+        let epoch = self.ftl.erase_count(self.geo.block_of(ppn));
+        let tx = Tx {
+            sectors: match self.timing.sector_transfers {
+                true => sectors.min(u16::MAX as u32) as u16,
+                false => 0,
+            },
+            ..Tx::user_read(r, lpn, ppn, plane, die, epoch, UNCHECKED_READ, now)
+        };
+        self.reqs[r as usize].remaining += 1;
+        self.enqueue_mapped(tx, now);
+    }
+
     pub(super) fn submit_read(&mut self, r: u32, offset: u64, size: u32, now: Ns) {
         let (a, b) = self.lpn_range(offset, size);
         self.begin_conflict_scan();
@@ -249,6 +275,14 @@ impl Ssd {
                 self.read_sectors(lpn, mask, false);
             }
             if self.in_dram(lpn) {
+                let missing = self.buffer_read_miss(lpn, offset, size, page);
+                if missing > 0 {
+                    // The version oracle takes the page from DRAM; the flash
+                    // read only times the sectors the buffer lacks.
+                    self.log(OpRecord::DramHit { id: read_id, lpn });
+                    self.read_unchecked(r, lpn, missing, now);
+                    continue;
+                }
                 self.cache_read_hit(lpn);
                 self.stats.dram_read_hits += 1;
                 self.reqs[r as usize].dram_bytes += self.page_bytes(offset, size, page) as u32;

@@ -46,6 +46,11 @@ impl Origin {
     }
 }
 
+/// Oracle id of a user read that only times a flash access: its data was
+/// already answered from DRAM for the version oracle (an SSDsim buffer hit
+/// on some sectors of a page, the rest read from flash).
+pub const UNCHECKED_READ: u64 = u64::MAX;
+
 /// One page read/program or block erase on one die.
 #[derive(Debug, Clone, Copy)]
 pub struct Tx {
