@@ -371,7 +371,10 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
             "controller.multiplane={}",
             pick(rng, &["off", "onfi", "relaxed", "same-block"])
         ),
-        format!("cache.policy={}", pick(rng, &["eager", "lru", "hot-cold"])),
+        format!(
+            "cache.policy={}",
+            pick(rng, &["eager", "lru", "hot-cold", "ssdsim-lru"])
+        ),
         format!("cache.dram_mb_s={}", pick(rng, &["0", "1600"])),
         format!("timing.sector_transfers={}", pick(rng, &["false", "true"])),
         format!("interface.kind={}", pick(rng, &["none", "nvme", "sata"])),
@@ -389,6 +392,12 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
             ov.push("controller.interleave=true".into());
         }
         _ => {}
+    }
+    // SSDsim's buffer may count its room in sectors (reads then served by
+    // sector, the rest timed from flash; merged write-backs under static
+    // allocation free their merged sectors).
+    if ov.iter().any(|o| o == "cache.policy=ssdsim-lru") {
+        ov.push(format!("cache.sectors={}", pick(rng, &["false", "true"])));
     }
     if ov.iter().any(|o| o.starts_with("ftl.allocation=dynamic")) {
         ov.retain(|o| o != "ftl.precondition_fill=0.85");
