@@ -275,6 +275,37 @@ fn a_pooled_write_goes_to_the_chip_that_frees_with_nothing_to_do() {
     assert_eq!(completions_us(&sim), [60.0, 70.0, 120.0, 280.0]);
 }
 
+/// SSDsim places a page read before it was written where its pre-pass
+/// tokens point (`get_ppn_for_pre_process` under fully dynamic allocation):
+/// the next channel, that channel's next chip, the chip's next die and the
+/// die's next plane. Two one-die channels: reads of LPNs 0 and 2 at 0 land
+/// on channel 0 and channel 1 and run side by side (sense 0–50, out 50–60
+/// on each bus). Under `dynamic`, placed by the static CWDP fallback, both
+/// are on channel 0's die: the second senses after the first has left the
+/// chip (60–110, out 110–120).
+#[test]
+fn ssdsim_places_unwritten_read_pages_by_its_tokens() {
+    let reqs = || {
+        vec![
+            rec(0, Op::Read, lpn(0), PAGE),
+            rec(0, Op::Read, lpn(2), PAGE),
+        ]
+    };
+    let dev = |alloc: &str| {
+        one_chip(&[
+            "geometry.channels=2",
+            "geometry.chips_per_channel=1",
+            "geometry.dies_per_chip=1",
+            "geometry.planes_per_die=1",
+            alloc,
+        ])
+    };
+    let sim = run_checked(dev("ftl.allocation=dynamic:idle-chip"), reqs());
+    assert_eq!(completions_us(&sim), [60.0, 60.0]);
+    let sim = run_checked(dev("ftl.allocation=dynamic"), reqs());
+    assert_eq!(completions_us(&sim), [60.0, 120.0]);
+}
+
 /// `controller.multiplane = "same-block"` (SSDsim's two-plane program under
 /// static allocation: `make_level_page`). LPN `pre` written alone at 0 (data
 /// in 0–10, tPROG 10–210) leaves its plane at page 1 of block 0. At 1000 µs

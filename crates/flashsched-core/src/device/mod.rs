@@ -281,6 +281,8 @@ pub struct Ssd {
     chip_load: Vec<u32>,
     rr_die: u32,
     rr_plane: Vec<u32>,
+    /// SSDsim's channel and chip tokens (`dynamic:idle-chip` placements).
+    tokens: write_pool::Tokens,
     /// Host writes not placed yet (`ftl.allocation = "dynamic:idle-chip"`),
     /// oldest first, with when each was pooled.
     write_pool: std::collections::VecDeque<(tx::TxId, Ns)>,
@@ -409,7 +411,16 @@ impl Ssd {
             die_load: vec![0; geo.dies() as usize],
             chip_load: vec![0; geo.chips() as usize],
             rr_die: 0,
-            rr_plane: vec![0; geo.dies() as usize],
+            // SSDsim's plane tokens start at plane 0 (`rr_plane` holds the
+            // last plane taken).
+            rr_plane: vec![
+                match cfg.ftl.allocation {
+                    Allocation::DynamicIdleChip => geo.planes_per_die - 1,
+                    _ => 0,
+                };
+                geo.dies() as usize
+            ],
+            tokens: write_pool::Tokens::new(&geo),
             write_pool: std::collections::VecDeque::new(),
             buffer: (buffer_pages > 0 && !hot_cold).then(|| {
                 let spp = cfg.cache.sectors.then_some(geo.page_size / 512);

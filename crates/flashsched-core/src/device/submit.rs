@@ -110,7 +110,13 @@ impl Ssd {
     /// Place `lpn`, never written, for a read of it (untimed, as data
     /// written before the trace), logged for the version oracle.
     pub(super) fn place_for_read(&mut self, lpn: u32) -> Option<u32> {
-        let ppn = self.ftl.place_untimed(lpn)?;
+        let ppn = match self.ftl.alloc {
+            Allocation::DynamicIdleChip => {
+                let plane = self.token_plane();
+                self.ftl.place_untimed_on(lpn, plane)?
+            }
+            _ => self.ftl.place_untimed(lpn)?,
+        };
         self.log(OpRecord::Program { ppn, lpn, seq: 0 });
         Some(ppn)
     }

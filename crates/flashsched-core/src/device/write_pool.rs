@@ -12,12 +12,50 @@ use super::tx::{Tx, TxId};
 use super::{pick_ctx, Ssd};
 use crate::device::config::{BusyUnit, MultiPlane};
 use crate::engine::Ns;
+use crate::flash::Geometry;
 use crate::ftl::Stream;
 
 /// The plane of a write still in the pool.
 pub(super) const UNPLACED: u32 = u32::MAX;
 
+/// SSDsim's round-robin tokens above the die: the channel to place in
+/// next, and per channel its next chip (the die and plane tokens are the
+/// device's `chip_next` and `rr_plane`, which its run-time writes share).
+#[derive(Debug, Clone)]
+pub(super) struct Tokens {
+    channel: u32,
+    chip: Vec<u32>,
+}
+
+impl Tokens {
+    pub(super) fn new(geo: &Geometry) -> Tokens {
+        Tokens {
+            channel: 0,
+            chip: vec![0; geo.channels as usize],
+        }
+    }
+}
+
 impl Ssd {
+    /// The plane SSDsim's pre-pass places the next page read before it is
+    /// written on (`get_ppn_for_pre_process` under fully dynamic
+    /// allocation): the channel token, that channel's chip token, the
+    /// chip's die token and the die's plane token, each advanced by one.
+    pub(super) fn token_plane(&mut self) -> u32 {
+        let g = self.geo;
+        let ch = self.tokens.channel;
+        self.tokens.channel = (ch + 1) % g.channels;
+        let way = self.tokens.chip[ch as usize];
+        self.tokens.chip[ch as usize] = (way + 1) % g.chips_per_channel;
+        let chip = ch * g.chips_per_channel + way;
+        let die = self.cmds.chip_next[chip as usize];
+        self.cmds.chip_next[chip as usize] = (die + 1) % g.dies_per_chip;
+        let d = chip * g.dies_per_chip + die;
+        let plane = (self.rr_plane[d as usize] + 1) % g.planes_per_die;
+        self.rr_plane[d as usize] = plane;
+        g.plane_index(ch, way, die, plane)
+    }
+
     /// Queue host write `tx` (plane [`UNPLACED`]) in the pool and offer the
     /// idle chips work.
     pub(super) fn pool_write(&mut self, tx: Tx, now: Ns) {

@@ -640,7 +640,11 @@ impl Ftl {
     /// Place never-written `lpn` as if it had been written before the trace
     /// began (no timing). Returns `None` if its plane has no room.
     pub fn place_untimed(&mut self, lpn: u32) -> Option<Ppn> {
-        let plane = self.static_plane(lpn);
+        self.place_untimed_on(lpn, self.static_plane(lpn))
+    }
+
+    /// [`Ftl::place_untimed`] on `plane`, chosen by the caller.
+    pub fn place_untimed_on(&mut self, lpn: u32, plane: u32) -> Option<Ppn> {
         let ppn = self.alloc(plane, Stream::User)?;
         self.set_valid(lpn, ppn, 0);
         self.stats.untimed_placements += 1;
