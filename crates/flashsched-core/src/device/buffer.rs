@@ -64,6 +64,13 @@ impl SectorRoom {
     fn count(&self, mask: u64) -> u32 {
         (mask.count_ones() * self.unit).min(self.per_page)
     }
+
+    /// The bits of page `raw` (unfolded, `page` bytes) that `size` bytes at
+    /// `offset` cover.
+    fn bits(&self, page: u64, offset: u64, size: u32, raw: u64) -> u64 {
+        let (start, end) = span_in_page(page, offset, size, raw);
+        unit_bits(start, end, 512 * self.unit as u64)
+    }
 }
 
 impl WriteBuffer {
@@ -329,11 +336,10 @@ impl Ssd {
         let page = self.geo.page_size as u64;
         for raw in a..=b {
             let lpn = self.fold(raw);
-            // Sectors of this page the write covers, as mask bits.
-            let (start, end) = span_in_page(page, offset, size, raw);
             let Some(buf) = &mut self.buffer else { return };
             let Some(sr) = &mut buf.sectors else { return };
-            let mask = unit_bits(start, end, 512 * sr.unit as u64);
+            // Sectors of this page the write covers, as mask bits.
+            let mask = sr.bits(page, offset, size, raw);
             let held = sr.masks.get(&lpn).copied().unwrap_or(0);
             let added = sr.count(held | mask) - sr.count(held);
             sr.masks.insert(lpn, held | mask);
@@ -410,13 +416,9 @@ impl Ssd {
             return 0;
         }
         let Some(sr) = &buf.sectors else { return 0 };
-        let (start, end) = span_in_page(page, offset, size, raw);
-        let want = unit_bits(start, end, 512 * sr.unit as u64);
-        let held = if buf.held.contains_key(&lpn) {
-            sr.masks.get(&lpn).copied().unwrap_or(0)
-        } else {
-            0
-        };
+        let want = sr.bits(page, offset, size, raw);
+        // Only held pages have sectors (`forget` drops them).
+        let held = sr.masks.get(&lpn).copied().unwrap_or(0);
         let missing = sr.count(want & !held);
         if want & held != 0 {
             buf.touch(lpn);
@@ -431,7 +433,11 @@ impl Ssd {
             hc.read_hit(lpn);
         }
         if let Some(buf) = &mut self.buffer {
-            if buf.policy == CachePolicy::SsdsimLru && buf.held.contains_key(&lpn) {
+            // A sector buffer refreshed the page already (`buffer_read_miss`).
+            if buf.policy == CachePolicy::SsdsimLru
+                && buf.sectors.is_none()
+                && buf.held.contains_key(&lpn)
+            {
                 buf.touch(lpn);
             }
         }

@@ -239,6 +239,15 @@ impl Ssd {
         }
     }
 
+    /// A read of `lpn` at `ppn` for `owner` (oracle id `id`), translated
+    /// now: its plane, die and the block's erase count.
+    pub(super) fn user_read_at(&self, owner: u32, lpn: u32, ppn: u32, id: u64, now: Ns) -> Tx {
+        let plane = self.geo.plane_of(ppn);
+        let die = self.geo.die_of_plane(plane);
+        let epoch = self.ftl.erase_count(self.geo.block_of(ppn));
+        Tx::user_read(owner, lpn, ppn, plane, die, epoch, id, now)
+    }
+
     /// A flash read of `sectors` of `lpn`'s page for device request `r`
     /// that only takes time ([`UNCHECKED_READ`]); none if the page has no
     /// flash copy yet.
@@ -246,15 +255,12 @@ impl Ssd {
         let Some(ppn) = self.ftl.lookup(lpn) else {
             return;
         };
-        let plane = self.geo.plane_of(ppn);
-        let die = self.geo.die_of_plane(plane);
-        let epoch = self.ftl.erase_count(self.geo.block_of(ppn));
         let tx = Tx {
             sectors: match self.timing.sector_transfers {
                 true => sectors.min(u16::MAX as u32) as u16,
                 false => 0,
             },
-            ..Tx::user_read(r, lpn, ppn, plane, die, epoch, UNCHECKED_READ, now)
+            ..self.user_read_at(r, lpn, ppn, UNCHECKED_READ, now)
         };
         self.reqs[r as usize].remaining += 1;
         self.enqueue_mapped(tx, now);
@@ -323,12 +329,9 @@ impl Ssd {
                     }
                 },
             };
-            let plane = self.geo.plane_of(ppn);
-            let die = self.geo.die_of_plane(plane);
-            let epoch = self.ftl.erase_count(self.geo.block_of(ppn));
             let tx = Tx {
                 sectors: self.xfer_sectors(offset, size, page),
-                ..Tx::user_read(r, lpn, ppn, plane, die, epoch, read_id, now)
+                ..self.user_read_at(r, lpn, ppn, read_id, now)
             };
             conflict |= self.note_chip(tx.die);
             self.reqs[r as usize].remaining += 1;

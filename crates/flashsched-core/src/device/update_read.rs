@@ -251,13 +251,10 @@ impl Ssd {
             false => 0,
         };
         u.parked.insert(prog.seq, prog);
-        let plane = self.geo.plane_of(ppn);
-        let die = self.geo.die_of_plane(plane);
-        let epoch = self.ftl.erase_count(self.geo.block_of(ppn));
         let read = Tx {
             origin: Origin::Update,
             sectors,
-            ..Tx::user_read(prog.owner, prog.lpn, ppn, plane, die, epoch, prog.seq, now)
+            ..self.user_read_at(prog.owner, prog.lpn, ppn, prog.seq, now)
         };
         self.enqueue(read, now);
     }
