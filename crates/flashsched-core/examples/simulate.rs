@@ -1,5 +1,6 @@
-//! Run one synthetic workload from the command line without Python (handy
-//! for profiling): `cargo run --release --example simulate -- DEVICE SPEC`.
+//! Run one workload from the command line without Python (handy for
+//! profiling): `cargo run --release --example simulate -- DEVICE SPEC
+//! [OVERRIDE...]`, SPEC a synthetic spec or `trace:PATH[:FORMAT]`.
 
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 
@@ -16,7 +17,19 @@ fn main() {
     let run_spec = RunSpec {
         device,
         overrides: args[3.min(args.len())..].to_vec(),
-        workload: WorkloadSpec::Synthetic(spec),
+        workload: match spec.strip_prefix("trace:") {
+            Some(t) => {
+                let (path, format) = t.split_once(':').unwrap_or((t, "auto"));
+                WorkloadSpec::Trace {
+                    path: path.into(),
+                    format: format.into(),
+                    intensity: 1.0,
+                    limit: None,
+                    options: Default::default(),
+                }
+            }
+            None => WorkloadSpec::Synthetic(spec),
+        },
         seed: std::env::var("SEED")
             .ok()
             .and_then(|s| s.parse().ok())

@@ -13,6 +13,8 @@ use std::mem::size_of;
 
 use rustc_hash::FxHashMap;
 
+use super::lpn_index::LpnIndex;
+
 use super::config::MappingConfig;
 use super::tx::Tx;
 use crate::flash::Geometry;
@@ -21,6 +23,9 @@ use crate::ftl::footprint::grown_vec;
 const NIL: u32 = u32::MAX;
 /// `Slot::dirty_gen` of an entry that matches flash.
 const CLEAN: u32 = u32::MAX;
+/// `MappingCache::phase` bits.
+const READING: u8 = 1;
+const DEPARTING: u8 = 2;
 
 #[derive(Debug, Clone, Copy)]
 struct Slot {
@@ -83,13 +88,18 @@ pub(crate) struct MappingCache {
     /// Entries the cache holds.
     pub(crate) capacity: u32,
     slots: Vec<Slot>,
-    index: FxHashMap<u32, u32>,
+    index: LpnIndex,
     head: u32,
     tail: u32,
     free: Vec<u32>,
     /// Write-back generation per translation page.
     gen: Vec<u32>,
     tps: FxHashMap<u32, TpState>,
+    /// Per translation page, `READING` and `DEPARTING` as its `TpState`
+    /// says (0 without one): a lookup that misses asks only this byte, not
+    /// the map, whose states (a few thousand pages' worth once write-backs
+    /// stay in DRAM) miss the CPU cache when hashed at random.
+    phase: Vec<u8>,
     /// Translation pages an eviction asked to write back (the device drains).
     pub(crate) evicted: Vec<u32>,
     /// Write-backs are programmed (else left unserved, as MQSim).
@@ -115,12 +125,13 @@ impl MappingCache {
             pages,
             capacity,
             slots: Vec::new(),
-            index: FxHashMap::default(),
+            index: LpnIndex::default(),
             head: NIL,
             tail: NIL,
             free: Vec::new(),
             gen: vec![0; pages as usize],
             tps: FxHashMap::default(),
+            phase: vec![0; pages as usize],
             evicted: Vec::new(),
             programs: cfg.writeback == super::config::Writeback::Program,
             read_sectors: cfg.read_sectors.min(u16::MAX as u32) as u16,
@@ -155,17 +166,16 @@ impl MappingCache {
     /// Bytes the cache `cfg` asks for allocates once full, computed without
     /// building it (the run's memory estimate, `footprint.rs`): a slot and
     /// an index entry per entry it can hold (at most one per host page), a
-    /// write-back generation per translation page, and the FTL's mapping
+    /// write-back generation and a phase byte per translation page, and the FTL's mapping
     /// entries of the hidden translation pages. 0 without a cache.
     pub(crate) fn footprint(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> u64 {
         let Some((_, capacity, pages)) = Self::sizes(cfg, geo, logical) else {
             return 0;
         };
         let entries = capacity.min(logical) as u64;
-        // A hash table of (u32, u32) keeps a control byte per bucket and
-        // grows its buckets to a power of two at 7/8 load.
-        let buckets = (entries * 8 / 7 + 1).next_power_of_two();
-        grown_vec(entries, size_of::<Slot>() as u64) + buckets * 9 + 8 * pages as u64
+        grown_vec(entries, size_of::<Slot>() as u64)
+            + LpnIndex::footprint(entries)
+            + 9 * pages as u64
     }
 
     /// Translation page holding `lpn`'s entry.
@@ -189,7 +199,7 @@ impl MappingCache {
 
     /// Look up `lpn`'s entry (a hit makes it the most recent).
     pub(crate) fn query(&mut self, lpn: u32) -> Query {
-        if let Some(&s) = self.index.get(&lpn) {
+        if let Some(s) = self.index.get(lpn) {
             if self.slots[s as usize].waiting {
                 return Query::Wait;
             }
@@ -197,10 +207,8 @@ impl MappingCache {
             return Query::Hit;
         }
         let tp = self.tp_of(lpn);
-        let (reading, departing) = self
-            .tps
-            .get(&tp)
-            .map_or((false, false), |st| (st.reading, st.departing > 0));
+        let phase = self.phase[tp as usize];
+        let (reading, departing) = (phase & READING != 0, phase & DEPARTING != 0);
         if departing && !reading {
             self.insert(lpn, false);
             return Query::Departing;
@@ -212,6 +220,7 @@ impl MappingCache {
             return Query::Wait;
         }
         st.reading = true;
+        self.phase[tp as usize] |= READING;
         Query::Fetch
     }
 
@@ -224,8 +233,8 @@ impl MappingCache {
     /// and dirty (one is made without a flash read if absent, as MQSim does
     /// for GC: the new location is known).
     pub(crate) fn update(&mut self, lpn: u32) {
-        let s = match self.index.get(&lpn) {
-            Some(&s) => {
+        let s = match self.index.get(lpn) {
+            Some(s) => {
                 self.touch(s);
                 s
             }
@@ -238,9 +247,9 @@ impl MappingCache {
     /// Whether `lpn`'s entry is cached and changed since its last write-back.
     #[cfg(test)]
     pub(crate) fn is_dirty(&self, lpn: u32) -> bool {
-        self.index.get(&lpn).is_some_and(|&s| {
-            self.slots[s as usize].dirty_gen == self.gen[self.tp_of(lpn) as usize]
-        })
+        self.index
+            .get(lpn)
+            .is_some_and(|s| self.slots[s as usize].dirty_gen == self.gen[self.tp_of(lpn) as usize])
     }
 
     /// Start writing back translation page `tp` (an eviction asked):
@@ -249,6 +258,7 @@ impl MappingCache {
     pub(crate) fn begin_writeback(&mut self, tp: u32) -> bool {
         let st = self.tps.entry(tp).or_default();
         st.writebacks += 1;
+        self.phase[tp as usize] |= READING;
         !std::mem::replace(&mut st.reading, true)
     }
 
@@ -260,7 +270,7 @@ impl MappingCache {
             return (Vec::new(), 0);
         };
         for &lpn in &st.waiting {
-            if let Some(&s) = self.index.get(&lpn) {
+            if let Some(s) = self.index.get(lpn) {
                 self.slots[s as usize].waiting = false;
             }
         }
@@ -275,6 +285,7 @@ impl MappingCache {
         st.waiting.clear();
         st.writebacks = 0;
         st.departing = st.departing.saturating_add(programs);
+        self.phase[tp as usize] = if st.departing > 0 { DEPARTING } else { 0 };
         if !st.idle() {
             self.tps.insert(tp, st);
         }
@@ -285,6 +296,9 @@ impl MappingCache {
     pub(crate) fn program_done(&mut self, tp: u32) {
         if let Some(st) = self.tps.get_mut(&tp) {
             st.departing = st.departing.saturating_sub(1);
+            if st.departing == 0 {
+                self.phase[tp as usize] &= !DEPARTING;
+            }
             if st.idle() && st.parked.is_empty() {
                 self.tps.remove(&tp);
             }
@@ -331,7 +345,8 @@ impl MappingCache {
         }
         self.unlink(s);
         let slot = self.slots[s as usize];
-        self.index.remove(&slot.lpn);
+        self.index.remove(slot.lpn);
+        self.prefetch_next_victim();
         self.free.push(s);
         let tp = self.tp_of(slot.lpn) as usize;
         if slot.dirty_gen == self.gen[tp] {
@@ -342,6 +357,28 @@ impl MappingCache {
             self.evicted.push(tp as u32);
         }
         true
+    }
+
+    /// A request will soon look up `lpn`'s entry: start fetching where the
+    /// index keeps it (a hint only).
+    #[inline]
+    pub(crate) fn prefetch(&self, lpn: u32) {
+        self.index.prefetch(lpn);
+    }
+
+    /// After an eviction: the next victim is most likely the new tail, so
+    /// fetch its index bucket and the slot after it, each one eviction
+    /// ahead of its use (the tail's own slot was fetched by the eviction
+    /// before). Random pages leave a full cache by the tail once per miss,
+    /// and these loads were the misses' cost. A hint only.
+    #[inline]
+    fn prefetch_next_victim(&self) {
+        if let Some(t) = self.slots.get(self.tail as usize) {
+            self.index.prefetch(t.lpn);
+            if let Some(p) = self.slots.get(t.prev as usize) {
+                crate::engine::prefetch(p);
+            }
+        }
     }
 
     fn touch(&mut self, s: u32) {

@@ -11,6 +11,7 @@
 mod buffer;
 mod channel_dispatch;
 mod hot_cold;
+mod lpn_index;
 use buffer::{Inflight, WriteBuffer};
 use command::Commands;
 use gc_job::GcJob;

@@ -80,6 +80,14 @@ impl<T: Word> Paged<T> {
         }
     }
 
+    #[inline]
+    fn prefetch(&self, lpn: u32) {
+        let i = lpn as usize;
+        if let Some(Some(c)) = self.chunks.get(i / CHUNK) {
+            crate::engine::prefetch(&c[i % CHUNK]);
+        }
+    }
+
     /// Set `lpn`'s mask (0 clears it); returns the previous one, or
     /// `None` past the last page (nothing stored).
     fn set(&mut self, lpn: u32, mask: u64) -> Option<u64> {
@@ -151,6 +159,12 @@ impl SectorMasks {
     pub(super) fn get(&self, lpn: u32) -> Option<u64> {
         let m = each!(&self.store, p => p.get(lpn));
         (m != 0).then_some(m)
+    }
+
+    /// Start fetching `lpn`'s mask into the CPU cache (a hint only).
+    #[inline]
+    pub(super) fn prefetch(&self, lpn: u32) {
+        each!(&self.store, p => p.prefetch(lpn));
     }
 
     /// Give `lpn` the partial mask `mask` (non-zero).

@@ -139,6 +139,16 @@ impl Ssd {
         for lpn in (a..=b.min(a + 63)).step_by(16).chain([b]) {
             self.ftl.prefetch_lookup(self.fold(lpn));
         }
+        // One line per page: the first few pages of a long request.
+        let few = a..=b.min(a + 3);
+        if let Some(cmt) = &self.cmt {
+            few.clone().for_each(|lpn| cmt.prefetch(self.fold(lpn)));
+        }
+        if let Some(u) = &self.update {
+            // A write's program updates the pages' valid sectors, and so
+            // does a read that places a page never written.
+            few.for_each(|lpn| u.prefetch(self.fold(lpn)));
+        }
     }
 
     /// Accept a request from the host (`host` is its id).

@@ -122,6 +122,12 @@ impl SectorState {
         }
     }
 
+    /// A write of `lpn` will soon look its valid sectors up (a hint only).
+    #[inline]
+    pub(super) fn prefetch(&self, lpn: u32) {
+        self.partial.prefetch(lpn);
+    }
+
     fn set(&mut self, lpn: u32, mask: u64) {
         if mask & self.full == self.full {
             self.partial.remove(lpn);
