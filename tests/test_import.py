@@ -284,7 +284,7 @@ def test_mqsim_device_maps_every_key(tmp_path, toml_loads):
     # TLC reads 40/60/80 us by page type: the mean 60 us, page types on.
     assert (k["timing.cell"], k["timing.read_us"], k["timing.per_page_type"]) == ("tlc", 60.0, True)
     assert (k["timing.program_us"], k["timing.erase_us"]) == (900.0, 4500.0)
-    # 2-byte channel at 200 MT/s = 400 MB/s.
+    # 2-byte channel at 200 MT/s = 400 MB/s (MQSim: 5 ns per bus byte).
     assert k["timing.channel_mb_s"] == 400.0
     assert (k["ftl.overprovisioning"], k["ftl.allocation"]) == (0.125, "static:PDWC")
     # RGA samples log2(512) = 9 blocks.
@@ -314,8 +314,13 @@ def test_mqsim_device_maps_every_key(tmp_path, toml_loads):
     assert (k["controller.scheduler"], k["controller.busy_unit"], k["controller.multiplane"]) == (
         "mqsim-priority",
         "chip",
-        "onfi",
+        "onfi-queued",
     )
+    # MQSim's fixed ONFI cycle times and PCIe packets; NVMe's queue messages
+    # only over NVMe.
+    assert (k["timing.read_command_ns"], k["timing.program_command_plane_ns"]) == (290.0, 816.0)
+    assert (k["interface.tlp_payload_bytes"], k["interface.tlp_overhead_bytes"]) == (128, 28)
+    assert "interface.nvme_messages" not in k
     # The core accepts the converted device and resolves the same values.
     cfg = resolved(imp, toml_loads)
     assert cfg["geometry"]["planes_per_die"] == 4 and cfg["ftl"]["gc_policy"] == "rga"
@@ -401,7 +406,7 @@ def test_mqsim_shipped_config_matches_the_preset(toml_loads):
     assert ours["mapping"] == preset["mapping"]
     for key in ("scheduler", "busy_unit", "multiplane", "dispatch"):
         assert ours["controller"][key] == preset["controller"][key], key
-    assert ours["interface"]["kind"] == "nvme" and ours["interface"]["rate_mb_s"] == 4000.0
+    assert ours["interface"] == preset["interface"]
     assert ours["cache"] == preset["cache"]
     assert ours["host"]["queue_depth"] == preset["host"]["queue_depth"] == 512
 

@@ -369,7 +369,10 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         format!("variation.enabled={}", pick(rng, &["false", "true"])),
         format!(
             "controller.multiplane={}",
-            pick(rng, &["off", "onfi", "relaxed", "same-block"])
+            pick(
+                rng,
+                &["off", "onfi", "onfi-queued", "relaxed", "same-block"]
+            )
         ),
         format!(
             "cache.policy={}",
@@ -392,6 +395,25 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
             ov.push("controller.interleave=true".into());
         }
         _ => {}
+    }
+    // Command cycles on the bus (MQSim's ONFI timings) and, over NVMe,
+    // PCIe packets and NVMe's queue messages.
+    if pick(rng, &["none", "cycles"]) == "cycles" {
+        for (k, v) in [("read", "290"), ("program", "361"), ("erase", "220")] {
+            ov.push(format!("timing.{k}_command_ns={v}"));
+            ov.push(format!("timing.{k}_command_plane_ns=700"));
+        }
+    }
+    if ov.iter().any(|o| o == "interface.kind=nvme") {
+        ov.push(format!(
+            "interface.nvme_messages={}",
+            pick(rng, &["false", "true"])
+        ));
+        ov.push(format!(
+            "interface.tlp_payload_bytes={}",
+            pick(rng, &["0", "128"])
+        ));
+        ov.push("interface.tlp_overhead_bytes=28".into());
     }
     // SSDsim's buffer may count its room in sectors (reads then served by
     // sector, the rest timed from flash; merged write-backs under static

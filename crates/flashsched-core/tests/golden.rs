@@ -20,7 +20,9 @@ use common::small_ssd;
 /// cache, chip-level busy, multi-plane, its transaction scheduler,
 /// preemptive GC, then its 512-request fetch size and sector transfers,
 /// then dispatch at channel-idle instants and its GC write floor, then
-/// RGA victims and up to 10 GC jobs per plane, then its update reads);
+/// RGA victims and up to 10 GC jobs per plane, then its update reads,
+/// then its command cycles, bus byte time, PCIe packets, NVMe messages and
+/// queued page offsets for multi-plane programs);
 /// the cases recorded before it keep their results with these overrides,
 /// and the `mqsim_full_*` cases record the full model.
 const LEGACY: &[&str] = &[
@@ -39,6 +41,15 @@ const LEGACY: &[&str] = &[
     "ftl.update_reads=off",
     "ftl.gc_write_floor=0",
     "ftl.gc_jobs_per_plane=1",
+    "timing.channel_mb_s=333",
+    "timing.read_command_ns=0",
+    "timing.read_command_plane_ns=0",
+    "timing.program_command_ns=0",
+    "timing.program_command_plane_ns=0",
+    "timing.erase_command_ns=0",
+    "timing.erase_command_plane_ns=0",
+    "interface.nvme_messages=false",
+    "interface.tlp_payload_bytes=0",
 ];
 
 const CASES: &[(&str, &str, &str, &[&str])] = &[

@@ -130,6 +130,22 @@ MISSPELLED = {
     "Data_Cache_DRAM_Data_Burst_Size": "Data_Cache_DRAM_Data_Busrt_Size",
     "Page_Metadata_Capacity": "Page_Metadat_Capacity",
 }
+# MQSim's ONFI NV-DDR2 cycle times are constructor defaults, not settings
+# (ONFI_Channel_NVDDR2.h: tCS 20, tWC 25, tWB 100, tRR 20, tADL 70, tWPST 6,
+# tWPSTH 15, tCALS 15, tDBSY 500 ns): a read's cycles take tCS + 6 tWC + tWB
+# + tRR, each further plane tDBSY + 6 tWC; a program's tCS + 6 tWC + tADL +
+# tWPST + tWPSTH + tWB, each further plane 5 tWC + tADL + tWPST + tCALS +
+# tWB + tDBSY; an erase's tCS + 4 tWC + tWB, each further plane tDBSY + 4
+# tWC + tWB.
+MQSIM_COMMAND_CYCLES = {
+    "read_command_ns": 290.0,
+    "read_command_plane_ns": 650.0,
+    "program_command_ns": 361.0,
+    "program_command_plane_ns": 816.0,
+    "erase_command_ns": 220.0,
+    "erase_command_plane_ns": 700.0,
+}
+
 SCHEDULERS = {
     "PRIORITY_OUT_OF_ORDER": (None, ""),
     "OUT_OF_ORDER": (
@@ -264,8 +280,17 @@ def _timing(out: DeviceImport, dev: Fields, flash: Fields) -> None:
     )
     width = dev.integer("Flash_Channel_Width", lo=1)
     rate = dev.number("Channel_Transfer_Rate", lo=1)
-    out.set("timing.channel_mb_s", rate * width, "Channel_Transfer_Rate x Flash_Channel_Width")
+    # MQSim times two bus bytes at twice floor(1000 / rate) ns (its t_RC is
+    # cast to whole ns), so 333 MT/s moves 333.3 MB/s on an 8-bit channel.
+    per_byte = math.floor(1000.0 / rate)
+    out.set(
+        "timing.channel_mb_s",
+        1000.0 * width / per_byte if per_byte > 0 else 0.0,
+        "Channel_Transfer_Rate x Flash_Channel_Width, at MQSim's whole-ns byte time",
+    )
     out.set("timing.command_us", 0.0, "")
+    for key, ns in MQSIM_COMMAND_CYCLES.items():
+        out.set(f"timing.{key}", ns, "MQSim's ONFI NV-DDR2 command and address cycles")
     out.set("timing.sector_transfers", True, "(MQSim moves only the sectors a request asks for)")
     dev.choice("Flash_Comm_Protocol", ["NVDDR2"])
     dev.match("Flash_Comm_Protocol", "NVDDR2 (the channel is timed by its byte rate)")
@@ -359,7 +384,11 @@ def _controller(out: DeviceImport, dev: Fields) -> None:
         "chip",
         "MQSim: a chip takes commands only when all its dies are idle",
     )
-    out.set("controller.multiplane", "onfi", "MQSim: multi-plane commands, same page offset")
+    out.set(
+        "controller.multiplane",
+        "onfi-queued",
+        "MQSim: multi-plane commands, same page offset (the pages given when queued)",
+    )
     out.set(
         "controller.dispatch",
         "channel-idle",
@@ -379,6 +408,8 @@ def _interface(out: DeviceImport, host: Fields, dev: Fields) -> None:
     lanes = host.integer("PCIe_Lane_Count", lo=1)
     gbps = host.number("PCIe_Lane_Bandwidth")
     out.set("interface.rate_mb_s", gbps * lanes * 1000.0, "PCIe_Lane_Bandwidth x PCIe_Lane_Count")
+    out.set("interface.tlp_payload_bytes", 128, "MQSim's PCIe link: 128-byte TLP payloads")
+    out.set("interface.tlp_overhead_bytes", 28, "MQSim's PCIe link: 20 + 6 + 2 bytes per TLP")
     delay = host.number("SATA_Processing_Delay")
     depth = dev.integer("IO_Queue_Depth", lo=1)
     fetch = dev.integer("Queue_Fetch_Size", lo=1)
@@ -388,6 +419,11 @@ def _interface(out: DeviceImport, host: Fields, dev: Fields) -> None:
         dev.note(IGNORED, "Queue_Fetch_Size", "used only with NVMe")
     else:
         host.note(IGNORED, "SATA_Processing_Delay", "used only with SATA")
+        out.set(
+            "interface.nvme_messages",
+            True,
+            "MQSim's NVMe: doorbell, entry fetch, data request and completion cross the link",
+        )
         out.set(
             "host.queue_depth", min(depth, fetch, 65536), "min(IO_Queue_Depth, Queue_Fetch_Size)"
         )

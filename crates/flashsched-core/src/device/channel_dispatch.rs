@@ -73,7 +73,7 @@ impl Ssd {
             self.visit_chip(chip, now, sink)?;
         }
         let c = &self.channels[ch as usize];
-        if !c.idle_at(now) {
+        if !c.idle_at(now) && self.channel_has_idle_work(ch, now) {
             let at = c.busy_until(now);
             debug_assert!(at > now, "a busy bus frees in the future");
 
@@ -86,6 +86,22 @@ impl Ssd {
             }
         }
         Ok(())
+    }
+
+    /// Whether a chip of channel `ch` that is idle at `now` has work queued
+    /// (or pooled writes wait): only then must the channel wake when its
+    /// bus frees. A busy chip is offered work when it frees, and a chip
+    /// given work later asks then; a pass that finds nothing leaves the
+    /// round-robin start where it was (it visits every chip once), so
+    /// leaving it out changes nothing. (Each read command's bus time would
+    /// otherwise cost a wake-up.)
+    fn channel_has_idle_work(&self, ch: u32, now: Ns) -> bool {
+        if !self.write_pool.is_empty() {
+            return true;
+        }
+        let cpc = self.geo.chips_per_channel;
+        (ch * cpc..(ch + 1) * cpc)
+            .any(|chip| self.chip_loaded(chip) && !self.cmds.chip_blocked(chip, now))
     }
 
     /// The wake-up of channel `ch` fired: its chips are offered work in the

@@ -78,8 +78,17 @@ pub enum MultiPlane {
     /// One plane per command.
     Off,
     /// ONFI's address rule: reads and programs of the same page offset in
-    /// their blocks (as MQSim checks); erases of any blocks.
+    /// their blocks; erases of any blocks. A program's offset is the one
+    /// its plane's open block gives it when it starts.
     Onfi,
+    /// ONFI's rule on the offsets MQSim checks: its address mapping unit
+    /// gives a program its page when the program is queued, so the k-th
+    /// host program waiting on a plane has the page k after the plane's
+    /// next one (`Address_Mapping_Unit_Page_Level`,
+    /// `TSU_Base::issue_command_to_chip`). GC programs keep `onfi`'s
+    /// offset at start.
+    #[serde(rename = "onfi-queued")]
+    OnfiQueued,
     /// Any pages of distinct planes.
     Relaxed,
     /// SSDsim's two-plane program (`make_level_page`): the die's lowest
@@ -241,6 +250,18 @@ pub struct InterfaceConfig {
     /// Fixed cost per request (command fetch, doorbells, completion
     /// message), µs, added before the completion reaches the host.
     pub command_us: f64,
+    /// PCIe packets: a message crosses the link cut into TLPs of at most
+    /// this many payload bytes, each carrying `tlp_overhead_bytes` more
+    /// (MQSim: 128 and 20 + 6 + 2 = 28: header, data-link and physical
+    /// layer). 0: messages move their payload only.
+    pub tlp_payload_bytes: u32,
+    /// Bytes each TLP adds to its payload.
+    pub tlp_overhead_bytes: u32,
+    /// NVMe's queue messages cross the link too (MQSim's
+    /// `Host_Interface_NVMe`): the host's doorbell write, the device's
+    /// read of the 64-byte submission entry, a write's request for its
+    /// data, and the 16-byte completion entry after a request's data.
+    pub nvme_messages: bool,
 }
 
 impl Default for InterfaceConfig {
@@ -249,6 +270,9 @@ impl Default for InterfaceConfig {
             kind: LinkKind::None,
             rate_mb_s: 0.0,
             command_us: 0.0,
+            tlp_payload_bytes: 0,
+            tlp_overhead_bytes: 0,
+            nvme_messages: false,
         }
     }
 }
@@ -266,6 +290,24 @@ impl InterfaceConfig {
     /// Range checks; each error names its key and the allowed range.
     pub fn validate(&self) -> SimResult<()> {
         range("interface.rate_mb_s", self.rate_mb_s, 0.0, 1e7)?;
+        range(
+            "interface.tlp_payload_bytes",
+            self.tlp_payload_bytes as f64,
+            0.0,
+            1e6,
+        )?;
+        range(
+            "interface.tlp_overhead_bytes",
+            self.tlp_overhead_bytes as f64,
+            0.0,
+            1e6,
+        )?;
+        if self.nvme_messages && self.kind != LinkKind::Nvme {
+            return Err(SimError::config(
+                "interface.nvme_messages",
+                "needs interface.kind = \"nvme\"",
+            ));
+        }
         range("interface.command_us", self.command_us, 0.0, 1e6)
     }
 }

@@ -1,11 +1,13 @@
 //! The decide phase on the device: dies that may have work are offered it
 //! by the transaction scheduler, in the order they were marked.
 
+use super::config::MultiPlane;
 use super::sched::{PickCtx, TxScheduler};
-use super::tx::{Tx, TxId};
+use super::tx::{Tx, TxId, TxKind};
 use super::{pick_ctx, EventSink, Ssd, MAX_DECIDE_PASSES};
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
+use crate::ftl::Stream;
 
 impl Ssd {
     pub(super) fn enqueue(&mut self, tx: Tx, now: Ns) {
@@ -13,6 +15,7 @@ impl Ssd {
             return self.pool_write(tx, now);
         }
         self.decide_stamp += 1;
+        let tx = self.with_queued_offset(tx);
         let die = tx.die;
         let id = self.txs.insert(tx);
         self.load_inc(die);
@@ -25,6 +28,22 @@ impl Ssd {
         } else if self.verify_hints {
             self.check_no_preempt(die, now);
         }
+    }
+
+    /// `tx` as queued: under `onfi-queued` a host program gets its page
+    /// offset now, as MQSim's mapping unit gives it its page (the plane's
+    /// next page plus the host programs already waiting there).
+    #[inline]
+    pub(super) fn with_queued_offset(&self, mut tx: Tx) -> Tx {
+        if self.cmds.multiplane == MultiPlane::OnfiQueued
+            && tx.kind == TxKind::Program
+            && tx.origin.foreground()
+        {
+            let next = self.ftl.next_page_offset(tx.plane, Stream::User);
+            let waiting = self.queued_programs[tx.plane as usize];
+            tx.epoch = (next + waiting) % self.geo.pages_per_block;
+        }
+        tx
     }
 
     #[inline]

@@ -10,6 +10,7 @@ use crate::check::record::OpRecord;
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::die::Phase;
+use crate::flash::CommandKind;
 
 impl Ssd {
     /// Take idle `die` for the command led by `lead`.
@@ -179,7 +180,8 @@ impl Ssd {
             kept.push(id);
         }
         if !kept.is_empty() {
-            let sense = self.timing.command + self.cmds.overhead(kept.len()) + sense;
+            let cycles = self.command_cycles(die, CommandKind::Read, kept.len(), now, sink);
+            let sense = cycles + self.timing.command + self.cmds.overhead(kept.len()) + sense;
             self.begin_command(die, &kept, now);
             if copyback || self.timing.xfer_page == 0 {
                 self.arm(die, sense, now, sink);
@@ -281,14 +283,15 @@ impl Ssd {
         if !kept.is_empty() {
             let t_prog = self.cmds.overhead(kept.len()) + t_prog;
             self.begin_command(die, &kept, now);
+            let cycles = self.timing.command_bus_ns(CommandKind::Program, kept.len());
             if self.timing.xfer_page == 0 {
                 for &m in &kept {
                     self.ack_at_data_in(m, now);
                 }
-                self.arm(die, self.timing.command + t_prog, now, sink);
+                self.arm(die, cycles + self.timing.command + t_prog, now, sink);
             } else {
                 let ch = self.geo.channel_of_die(die as u32);
-                let end = self.data_in(die as u32, &kept, now);
+                let end = self.data_in(die as u32, &kept, cycles, now);
                 self.push_retimed(ch, sink);
                 self.dies[die].xfer_end = end;
                 self.arm(die, t_prog, end, sink);
@@ -313,14 +316,20 @@ impl Ssd {
     /// command) side by side from one start, the bus held for the longest:
     /// a multi-plane command starts such a group, and a command joining its
     /// chip's group at the same instant (while the group is still the last
-    /// thing on the bus) overlaps it too.
-    fn data_in(&mut self, die: u32, members: &[TxId], now: Ns) -> Ns {
+    /// thing on the bus) overlaps it too. The command's `cycles` of bus
+    /// time (`timing.program_command_ns`) go first; a command with cycles
+    /// starts a group of its own.
+    fn data_in(&mut self, die: u32, members: &[TxId], cycles: Ns, now: Ns) -> Ns {
         let ch = self.geo.channel_of_die(die) as usize;
         let xfer = |s: &Self, m: TxId| s.timing.xfer_ns(s.txs.get(m).sectors);
         if !self.cmds.overlap {
             let mut end = now;
+            // The command's cycles (if they take bus time) go first, in
+            // one transfer with the first page's data, as MQSim's PHY
+            // sends them.
+            let mut lead = cycles;
             for &m in members {
-                let dur = xfer(self, m);
+                let dur = std::mem::take(&mut lead) + xfer(self, m);
                 end = self.channels[ch].reserve(now, dur, &mut self.retimed);
                 self.ack_at_data_in(m, end);
             }
@@ -328,17 +337,19 @@ impl Ssd {
         }
         let chip = self.geo.chip_of_die(die) as usize;
         let (at, start, end) = self.cmds.overlap_group[chip];
-        let (start, mut bus_end, rest) = if at == now && self.channels[ch].free_at == end {
+        let joins = cycles == 0 && at == now && self.channels[ch].free_at == end;
+        let (start, mut bus_end, rest) = if joins {
             (start, end, members)
         } else {
             // The first page starts a group; alone, it is an ordinary transfer.
-            let dur = xfer(self, members[0]);
+            let dur = cycles + xfer(self, members[0]);
             let end = self.channels[ch].reserve(now, dur, &mut self.retimed);
             self.ack_at_data_in(members[0], end);
             if members.len() == 1 {
                 return end;
             }
-            (end - dur, end, &members[1..])
+            // The group's data starts after the cycles.
+            (end - (dur - cycles), end, &members[1..])
         };
         for &m in rest {
             let end = start + xfer(self, m);
@@ -401,11 +412,36 @@ impl Ssd {
             });
             kept.push(id);
         }
-        let dur = self.timing.command + self.cmds.overhead(kept.len()) + self.timing.erase;
+        let cycles = self.command_cycles(die, CommandKind::Erase, kept.len(), now, sink);
+        let dur = cycles + self.timing.command + self.cmds.overhead(kept.len()) + self.timing.erase;
         self.begin_command(die, &kept, now);
         self.arm(die, dur, now, sink);
         self.cmds.members[die] = kept;
         Ok(())
+    }
+
+    /// The command and address cycles of a `kind` command on `planes`
+    /// planes of `die` (`timing.*_command_ns`): they take the die's channel
+    /// from now, after what holds it (a new command is not interleaved into
+    /// a running transfer), and the command's work starts when they end.
+    /// Returns how long from now that is (0 without command bus time;
+    /// without a bus, the cycles' length).
+    fn command_cycles<S: EventSink>(
+        &mut self,
+        die: usize,
+        kind: CommandKind,
+        planes: usize,
+        now: Ns,
+        sink: &mut S,
+    ) -> Ns {
+        let dur = self.timing.command_bus_ns(kind, planes);
+        if dur == 0 || self.timing.xfer_page == 0 {
+            return dur;
+        }
+        let ch = self.geo.channel_of_die(die as u32);
+        let end = self.channels[ch as usize].reserve_command(now, dur, &mut self.retimed);
+        self.push_retimed(ch, sink);
+        end - now
     }
 
     /// `die` takes the command of `members` (lead first).

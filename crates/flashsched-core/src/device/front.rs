@@ -35,6 +35,10 @@ struct Pipe {
     /// Requests wait for each other (a shared resource); `false` = each
     /// takes its own time from when it asks (SSDsim's fixed DRAM delay).
     serial: bool,
+    /// PCIe packets (`interface.tlp_*`): payload bytes per packet (0 = no
+    /// packets) and the bytes each adds.
+    tlp_payload: u64,
+    tlp_overhead: u64,
     free_at: Ns,
 }
 
@@ -46,6 +50,8 @@ impl Pipe {
             row: 0,
             precharge: 0,
             serial: true,
+            tlp_payload: 0,
+            tlp_overhead: 0,
             free_at: 0,
         }
     }
@@ -60,6 +66,11 @@ impl Pipe {
     /// for its shipped 1-byte bursts).
     fn cost(&self, bytes: u64) -> Ns {
         let at_rate = |b: u64| (b as f64 * self.ns_per_byte).ceil() as Ns;
+        if self.tlp_payload > 0 {
+            // Every packet, the last partial one too, carries the overhead.
+            let packets = bytes.div_ceil(self.tlp_payload).max(1);
+            return self.latency + at_rate(bytes + packets * self.tlp_overhead);
+        }
         if self.row == 0 || bytes <= self.row {
             return self.latency + at_rate(bytes);
         }
@@ -99,6 +110,17 @@ pub(super) struct Front {
     link: Vec<Pipe>,
     dram: Option<Pipe>,
     command: Ns,
+    /// NVMe queue messages (`interface.nvme_messages`): how long the
+    /// command fetch takes before the device sees a request (doorbell,
+    /// entry read request, the 64-byte entry), a write's data request, and
+    /// the completion entry's crossing. They are latencies, not link time
+    /// other transfers wait for: a request's completion may be planned
+    /// ahead of transfers asked for before it happens, and a first-come
+    /// pipe would then hold those back (MQSim's link queues them too, but
+    /// they take 8-23 ns each).
+    fetch: Ns,
+    data_request: Ns,
+    completion: Ns,
     jobs: Vec<Option<Job>>,
     free: Vec<u32>,
     /// Steps planned since the device last handed its events out, as
@@ -121,8 +143,20 @@ impl Front {
             LinkKind::Nvme => 2,
             LinkKind::Sata => 1,
         };
+        let link = Pipe {
+            tlp_payload: hif.tlp_payload_bytes as u64,
+            tlp_overhead: hif.tlp_overhead_bytes as u64,
+            ..Pipe::new(hif.rate(), 0)
+        };
+        let nvme = hif.nvme_messages && pipes > 0;
+        // MQSim's sizes: a 2-byte doorbell value, a read request's 4
+        // bytes, the 64-byte submission and 16-byte completion entries.
+        let msg = |bytes: u64| if nvme { link.cost(bytes) } else { 0 };
         Front {
-            link: vec![Pipe::new(hif.rate(), 0); pipes],
+            fetch: msg(2) + msg(4) + msg(64),
+            data_request: msg(4),
+            completion: msg(16),
+            link: vec![link; pipes],
             dram: (cache.mib > 0.0 && cache.dram_mb_s > 0.0).then(|| Pipe {
                 row: cache.dram_row_bytes as u64,
                 precharge: cache.dram_precharge_ns.round() as Ns,
@@ -155,6 +189,24 @@ impl Front {
             Some(d) if bytes > 0 => d.transfer(bytes, from),
             _ => from,
         }
+    }
+
+    /// How long a write's request for its data takes to reach the host.
+    #[inline]
+    pub(super) fn data_request(&self) -> Ns {
+        self.data_request
+    }
+
+    /// When the host sees the completion whose entry is sent at `from`
+    /// (after the request's data): the entry's crossing, and the command
+    /// fetch the request began with. The fetch is charged here instead of
+    /// delaying the request by it: every request waits the same fetch, so
+    /// the device's timeline is the same shifted by it, and the run saves
+    /// an event per request. (Not the same when the host queue is full: a
+    /// request it releases then would wait the fetch once more.)
+    #[inline]
+    pub(super) fn completion(&self, from: Ns) -> Ns {
+        from + self.completion + self.fetch
     }
 
     /// The per-request command cost.

@@ -70,6 +70,7 @@ macro_rules! pick_ctx {
             user_only: $user_only,
             chip_busy: $s.cmds.unit == crate::device::config::BusyUnit::Chip,
             dies: &$s.dies,
+            queued_programs: &$s.queued_programs,
             lone_reads: $s.cmds.lone_reads,
         }
     };

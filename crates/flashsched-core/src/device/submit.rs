@@ -165,11 +165,13 @@ impl Ssd {
                 self.reqs[r as usize].out_bytes = size;
                 self.submit_read(r, offset, size, now);
             }
-            // The data crosses the host link first. Without link time it
+            // The data crosses the host link first (after the device's
+            // request for it, with NVMe's messages). Without link time it
             // is there at once, in submission order (a later read must not
             // pass it), unless an earlier write is still on its way.
             Op::Write if self.front.timed() => {
-                let at = self.front.link(Dir::ToDevice, size as u64, now);
+                let asked = now + self.front.data_request();
+                let at = self.front.link(Dir::ToDevice, size as u64, asked);
                 if at > now || self.front.arriving() {
                     self.front.plan(at, Job::Arrive { r, offset, size });
                     return;
@@ -237,7 +239,7 @@ impl Ssd {
                     0 => t,
                     n => self.front.link(Dir::ToHost, n as u64, t),
                 };
-                let t = t + self.front.command();
+                let t = self.front.completion(t) + self.front.command();
                 self.front.plan(t, Job::Deliver { host: req.host });
             } else {
                 self.done.push(req.host);

@@ -73,8 +73,11 @@ pub struct Tx {
     /// Device request (user), GC job slot (GC: the plane with one job per
     /// plane) or plane (reclaim) this belongs to.
     pub owner: u32,
-    /// Erase count of `ppn`'s block when the read was translated: a change
-    /// means the block was erased since, so the data must be looked up again.
+    /// Read: erase count of `ppn`'s block when the read was translated (a
+    /// change means the block was erased since, so the data must be looked
+    /// up again). Host program under `controller.multiplane =
+    /// "onfi-queued"`: the page offset it was given when queued
+    /// ([`Tx::queued_offset`]).
     pub epoch: u32,
     /// Write order of user programs (later writes of an LPN win).
     pub seq: u64,
@@ -86,6 +89,13 @@ pub struct Tx {
 }
 
 impl Tx {
+    /// A host program's page offset given when it was queued
+    /// (`onfi-queued`; the field a read uses for its erase count).
+    #[inline]
+    pub fn queued_offset(&self) -> u32 {
+        self.epoch
+    }
+
     /// A host page read of `lpn`, translated now to `ppn` on `plane` (of
     /// `die`); `epoch` is the erase count of `ppn`'s block now, `id` the
     /// read's oracle id, `req` its device request.

@@ -181,10 +181,11 @@ impl Ssd {
 
     /// Queue pooled write `id` on `plane` of `die`.
     fn place(&mut self, id: TxId, die: u32, plane: u32, now: Ns) {
-        let t = self.txs.get_mut(id);
-        t.plane = plane;
-        t.die = die;
-        let tx = *t;
+        let mut tx = *self.txs.get(id);
+        tx.plane = plane;
+        tx.die = die;
+        let tx = self.with_queued_offset(tx);
+        *self.txs.get_mut(id) = tx;
         self.load_inc(die);
         self.sched.push(id, &tx, now);
         self.note_queued(&tx, now);

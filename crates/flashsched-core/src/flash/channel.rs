@@ -144,6 +144,22 @@ impl Channel {
         end
     }
 
+    /// A command's command and address cycles (`dur` ns) asked for at
+    /// `now`; returns their end. They hold the bus as a data-in does but
+    /// move no data, so they count as busy time, not as a transfer or a
+    /// conflict (a program's cycles travel with its data-in instead:
+    /// `reserve` of their sum).
+    pub fn reserve_command(&mut self, now: Ns, dur: Ns, changed: &mut Vec<(u32, Ns)>) -> Ns {
+        self.fix_pending_until(now);
+        let start = self.free_at.max(now);
+        self.busy_ns += dur;
+        self.free_at = start + dur;
+        if !self.pending.is_empty() {
+            self.retime(changed);
+        }
+        self.free_at
+    }
+
     /// Transfer `slot` (`dur` ns, of class `class`: see `by_class`) of a
     /// read on `die` will ask for its data-out at `ready` (at one instant,
     /// dies in index order; one die's transfers in the order added). Pushes
@@ -235,6 +251,23 @@ mod tests {
         assert_eq!(c.busy_ns, 50);
         assert_eq!(c.conflicts, 2);
         assert_eq!(c.transfers, 5);
+    }
+
+    /// A command's cycles hold the bus like a transfer (a pending data-out
+    /// behind them moves) but count as busy time only.
+    #[test]
+    fn command_cycles_hold_the_bus_without_counting_as_a_transfer() {
+        let mut c = Channel::default();
+        let mut ch = Vec::new();
+        c.add_readout(100, 10, 1, 1, 0, &mut ch);
+        ch.clear();
+        assert_eq!(c.reserve_command(0, 30, &mut ch), 30);
+        assert!(ch.is_empty(), "ends before the data-out asks");
+        // Asked at 95 while nothing holds the bus: 95..125; the data-out
+        // asked at 100 waits until 125.
+        assert_eq!(c.reserve_command(95, 30, &mut ch), 125);
+        assert_eq!(ch, [(1, 135)]);
+        assert_eq!((c.transfers, c.conflicts, c.busy_ns), (0, 0, 60));
     }
 
     #[test]

@@ -10,5 +10,5 @@ pub mod timing;
 pub mod variation;
 
 pub use geometry::{Geometry, GeometryConfig, Ppn};
-pub use timing::{Cell, Timing, TimingConfig};
+pub use timing::{Cell, CommandKind, Timing, TimingConfig};
 pub use variation::VariationConfig;

@@ -22,6 +22,26 @@ pub struct TimingConfig {
     /// Command/address overhead added to every flash operation.
     #[serde(default)]
     pub command_us: f64,
+    /// Bus time of a read command's command and address cycles, ns: the
+    /// channel carries it before the sense starts (MQSim's ONFI NV-DDR2
+    /// timings: 290 ns). 0: commands take no bus time.
+    #[serde(default)]
+    pub read_command_ns: f64,
+    /// What each further plane of a multi-plane read command adds (650).
+    #[serde(default)]
+    pub read_command_plane_ns: f64,
+    /// The same for a program command, carried before its data-in (361).
+    #[serde(default)]
+    pub program_command_ns: f64,
+    /// Each further plane of a multi-plane program (816).
+    #[serde(default)]
+    pub program_command_plane_ns: f64,
+    /// The same for an erase command, carried before tBERS (220).
+    #[serde(default)]
+    pub erase_command_ns: f64,
+    /// Each further plane of a multi-plane erase (700).
+    #[serde(default)]
+    pub erase_command_plane_ns: f64,
     /// Vary read/program latency by page type (LSB/CSB/MSB) around the nominal.
     #[serde(default)]
     pub per_page_type: bool,
@@ -56,6 +76,27 @@ impl TimingConfig {
             ("timing.erase_us", t.erase_us, 0.001, 1e7),
             ("timing.channel_mb_s", t.channel_mb_s, 0.0, 1e6),
             ("timing.command_us", t.command_us, 0.0, 1e4),
+            ("timing.read_command_ns", t.read_command_ns, 0.0, 1e7),
+            (
+                "timing.read_command_plane_ns",
+                t.read_command_plane_ns,
+                0.0,
+                1e7,
+            ),
+            ("timing.program_command_ns", t.program_command_ns, 0.0, 1e7),
+            (
+                "timing.program_command_plane_ns",
+                t.program_command_plane_ns,
+                0.0,
+                1e7,
+            ),
+            ("timing.erase_command_ns", t.erase_command_ns, 0.0, 1e7),
+            (
+                "timing.erase_command_plane_ns",
+                t.erase_command_plane_ns,
+                0.0,
+                1e7,
+            ),
         ] {
             range(key, v, lo, hi)?;
         }
@@ -85,6 +126,9 @@ pub struct Timing {
     pub erase: Ns,
     /// Command/address overhead of every flash operation.
     pub command: Ns,
+    /// Bus time of a command's cycles by kind (read, program, erase):
+    /// (first plane, each further plane); zeros: none.
+    command_bus: [(Ns, Ns); 3],
     /// Bus time to move one page; 0 = infinite bus (no channel contention).
     pub xfer_page: Ns,
     /// Channel rate (MB/s), for transfers of part of a page.
@@ -98,6 +142,21 @@ pub struct Timing {
 
 fn us(x: f64) -> Ns {
     (x * 1000.0).round() as Ns
+}
+
+fn ns(x: f64) -> Ns {
+    x.round() as Ns
+}
+
+/// What a flash command does, for its bus time ([`Timing::command_bus_ns`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandKind {
+    /// A page read (sense).
+    Read = 0,
+    /// A page program.
+    Program = 1,
+    /// A block erase.
+    Erase = 2,
 }
 
 impl Timing {
@@ -127,6 +186,11 @@ impl Timing {
             program: us(t.program_us),
             erase: us(t.erase_us),
             command: us(t.command_us),
+            command_bus: [
+                (ns(t.read_command_ns), ns(t.read_command_plane_ns)),
+                (ns(t.program_command_ns), ns(t.program_command_plane_ns)),
+                (ns(t.erase_command_ns), ns(t.erase_command_plane_ns)),
+            ],
             xfer_page,
             mb_s: t.channel_mb_s,
             sector_transfers: t.sector_transfers,
@@ -144,6 +208,17 @@ impl Timing {
                 0 => self.xfer_page,
                 n => (n as f64 * 512.0 * 1000.0 / self.mb_s).round() as Ns,
             }
+    }
+
+    /// Bus time of the command and address cycles of a `kind` command on
+    /// `planes` planes (0 when commands take no bus time).
+    #[inline]
+    pub fn command_bus_ns(&self, kind: CommandKind, planes: usize) -> Ns {
+        let (first, more) = self.command_bus[kind as usize];
+        if first == 0 && more == 0 {
+            return 0;
+        }
+        first + more * (planes as Ns).saturating_sub(1)
     }
 
     /// tR for a page at `page_in_block`.
@@ -180,9 +255,39 @@ mod tests {
             erase_us: 3800.0,
             channel_mb_s: 333.0,
             command_us: 0.0,
+            read_command_ns: 0.0,
+            read_command_plane_ns: 0.0,
+            program_command_ns: 0.0,
+            program_command_plane_ns: 0.0,
+            erase_command_ns: 0.0,
+            erase_command_plane_ns: 0.0,
             per_page_type: false,
             sector_transfers: false,
         }
+    }
+
+    /// MQSim's ONFI NV-DDR2 cycles: a read 290 ns and 650 more per plane,
+    /// a program 361 + 816, an erase 220 + 700; none by default.
+    #[test]
+    fn command_cycles_grow_by_plane() {
+        let t = Timing::new(
+            &TimingConfig {
+                read_command_ns: 290.0,
+                read_command_plane_ns: 650.0,
+                program_command_ns: 361.0,
+                program_command_plane_ns: 816.0,
+                erase_command_ns: 220.0,
+                erase_command_plane_ns: 700.0,
+                ..cfg()
+            },
+            8192,
+        );
+        assert_eq!(t.command_bus_ns(CommandKind::Read, 1), 290);
+        assert_eq!(t.command_bus_ns(CommandKind::Read, 2), 940);
+        assert_eq!(t.command_bus_ns(CommandKind::Program, 2), 1177);
+        assert_eq!(t.command_bus_ns(CommandKind::Erase, 4), 2320);
+        let none = Timing::new(&cfg(), 8192);
+        assert_eq!(none.command_bus_ns(CommandKind::Program, 2), 0);
     }
 
     #[test]

@@ -68,6 +68,8 @@ pub struct PickCtx<'a> {
     pub chip_busy: bool,
     /// Every die's state, for [`PickCtx::die_free`].
     pub dies: &'a [Die],
+    /// Host programs queued per plane, for [`PickCtx::companion_possible`].
+    pub queued_programs: &'a [u32],
     /// Reads are one-page commands that join no interleaved group
     /// (`controller.advanced_reads = false`), for [`PickCtx::can_issue`].
     pub lone_reads: bool,
@@ -158,10 +160,10 @@ impl PickCtx<'_> {
         match self.multiplane {
             MultiPlane::Off => false,
             MultiPlane::Relaxed => true,
-            MultiPlane::Onfi => match lead.kind {
+            MultiPlane::Onfi | MultiPlane::OnfiQueued => match lead.kind {
                 TxKind::Erase => true,
                 TxKind::Read => geo.page_in_block(cand.ppn) == geo.page_in_block(lead.ppn),
-                TxKind::Program => self.next_offset(cand) == self.next_offset(lead),
+                TxKind::Program => self.program_offset(cand) == self.program_offset(lead),
             },
             MultiPlane::SameBlock => match lead.kind {
                 TxKind::Erase => true,
@@ -210,17 +212,37 @@ impl PickCtx<'_> {
         if free == 0 || self.multiplane == MultiPlane::Off {
             return false;
         }
-        if self.multiplane != MultiPlane::Onfi || lead.kind != TxKind::Program {
+        let queued = match self.multiplane {
+            MultiPlane::Onfi => false,
+            MultiPlane::OnfiQueued => true,
+            _ => return true,
+        };
+        if lead.kind != TxKind::Program {
             return true;
         }
-        let want = self.next_offset(lead);
+        let want = self.program_offset(lead);
         let base = (lead.plane / ppd) * ppd;
         (0..ppd).filter(|k| free & (1 << k) != 0).any(|k| {
             let plane = base + k;
-            [Stream::User, Stream::Gc]
-                .iter()
-                .any(|&s| self.ftl.next_page_offset(plane, s) == want)
+            // Under `onfi-queued` a host program waiting on `plane` holds
+            // an offset of its own (any, once programs start out of turn).
+            (queued && self.queued_programs[plane as usize] > 0)
+                || [Stream::User, Stream::Gc]
+                    .iter()
+                    .any(|&s| self.ftl.next_page_offset(plane, s) == want)
         })
+    }
+
+    /// The page offset `companion_ok` compares for program `t`: the one it
+    /// was given when queued (host programs under `onfi-queued`), else the
+    /// one it would get if it started now.
+    #[inline]
+    fn program_offset(&self, t: &Tx) -> u32 {
+        if self.multiplane == MultiPlane::OnfiQueued && t.origin.foreground() {
+            t.queued_offset()
+        } else {
+            self.next_offset(t)
+        }
     }
 
     /// Page offset a program would get if it started now.
