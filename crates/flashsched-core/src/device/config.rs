@@ -85,8 +85,8 @@ pub enum MultiPlane {
     /// gives a program its page when the program is queued, so the k-th
     /// host program waiting on a plane has the page k after the plane's
     /// next one (`Address_Mapping_Unit_Page_Level`,
-    /// `TSU_Base::issue_command_to_chip`). GC programs keep `onfi`'s
-    /// offset at start.
+    /// `TSU_Base::issue_command_to_chip`); a GC program likewise on the
+    /// GC frontier, queued when its read ends.
     #[serde(rename = "onfi-queued")]
     OnfiQueued,
     /// Any pages of distinct planes.

@@ -30,17 +30,19 @@ impl Ssd {
         }
     }
 
-    /// `tx` as queued: under `onfi-queued` a host program gets its page
-    /// offset now, as MQSim's mapping unit gives it its page (the plane's
-    /// next page plus the host programs already waiting there).
+    /// `tx` as queued: under `onfi-queued` a program gets its page offset
+    /// now, as MQSim's mapping unit gives it its page (its frontier's next
+    /// page plus the programs of that frontier already waiting there: host
+    /// programs on the user frontier, GC programs on the GC frontier).
     #[inline]
     pub(super) fn with_queued_offset(&self, mut tx: Tx) -> Tx {
-        if self.cmds.multiplane == MultiPlane::OnfiQueued
-            && tx.kind == TxKind::Program
-            && tx.origin.foreground()
-        {
-            let next = self.ftl.next_page_offset(tx.plane, Stream::User);
-            let waiting = self.queued_programs[tx.plane as usize];
+        if self.cmds.multiplane == MultiPlane::OnfiQueued && tx.kind == TxKind::Program {
+            let p = tx.plane as usize;
+            let (stream, waiting) = match tx.origin.foreground() {
+                true => (Stream::User, self.queued_programs[p]),
+                false => (Stream::Gc, self.queued_gc_programs[p]),
+            };
+            let next = self.ftl.next_page_offset(tx.plane, stream);
             tx.epoch = (next + waiting) % self.geo.pages_per_block;
         }
         tx

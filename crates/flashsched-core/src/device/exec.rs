@@ -270,6 +270,7 @@ impl Ssd {
                 ppn
             } else {
                 // A GC move's program (a reclaim is only ever an erase).
+                self.queued_gc_programs[tx.plane as usize] -= 1;
                 let Some(dst) = self.gc_destination(id, &tx, now)? else {
                     continue;
                 };

@@ -20,6 +20,9 @@ impl Ssd {
     /// GC if this one is stuck in a starved plane.
     #[inline]
     pub(super) fn note_queued(&mut self, tx: &Tx, now: Ns) {
+        if tx.kind == TxKind::Program && tx.origin == super::tx::Origin::Gc {
+            self.queued_gc_programs[tx.plane as usize] += 1;
+        }
         if tx.kind == TxKind::Program && tx.origin.foreground() {
             self.queued_programs[tx.plane as usize] += 1;
             if self.ftl.is_starved(tx.plane) && !self.ftl.can_alloc(tx.plane, Stream::User) {

@@ -71,6 +71,7 @@ macro_rules! pick_ctx {
             chip_busy: $s.cmds.unit == crate::device::config::BusyUnit::Chip,
             dies: &$s.dies,
             queued_programs: &$s.queued_programs,
+            queued_gc_programs: &$s.queued_gc_programs,
             lone_reads: $s.cmds.lone_reads,
         }
     };
@@ -308,6 +309,8 @@ pub struct Ssd {
     done: Vec<u32>,
     /// User programs queued, not started, per plane (`gc_retry.rs`).
     queued_programs: Vec<u32>,
+    /// GC programs queued per plane (`onfi-queued` offsets).
+    queued_gc_programs: Vec<u32>,
     par: Parallelism,
     /// Per-block program speeds (process variation), if enabled.
     variation: Option<Variation>,
@@ -445,6 +448,7 @@ impl Ssd {
             gc_window: cfg.ftl.gc_move_window,
             done: Vec::new(),
             queued_programs: vec![0; geo.planes() as usize],
+            queued_gc_programs: vec![0; geo.planes() as usize],
             stats: DeviceStats::default(),
             precondition,
             ftl,

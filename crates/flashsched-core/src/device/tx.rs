@@ -75,9 +75,8 @@ pub struct Tx {
     pub owner: u32,
     /// Read: erase count of `ppn`'s block when the read was translated (a
     /// change means the block was erased since, so the data must be looked
-    /// up again). Host program under `controller.multiplane =
-    /// "onfi-queued"`: the page offset it was given when queued
-    /// ([`Tx::queued_offset`]).
+    /// up again). Program under `controller.multiplane = "onfi-queued"`:
+    /// the page offset it was given when queued ([`Tx::queued_offset`]).
     pub epoch: u32,
     /// Write order of user programs (later writes of an LPN win).
     pub seq: u64,
@@ -89,7 +88,7 @@ pub struct Tx {
 }
 
 impl Tx {
-    /// A host program's page offset given when it was queued
+    /// A program's page offset given when it was queued
     /// (`onfi-queued`; the field a read uses for its erase count).
     #[inline]
     pub fn queued_offset(&self) -> u32 {

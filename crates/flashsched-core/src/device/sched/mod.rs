@@ -70,6 +70,8 @@ pub struct PickCtx<'a> {
     pub dies: &'a [Die],
     /// Host programs queued per plane, for [`PickCtx::companion_possible`].
     pub queued_programs: &'a [u32],
+    /// GC programs queued per plane (their own write frontier).
+    pub queued_gc_programs: &'a [u32],
     /// Reads are one-page commands that join no interleaved group
     /// (`controller.advanced_reads = false`), for [`PickCtx::can_issue`].
     pub lone_reads: bool,
@@ -226,7 +228,9 @@ impl PickCtx<'_> {
             let plane = base + k;
             // Under `onfi-queued` a host program waiting on `plane` holds
             // an offset of its own (any, once programs start out of turn).
-            (queued && self.queued_programs[plane as usize] > 0)
+            (queued
+                && (self.queued_programs[plane as usize] > 0
+                    || self.queued_gc_programs[plane as usize] > 0))
                 || [Stream::User, Stream::Gc]
                     .iter()
                     .any(|&s| self.ftl.next_page_offset(plane, s) == want)
@@ -234,11 +238,11 @@ impl PickCtx<'_> {
     }
 
     /// The page offset `companion_ok` compares for program `t`: the one it
-    /// was given when queued (host programs under `onfi-queued`), else the
-    /// one it would get if it started now.
+    /// was given when queued (under `onfi-queued`), else the one it would
+    /// get if it started now.
     #[inline]
     fn program_offset(&self, t: &Tx) -> u32 {
-        if self.multiplane == MultiPlane::OnfiQueued && t.origin.foreground() {
+        if self.multiplane == MultiPlane::OnfiQueued {
             t.queued_offset()
         } else {
             self.next_offset(t)
