@@ -76,6 +76,30 @@ fn a_program_command_sends_its_cycles_before_its_data() {
     assert_eq!(sim.summary().flash.commands, 1);
 }
 
+/// With overlapped data-ins (SSDsim's interleaved two-plane program) the
+/// four writes to one chip's four planes form two two-plane commands at
+/// t = 0. The first sends its cycles (0–0.4 µs, plus 1.0 for its second
+/// plane) and starts the group's data at 1.4; the second joins that group
+/// and shares its cycles, so every page is in its chip at 11.4 and both
+/// dies program until 211.4 µs.
+#[test]
+fn a_command_joining_an_overlapped_group_shares_its_cycles() {
+    let sim = run_checked(
+        with(
+            CYCLES,
+            &[
+                "controller.busy_unit=chip",
+                "controller.interleave=true",
+                "controller.multiplane=relaxed",
+                "controller.overlap_data_in=true",
+            ],
+        ),
+        (0..4).map(|i| rec(0, Op::Write, lpn(i), PAGE)).collect(),
+    );
+    assert_eq!(completions_us(&sim), [211.4; 4]);
+    assert_eq!(sim.summary().flash.commands, 2);
+}
+
 const NVME: &[&str] = &[
     "interface.kind=nvme",
     "interface.rate_mb_s=4000",

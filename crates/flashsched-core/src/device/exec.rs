@@ -318,8 +318,9 @@ impl Ssd {
     /// a multi-plane command starts such a group, and a command joining its
     /// chip's group at the same instant (while the group is still the last
     /// thing on the bus) overlaps it too. The command's `cycles` of bus
-    /// time (`timing.program_command_ns`) go first; a command with cycles
-    /// starts a group of its own.
+    /// time (`timing.program_command_ns`) go first; a command joining a
+    /// group shares the cycles its first command sent (as SSDsim times
+    /// every page of its interleaved two-plane command from one start).
     fn data_in(&mut self, die: u32, members: &[TxId], cycles: Ns, now: Ns) -> Ns {
         let ch = self.geo.channel_of_die(die) as usize;
         let xfer = |s: &Self, m: TxId| s.timing.xfer_ns(s.txs.get(m).sectors);
@@ -338,7 +339,7 @@ impl Ssd {
         }
         let chip = self.geo.chip_of_die(die) as usize;
         let (at, start, end) = self.cmds.overlap_group[chip];
-        let joins = cycles == 0 && at == now && self.channels[ch].free_at == end;
+        let joins = at == now && self.channels[ch].free_at == end;
         let (start, mut bus_end, rest) = if joins {
             (start, end, members)
         } else {
