@@ -9,17 +9,17 @@
 //!   command is never issued while one waits.
 //! - At an idle instant the channel's chips are offered work round robin,
 //!   starting after the chip the last pass stopped at, until a transfer
-//!   takes the bus (a program's data-in; a read's command takes no bus time
-//!   here, so reads go to every idle chip with work at that instant).
+//!   takes the bus (a program's data-in, or any command's cycles when they
+//!   take bus time, `timing.*_command_ns`; without them a read's command
+//!   takes none, so reads go to every idle chip with work at that instant).
 //! - When the bus is busy, a wake-up is set for the end of the current run
-//!   of back-to-back transfers; the pass runs then (or is put off again if
-//!   more data-outs joined the run).
+//!   of back-to-back transfers, if an idle chip of the channel has work;
+//!   the pass runs then (or is put off again if more data-outs joined the
+//!   run).
 //!
 //! - Data-outs waiting when the bus frees go by class, as MQSim's
 //!   controller takes them: translation reads, then user reads, then GC
 //!   reads (`Channel::by_class`).
-//!
-//! Not modelled: the bus time of command and address cycles.
 
 use super::{DevEvent, EventSink, Ssd};
 use crate::engine::Ns;
