@@ -147,7 +147,10 @@ impl Ssd {
         if let Some(u) = &self.update {
             // A write's program updates the pages' valid sectors, and so
             // does a read that places a page never written.
-            few.for_each(|lpn| u.prefetch(self.fold(lpn)));
+            few.clone().for_each(|lpn| u.prefetch(self.fold(lpn)));
+        }
+        if matches!(self.ftl.alloc, Allocation::Static { .. }) {
+            few.for_each(|lpn| self.ftl.prefetch_placement(self.fold(lpn)));
         }
     }
 

@@ -250,6 +250,34 @@ impl Ftl {
         }
     }
 
+    /// Hint that `lpn` may soon be placed on its static plane (a read of a
+    /// page never written, or a write's program under static allocation):
+    /// fetch that plane's open user block's write pointer, valid count,
+    /// modification time and next reverse-map entry. With many planes (a
+    /// 16-SSD array has thousands) these lines fall out of the CPU caches
+    /// between two placements on a plane, and a placement touched each
+    /// in turn. Reads the plane's state now; a hint, results unchanged.
+    #[inline]
+    pub fn prefetch_placement(&self, lpn: u32) {
+        let plane = self.static_plane(lpn);
+        let Some(ps) = self.planes.get(plane as usize) else {
+            return;
+        };
+        let blk = ps.active[Stream::User as usize];
+        let b = blk as usize;
+        if blk == NONE || b >= self.wp.len() {
+            return;
+        }
+        crate::engine::prefetch(&self.wp[b]);
+        crate::engine::prefetch(&self.valid[b]);
+        crate::engine::prefetch(&self.mtime[b]);
+        let used = self
+            .geo
+            .pages_per_block
+            .saturating_sub(ps.room[Stream::User as usize] as u32);
+        self.p2l.prefetch(self.geo.first_ppn(blk) + used);
+    }
+
     /// Hint that `owner(ppn)` will be called soon (cache prefetch).
     #[inline(always)]
     pub fn prefetch_owner(&self, ppn: Ppn) {
