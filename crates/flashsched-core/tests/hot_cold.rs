@@ -10,7 +10,7 @@ use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
 
 mod common;
-use common::{completions_by_arrival_us, one_chip, rec, run_checked};
+use common::{assert_rejected_by_key, completions_by_arrival_us, one_chip, rec, run_checked};
 
 const US: u64 = 1_000;
 const PAGE: u32 = 4096;
@@ -179,17 +179,12 @@ fn a_full_cache_writes_back_its_least_recently_used_page() {
 
 #[test]
 fn hot_cold_settings_are_checked_by_key() {
-    for (set, key) in [
+    assert_rejected_by_key(&[
         ("cache.hot_window_ms=-1", "cache.hot_window_ms"),
         ("cache.backpressure_kib=-1", "cache.backpressure_kib"),
         ("cache.dram_precharge_ns=-1", "cache.dram_precharge_ns"),
         ("cache.dram_row_bytes=-1", "cache.dram_row_bytes"),
-    ] {
-        let e = DeviceConfig::load("default", &[set.into()])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains(key), "{set}: {e}");
-    }
+    ]);
 }
 
 /// A read answered from DRAM reads only its bytes there: LPN 0 written at

@@ -166,3 +166,14 @@ pub fn completions_us(sim: &Simulation) -> Vec<f64> {
     v.sort();
     v.into_iter().map(|(_, c)| c as f64 / 1000.0).collect()
 }
+
+/// Each `(override, key)`: the `default` preset with the override is
+/// rejected, by an error that names `key`.
+pub fn assert_rejected_by_key(cases: &[(&str, &str)]) {
+    for &(set, key) in cases {
+        let e = DeviceConfig::load("default", &[set.into()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(key), "{set}: {e}");
+    }
+}
