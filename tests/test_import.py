@@ -469,6 +469,7 @@ def test_ssdsim_device_maps_every_key(tmp_path, toml_loads):
     # SSDsim's command quirks: reads one page per command, the pages of an
     # interleaved two-plane program begin their data-in together.
     assert (k["controller.advanced_reads"], k["controller.overlap_data_in"]) == (False, True)
+    assert k["controller.shared_reads"] is True  # creat_sub_request's shared reads
     assert (k["cache.sectors"], k["cache.dram_serial"], k["timing.sector_transfers"]) == (
         True,
         False,

@@ -73,6 +73,7 @@ def render(s: dict[str, Any]) -> str:
         f"{gc['erases']:,} erases   WAF {s['waf']:.3f}",
         f"  flash: {fl['reads']:,} page reads"
         + (f" ({fl['update_reads']:,} read-modify-write)" if fl.get("update_reads") else "")
+        + (f", {fl['shared_reads']:,} shared" if fl.get("shared_reads") else "")
         + f", {fl['programs']:,} programs, "
         f"{fl['dram_read_hits']:,} DRAM hits, channel conflicts {fl['channel_conflicts']:,}, "
         f"mean chip utilisation {fl['mean_chip_utilization'] * 100:.1f} %",

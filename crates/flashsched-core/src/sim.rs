@@ -271,6 +271,7 @@ impl Simulation {
                 user_page_reads: st.user_reads,
                 gc_page_reads: st.gc_reads,
                 update_reads: st.update_reads,
+                shared_reads: st.shared_reads,
                 wasted_pages: st.wasted_pages,
                 dram_read_hits: st.dram_read_hits,
                 superseded_programs: st.superseded_programs,

@@ -5,6 +5,8 @@
 //!
 //! Longer property runs: `FLASHSCHED_CHECK_CASES=200 cargo test --release
 //! -p flashsched-core --test check property` (cases per scheduler pair);
+//! one failing case alone: `FLASHSCHED_CHECK_SEED=n`, with some of its
+//! drawn settings replaced: `FLASHSCHED_CHECK_EXTRA=key=value,...`;
 //! longer soak: `FLASHSCHED_SOAK_X=100` (device capacities written).
 
 use flashsched_core::check::record::OpRecord;
@@ -415,6 +417,10 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         ));
         ov.push("interface.tlp_overhead_bytes=28".into());
     }
+    ov.push(format!(
+        "controller.shared_reads={}",
+        pick(rng, &["false", "true"])
+    ));
     // SSDsim's buffer may count its room in sectors (reads then served by
     // sector, the rest timed from flash; merged write-backs under static
     // allocation free their merged sectors).
@@ -512,7 +518,12 @@ fn property_random_requests_every_scheduler_pair() {
                     continue;
                 }
                 let mut rng = Rng::new(seed);
-                let ov = random_knobs(&mut rng, host, dev);
+                let mut ov = random_knobs(&mut rng, host, dev);
+                // FLASHSCHED_CHECK_EXTRA=k=v,k=v overrides the drawn knobs
+                // (to narrow a failing case down).
+                if let Ok(extra) = std::env::var("FLASHSCHED_CHECK_EXTRA") {
+                    ov.extend(extra.split(',').filter(|s| !s.is_empty()).map(String::from));
+                }
                 let cfg = small(&ov);
                 let cap = cfg.logical_bytes();
                 let recs: Vec<IoRecord> = random_requests(&mut rng, cap, n)

@@ -340,3 +340,28 @@ fn same_block_lets_the_lowest_plane_lead_and_levels_the_other_up() {
         }
     }
 }
+
+/// `controller.shared_reads` (SSDsim's `creat_sub_request`): a read of a
+/// page another read of which is queued or running is done 1 µs later
+/// without flash. Reads of page 0 at 0, 1 and 100 µs: the first senses
+/// 0–50 and moves out 50–60; the second, while the first runs, is done at
+/// 2 µs; the third comes after the first finished and reads flash (100–150,
+/// 150–160). Without shared reads the second waits for the die (60–110,
+/// 110–120) and the third for it (120–170, 170–180).
+#[test]
+fn a_read_of_a_page_being_read_is_shared_as_ssdsim_shares_it() {
+    let reads = || {
+        vec![
+            rec(0, Op::Read, lpn(0), PAGE),
+            rec(US, Op::Read, lpn(0), PAGE),
+            rec(100 * US, Op::Read, lpn(0), PAGE),
+        ]
+    };
+    let sim = run_checked(one_chip(&["controller.shared_reads=true"]), reads());
+    assert_eq!(completions_by_arrival_us(&sim), [60.0, 2.0, 160.0]);
+    let f = sim.summary().flash;
+    assert_eq!((f.reads, f.shared_reads), (2, 1));
+    let sim = run_checked(one_chip(&[]), reads());
+    assert_eq!(completions_by_arrival_us(&sim), [60.0, 120.0, 180.0]);
+    assert_eq!(sim.summary().flash.reads, 3);
+}

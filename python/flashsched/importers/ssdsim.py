@@ -332,6 +332,12 @@ def _controller(out: DeviceImport, f: Fields) -> None:
         "SSDsim reads one page per command: its two-plane and interleave read search never "
         "returns a pair (services_2_r_wait passes its result pointers by value)",
     )
+    out.set(
+        "controller.shared_reads",
+        True,
+        "SSDsim: a read of a page already in its channel's read queue is done 1000 ns later "
+        "without flash (creat_sub_request)",
+    )
     if two_plane:
         out.set("controller.multiplane_us", _ns_us(f.number("t_DBSY")), "t_DBSY")
     else:

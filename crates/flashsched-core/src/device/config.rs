@@ -157,6 +157,10 @@ pub struct ControllerConfig {
     /// instant overlaps it too. `false`: data-ins cross the bus one after
     /// another (one bus, as ONFI and MQSim have it).
     pub overlap_data_in: bool,
+    /// A host page read while another read of the same physical page is
+    /// queued or running is done 1 µs later without flash (SSDsim's
+    /// `creat_sub_request` finds it in its channel's read queue).
+    pub shared_reads: bool,
     /// When a written page is acknowledged (see [`WriteAck`]).
     pub write_ack: WriteAck,
     /// When idle chips are offered work (see [`Dispatch`]).
@@ -185,6 +189,7 @@ impl Default for ControllerConfig {
             multiplane_us: 0.0,
             advanced_reads: true,
             overlap_data_in: false,
+            shared_reads: false,
             write_ack: WriteAck::Programmed,
             dispatch: Dispatch::UnitFree,
             program_loops: 10,

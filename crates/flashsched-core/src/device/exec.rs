@@ -519,6 +519,7 @@ impl Ssd {
                 Ok(None)
             }
             Some(p) => {
+                self.reshare_read(tx, p);
                 let plane = self.geo.plane_of(p);
                 let t = self.txs.get_mut(id);
                 t.ppn = p;
@@ -574,6 +575,7 @@ impl Ssd {
     /// its owner.
     pub(super) fn complete(&mut self, id: TxId, now: Ns) -> SimResult<()> {
         let tx = self.txs.remove(id);
+        self.unshare_read(&tx);
         self.load_dec(tx.die);
         self.mark(tx.die);
         match (tx.kind, tx.origin) {

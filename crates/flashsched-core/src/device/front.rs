@@ -96,6 +96,9 @@ impl Pipe {
 pub(super) enum Job {
     /// A write's data reached the controller: hand it to the cache / FTL.
     Arrive { r: u32, offset: u64, size: u32 },
+    /// A shared read (`controller.shared_reads`) of a page of device
+    /// request `r` is done.
+    SharedRead { r: u32 },
     /// The completion of host request `host` reaches the host.
     Deliver { host: u32 },
     /// A page of device request `r` is written far enough to acknowledge

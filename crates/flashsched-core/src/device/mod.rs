@@ -28,6 +28,7 @@ mod mapping;
 pub mod parallel;
 pub mod sched;
 mod sector_masks;
+mod shared_read;
 mod submit;
 mod suspend;
 mod translate;
@@ -197,6 +198,9 @@ pub struct DeviceStats {
     /// Flash reads of the sectors partial page programs did not carry
     /// (`ftl.update_reads`).
     pub update_reads: u64,
+    /// Host page reads done as SSDsim's shared reads, without flash
+    /// (`controller.shared_reads`).
+    pub shared_reads: u64,
     /// Pages skipped to level two-plane programs (`multiplane =
     /// "same-block"`): no data, reclaimed by GC.
     pub wasted_pages: u64,
@@ -286,6 +290,8 @@ pub struct Ssd {
     rr_plane: Vec<u32>,
     /// SSDsim's channel and chip tokens (`dynamic:idle-chip` placements).
     tokens: write_pool::Tokens,
+    /// Host reads queued or running per page (`controller.shared_reads`).
+    shared: Option<shared_read::SharedReads>,
     /// Host writes not placed yet (`ftl.allocation = "dynamic:idle-chip"`),
     /// oldest first, with when each was pooled.
     write_pool: std::collections::VecDeque<(tx::TxId, Ns)>,
@@ -426,6 +432,7 @@ impl Ssd {
                 geo.dies() as usize
             ],
             tokens: write_pool::Tokens::new(&geo),
+            shared: cfg.controller.shared_reads.then(Default::default),
             write_pool: std::collections::VecDeque::new(),
             buffer: (buffer_pages > 0 && !hot_cold).then(|| {
                 let spp = cfg.cache.sectors.then_some(geo.page_size / 512);

@@ -198,6 +198,7 @@ impl Ssd {
                 self.log(OpRecord::Complete { req: host });
             }
             Some(Job::Written { r }) => self.page_written(r, now),
+            Some(Job::SharedRead { r }) => self.req_page_done(r, now),
             None => {}
         }
     }
@@ -277,6 +278,9 @@ impl Ssd {
             },
             ..self.user_read_at(r, lpn, ppn, UNCHECKED_READ, now)
         };
+        if self.share_read(r, ppn, None, now) {
+            return;
+        }
         self.reqs[r as usize].remaining += 1;
         self.enqueue_mapped(tx, now);
     }
@@ -348,6 +352,9 @@ impl Ssd {
                 sectors: self.xfer_sectors(offset, size, page),
                 ..self.user_read_at(r, lpn, ppn, read_id, now)
             };
+            if self.share_read(r, ppn, Some(read_id), now) {
+                continue;
+            }
             conflict |= self.note_chip(tx.die);
             self.reqs[r as usize].remaining += 1;
             self.enqueue_mapped(tx, now);

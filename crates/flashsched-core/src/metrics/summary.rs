@@ -111,6 +111,11 @@ pub struct FlashSummary {
     /// (read-modify-write, `ftl.update_reads`; listed only when some were).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub update_reads: u64,
+    /// Host page reads done without flash because a read of the same page
+    /// was queued or running (`controller.shared_reads`, SSDsim's; listed
+    /// only when some were).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub shared_reads: u64,
     /// Pages skipped to level two-plane programs (`controller.multiplane =
     /// "same-block"`, SSDsim's wasted pages; listed only when some were).
     #[serde(default, skip_serializing_if = "is_zero")]

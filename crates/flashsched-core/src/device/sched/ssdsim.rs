@@ -10,7 +10,10 @@
 //! GC moves and erases wait in a queue of their own per chip and go before
 //! user work (SSDsim runs GC as its own operation, not in the request
 //! queue); user programs waiting for the space they free would otherwise
-//! block the chip for good. With multi-plane commands on, the oldest
+//! block the chip for good. For the same reason, with several GC jobs per
+//! plane (`ftl.gc_jobs_per_plane > 1`; SSDsim runs one), an erase that can
+//! start passes GC moves ahead of it that cannot: one job's moves can wait
+//! for the block another job's erase frees. With multi-plane commands on, the oldest
 //! compatible transactions of the lead's die join it (SSDsim pairs
 //! two-plane operations from its queues the same way; `pairing = "queue"`).
 //! `pairing = "head"` is the strictly in-order reading of a FIFO (AOS §II-C:
@@ -114,6 +117,18 @@ impl SsdsimFcfs {
     }
 }
 
+impl SsdsimFcfs {
+    /// The oldest erase in `q` (behind a head that cannot start) that is
+    /// on a die in `dies` and can start.
+    fn take_erase(q: &mut VecDeque<TxId>, dies: u64, dpc: u32, ctx: &PickCtx) -> Option<TxId> {
+        let i = q.iter().skip(1).position(|&id| {
+            let t = ctx.txs.get(id);
+            t.kind == TxKind::Erase && dies & (1 << (t.die % dpc)) != 0 && ctx.can_issue(t)
+        })?;
+        q.remove(i + 1)
+    }
+}
+
 impl TxScheduler for SsdsimFcfs {
     fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
         let c = &mut self.chips[self.geo.chip_of_die(tx.die) as usize];
@@ -136,6 +151,9 @@ impl TxScheduler for SsdsimFcfs {
         let dpc = self.geo.dies_per_chip;
         let c = &mut self.chips[chip as usize];
         let id = Self::take_head(&mut c.gc, dies, dpc, ctx)
+            .or_else(|| {
+                (ctx.ftl.gc_jobs_max > 1).then(|| Self::take_erase(&mut c.gc, dies, dpc, ctx))?
+            })
             .or_else(|| Self::take_head(&mut c.user, dies, dpc, ctx))
             .or_else(|| {
                 // Reads first: writes only once no read is waiting.
