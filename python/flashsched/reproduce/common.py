@@ -182,8 +182,9 @@ def measure_compares(
 # writes evicted at once, 1000 ns per buffered request), flash writes
 # acknowledged at the end of their data-in, only the sectors asked for on the
 # bus, a partial page's other valid sectors read before it is programmed
-# (SSDsim's update reads, with its trace pre-pass), and FIFO = in-order FCFS
-# per chip with reads first. Die-interleaved and
+# (SSDsim's update reads, with its trace pre-pass), a read of a page another
+# queued read is reading done in 1000 ns without flash (its shared reads),
+# and FIFO = in-order FCFS per chip with reads first. Die-interleaved and
 # multi-plane commands (whose data-ins SSDsim overlaps) are separate
 # (``SSDSIM_ADVANCED``): a paper states whether its platform used them.
 SSDSIM_CONTROLLER = [
@@ -202,6 +203,7 @@ SSDSIM_CONTROLLER = [
     "cache.dram_latency_ns=1000",
     "cache.dram_serial=false",
     "ftl.update_reads=ssdsim",
+    "controller.shared_reads=true",
 ]
 SSDSIM_ADVANCED = [
     "controller.interleave=true",

@@ -7,7 +7,8 @@
 /// (docs/model.md, Controller): every die on its own with a FIFO, GC moves
 /// interleaved with user I/O, an eager write buffer when a size is set,
 /// writes acknowledged when programmed, whole pages on the bus and in the
-/// buffer, reads paired like writes, one DRAM for all requests.
+/// buffer, reads paired like writes, one DRAM for all requests, no shared
+/// reads.
 pub const SSDSIM_PLAIN: &[&str] = &[
     "cache.mib=0",
     "cache.policy=eager",
@@ -26,4 +27,5 @@ pub const SSDSIM_PLAIN: &[&str] = &[
     "controller.overlap_data_in=false",
     "timing.sector_transfers=false",
     "ftl.update_reads=off",
+    "controller.shared_reads=false",
 ];
