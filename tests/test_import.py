@@ -401,6 +401,9 @@ def test_mqsim_shipped_config_matches_the_preset(toml_loads):
         "gc_mode",
         "copyback",
         "gc_write_floor",
+        "update_reads",
+        "frontiers",
+        "mapping_frontier",
     ):
         assert ours["ftl"][key] == preset["ftl"][key], key
     assert ours["mapping"] == preset["mapping"]

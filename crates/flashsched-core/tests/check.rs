@@ -489,6 +489,21 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
             pick(rng, &["false", "true"])
         ));
     }
+    // MQSim's block manager: frontiers holding their blocks from the start
+    // and reopening at once, translation pages on a frontier of their own.
+    ov.push(format!("ftl.frontiers={}", pick(rng, &["lazy", "eager"])));
+    ov.push(format!(
+        "ftl.mapping_frontier={}",
+        pick(rng, &["false", "true"])
+    ));
+    // A third open block per 16-block plane (more with variation's speed
+    // frontiers) leaves a drive written to 85 % with no room GC can make
+    // once its logical space fills: full blocks all valid, the invalid
+    // pages in open blocks (reported as a deadlock, as for dynamic
+    // allocation above).
+    if ov.iter().any(|o| o == "ftl.mapping_frontier=true") {
+        ov.retain(|o| o != "ftl.precondition_fill=0.85");
+    }
     ov
 }
 

@@ -22,7 +22,8 @@ use common::small_ssd;
 /// then dispatch at channel-idle instants and its GC write floor, then
 /// RGA victims and up to 10 GC jobs per plane, then its update reads,
 /// then its command cycles, bus byte time, PCIe packets, NVMe messages and
-/// queued page offsets for multi-plane programs);
+/// queued page offsets for multi-plane programs, then its eager write
+/// frontiers with one for translation pages);
 /// the cases recorded before it keep their results with these overrides,
 /// and the `mqsim_full_*` cases record the full model.
 const LEGACY: &[&str] = &[
@@ -50,6 +51,8 @@ const LEGACY: &[&str] = &[
     "timing.erase_command_plane_ns=0",
     "interface.nvme_messages=false",
     "interface.tlp_payload_bytes=0",
+    "ftl.frontiers=lazy",
+    "ftl.mapping_frontier=false",
 ];
 
 const CASES: &[(&str, &str, &str, &[&str])] = &[

@@ -400,6 +400,18 @@ def _controller(out: DeviceImport, dev: Fields) -> None:
         "mqsim",
         "MQSim: a write not covering a page's valid sectors reads them first",
     )
+    out.set(
+        "ftl.frontiers",
+        "eager",
+        "MQSim's block manager: a plane's frontiers hold their blocks from the start and take "
+        "the next as soon as one fills",
+    )
+    out.set(
+        "ftl.mapping_frontier",
+        True,
+        "MQSim: translation pages have a write frontier of their own in every plane "
+        "(its block held even with Ideal_Mapping_Table)",
+    )
 
 
 def _interface(out: DeviceImport, host: Fields, dev: Fields) -> None:

@@ -2,7 +2,7 @@
 //! by the transaction scheduler, in the order they were marked.
 
 use super::config::MultiPlane;
-use super::sched::{PickCtx, TxScheduler};
+use super::sched::{program_stream, PickCtx, TxScheduler};
 use super::tx::{Tx, TxId, TxKind};
 use super::{pick_ctx, EventSink, Ssd, MAX_DECIDE_PASSES};
 use crate::engine::Ns;
@@ -38,9 +38,11 @@ impl Ssd {
     pub(super) fn with_queued_offset(&self, mut tx: Tx) -> Tx {
         if self.cmds.multiplane == MultiPlane::OnfiQueued && tx.kind == TxKind::Program {
             let p = tx.plane as usize;
-            let (stream, waiting) = match tx.origin.foreground() {
-                true => (Stream::User, self.queued_programs[p]),
-                false => (Stream::Gc, self.queued_gc_programs[p]),
+            let stream = program_stream(&self.ftl, tx.origin);
+            let waiting = match stream {
+                Stream::User => self.queued_programs[p],
+                Stream::Gc => self.queued_gc_programs[p],
+                Stream::Mapping => self.queued_map_programs[p],
             };
             let next = self.ftl.next_page_offset(tx.plane, stream);
             tx.epoch = (next + waiting) % self.geo.pages_per_block;

@@ -4,6 +4,7 @@
 //! when it starts; a read re-checks its page then).
 
 use super::config::{BusyUnit, MultiPlane};
+use super::sched::program_stream;
 use super::tx::{Origin, Tx, TxId, TxKind, UNCHECKED_READ};
 use super::{pick_ctx, DevEvent, EventSink, Ssd};
 use crate::check::record::OpRecord;
@@ -11,6 +12,7 @@ use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::die::Phase;
 use crate::flash::CommandKind;
+use crate::ftl::Stream;
 
 impl Ssd {
     /// Take idle `die` for the command led by `lead`.
@@ -229,20 +231,25 @@ impl Ssd {
             let ppn = if tx.origin.foreground() {
                 // Only a lone program moves (companions need their own
                 // plane's page, `PickCtx::companion_ok`).
-                if let Some(p) = self.ftl.replan(tx.plane) {
+                let stream = program_stream(&self.ftl, tx.origin);
+                if let Some(p) = self.ftl.replan(tx.plane, stream) {
                     if self.move_program(id, p, now) {
                         continue;
                     }
                     tx.plane = p;
                 }
-                self.note_program_started(tx.plane);
+                self.note_program_started(tx.origin, tx.plane);
                 let pref = self.sched.alloc_pref(id, &tx);
                 // Levelling applies to the ordinary frontier, the block
                 // `companion_ok` compared (a speed frontier is another).
                 if let Some(offset) = lead_offset.filter(|_| !self.ftl.speed_frontier(pref)) {
-                    self.level_page(tx.plane, offset);
+                    self.level_page(tx.plane, stream, offset);
                 }
-                let ppn = self.ftl.alloc_pref(tx.plane, pref).ok_or_else(|| {
+                let ppn = match stream {
+                    Stream::Mapping => self.ftl.alloc(tx.plane, stream),
+                    _ => self.ftl.alloc_pref(tx.plane, pref),
+                }
+                .ok_or_else(|| {
                     SimError::Invalid("scheduler started a program with no free page".into())
                 })?;
                 let entry = self.inflight.entry(tx.lpn).or_default();
@@ -386,16 +393,15 @@ impl Ssd {
         self.release_buffer(now);
     }
 
-    /// `same-block`: skip pages of `plane`'s user block until its next page
-    /// is at `offset` (SSDsim's `make_same_level`): the pages skipped hold
-    /// no data (invalid, reclaimed by GC).
-    fn level_page(&mut self, plane: u32, offset: u32) {
-        let user = crate::ftl::Stream::User;
+    /// `same-block`: skip pages of `plane`'s `stream` block until its next
+    /// page is at `offset` (SSDsim's `make_same_level`): the pages skipped
+    /// hold no data (invalid, reclaimed by GC).
+    fn level_page(&mut self, plane: u32, stream: Stream, offset: u32) {
         for _ in 0..self.geo.pages_per_block {
-            if self.ftl.next_page_offset(plane, user) >= offset {
+            if self.ftl.next_page_offset(plane, stream) >= offset {
                 return;
             }
-            let Some(ppn) = self.ftl.alloc(plane, user) else {
+            let Some(ppn) = self.ftl.alloc(plane, stream) else {
                 return;
             };
             self.stats.wasted_pages += 1;

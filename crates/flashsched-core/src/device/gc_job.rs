@@ -38,11 +38,13 @@ impl Ssd {
         let dst = self.ftl.alloc(tx.plane, Stream::Gc).ok_or_else(|| {
             SimError::Invalid(format!("GC in plane {} ran out of free pages", tx.plane))
         })?;
-        if self.ftl.gc_jobs_max > 1 && self.geo.page_in_block(dst) == 0 {
-            // The GC frontier opened a block: one more victim may start.
+        self.ftl.gc_move(tx.lpn, tx.ppn, dst, now);
+        if self.ftl.gc_jobs_max > 1 && self.ftl.frontier_moved(dst) {
+            // The GC frontier opened (or, eagerly, filled) a block: one
+            // more victim may start (after the move is mapped: the block
+            // it filled may be that victim).
             self.maybe_start_gc(tx.plane, now);
         }
-        self.ftl.gc_move(tx.lpn, tx.ppn, dst, now);
         self.mapping_changed(tx.lpn, now);
         self.log(OpRecord::GcCopy {
             from: tx.ppn,

@@ -9,33 +9,47 @@
 //! only where user writes are stuck — so runs that never got stuck are
 //! unchanged.
 
-use super::tx::{Tx, TxId, TxKind};
+use super::sched::program_stream;
+use super::tx::{Origin, Tx, TxId, TxKind};
 use super::Ssd;
 use crate::engine::Ns;
 use crate::ftl::Stream;
 
 impl Ssd {
-    /// A transaction was queued: count foreground programs (user pages and
-    /// mapping write-backs, both from the user stream) per plane, and retry
-    /// GC if this one is stuck in a starved plane.
+    /// A transaction was queued: count programs per plane by the stream
+    /// they will take a page from (user pages, and mapping write-backs
+    /// unless they have their own frontier, on the user stream), and retry
+    /// GC if a foreground one is stuck in a starved plane.
     #[inline]
     pub(super) fn note_queued(&mut self, tx: &Tx, now: Ns) {
-        if tx.kind == TxKind::Program && tx.origin == super::tx::Origin::Gc {
-            self.queued_gc_programs[tx.plane as usize] += 1;
+        if tx.kind != TxKind::Program {
+            return;
         }
-        if tx.kind == TxKind::Program && tx.origin.foreground() {
-            self.queued_programs[tx.plane as usize] += 1;
-            if self.ftl.is_starved(tx.plane) && !self.ftl.can_alloc(tx.plane, Stream::User) {
+        *self.queued_on_stream(tx.origin, tx.plane) += 1;
+        if tx.origin.foreground() {
+            let s = program_stream(&self.ftl, tx.origin);
+            if self.ftl.is_starved(tx.plane) && !self.ftl.can_alloc(tx.plane, s) {
                 self.ftl.add_gc_check(tx.plane);
                 self.maybe_start_gc(tx.plane, now);
             }
         }
     }
 
-    /// A foreground program of `plane` started.
+    /// The count of programs from `origin` queued in `plane` on their stream.
     #[inline]
-    pub(super) fn note_program_started(&mut self, plane: u32) {
-        self.queued_programs[plane as usize] -= 1;
+    pub(super) fn queued_on_stream(&mut self, origin: Origin, plane: u32) -> &mut u32 {
+        let p = plane as usize;
+        match program_stream(&self.ftl, origin) {
+            Stream::User => &mut self.queued_programs[p],
+            Stream::Gc => &mut self.queued_gc_programs[p],
+            Stream::Mapping => &mut self.queued_map_programs[p],
+        }
+    }
+
+    /// A foreground program from `origin` started in `plane`.
+    #[inline]
+    pub(super) fn note_program_started(&mut self, origin: Origin, plane: u32) {
+        *self.queued_on_stream(origin, plane) -= 1;
     }
 
     /// Decide phase: retry GC in starved planes where a page became
@@ -60,8 +74,8 @@ impl Ssd {
         let old = *self.txs.get(id);
         let die = self.geo.die_of_plane(plane);
         self.stats.programs_replanned += 1;
-        self.queued_programs[old.plane as usize] -= 1;
-        self.queued_programs[plane as usize] += 1;
+        *self.queued_on_stream(old.origin, old.plane) -= 1;
+        *self.queued_on_stream(old.origin, plane) += 1;
         let t = self.txs.get_mut(id);
         t.plane = plane;
         if die == old.die {

@@ -73,6 +73,7 @@ macro_rules! pick_ctx {
             dies: &$s.dies,
             queued_programs: &$s.queued_programs,
             queued_gc_programs: &$s.queued_gc_programs,
+            queued_map_programs: &$s.queued_map_programs,
             lone_reads: $s.cmds.lone_reads,
         }
     };
@@ -317,6 +318,8 @@ pub struct Ssd {
     queued_programs: Vec<u32>,
     /// GC programs queued per plane (`onfi-queued` offsets).
     queued_gc_programs: Vec<u32>,
+    /// Translation-page programs queued per plane on their own frontier.
+    queued_map_programs: Vec<u32>,
     par: Parallelism,
     /// Per-block program speeds (process variation), if enabled.
     variation: Option<Variation>,
@@ -354,6 +357,7 @@ impl Ssd {
         if let Some(c) = &cmt {
             ftl.add_hidden_pages(c.pages)?;
         }
+        ftl.open_frontiers();
         let buffer_pages = (cfg.cache.mib * 1024.0 * 1024.0 / geo.page_size as f64) as u32;
         let hot_cold = cfg.cache.policy == CachePolicy::HotCold;
         let timing = Timing::new(cfg.timing, geo.page_size);
@@ -456,6 +460,7 @@ impl Ssd {
             done: Vec::new(),
             queued_programs: vec![0; geo.planes() as usize],
             queued_gc_programs: vec![0; geo.planes() as usize],
+            queued_map_programs: vec![0; geo.planes() as usize],
             stats: DeviceStats::default(),
             precondition,
             ftl,

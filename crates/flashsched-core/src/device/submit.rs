@@ -333,9 +333,10 @@ impl Ssd {
                             let mask = self.page_mask(offset, size, page);
                             self.read_sectors(lpn, mask, true);
                         }
-                        // A placement that opened a block took a free one: GC
-                        // must see it, or writes to this plane can block forever.
-                        if self.geo.page_in_block(p) == 0 {
+                        // A placement that opened (or, eagerly, filled) a
+                        // block took a free one: GC must see it, or writes to
+                        // this plane can block forever.
+                        if self.ftl.frontier_moved(p) {
                             self.maybe_start_gc(self.geo.plane_of(p), now);
                         }
                         p

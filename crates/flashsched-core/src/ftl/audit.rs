@@ -2,7 +2,7 @@
 //! pointers match the tables, free lists and block states are consistent
 //! (run by check mode and by tests).
 
-use super::{BlockState, Ftl, NONE};
+use super::{BlockState, Ftl, NONE, STREAMS};
 
 impl Ftl {
     /// Check the accounting invariants: per-block valid counts equal the
@@ -80,7 +80,7 @@ impl Ftl {
                     return Err(format!("free list holds non-erased block {b}"));
                 }
             }
-            for s in 0..2 {
+            for s in 0..STREAMS {
                 let a = ps.active[s];
                 let left = if a == NONE {
                     0

@@ -63,6 +63,28 @@ pub struct FtlConfig {
     /// page's other valid sectors from the old copy (read-modify-write).
     #[serde(default)]
     pub update_reads: UpdateReads,
+    /// When a write frontier takes its next block.
+    #[serde(default)]
+    pub frontiers: Frontiers,
+    /// Translation pages (the cached mapping table's, `mapping.cmt_kib`)
+    /// get a write frontier of their own in every plane (MQSim's), instead
+    /// of sharing the host's.
+    #[serde(default)]
+    pub mapping_frontier: bool,
+}
+
+/// `ftl.frontiers`: when a plane's write frontier (the open block of a
+/// stream: host, GC, translation) takes a free block.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Frontiers {
+    /// When the stream's next program needs one.
+    #[default]
+    Lazy,
+    /// As soon as the previous one fills, and one each before the run
+    /// (MQSim's block manager: a plane always holds its data, GC and
+    /// translation frontiers' blocks, so it has that many fewer free).
+    Eager,
 }
 
 /// `ftl.update_reads`: partial-page writes (`device/update_read.rs`).

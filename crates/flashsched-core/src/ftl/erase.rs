@@ -2,7 +2,7 @@
 //! valid pages to move, erases, and blocks TRIM emptied.
 
 use super::gc::{self, Candidate, VictimPolicy};
-use super::{BlockState, Ftl, GcMode, NONE};
+use super::{BlockState, Ftl, GcMode, NONE, STREAMS};
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::Ppn;
@@ -138,35 +138,31 @@ impl Ftl {
         std::mem::take(&mut self.starved_retry).then(|| self.starved.clone())
     }
 
-    /// Under dynamic allocation, another plane for a user program queued to
-    /// `plane` when GC there found nothing to reclaim and no page is left:
+    /// Under dynamic allocation, another plane for a foreground program on
+    /// `stream` (user pages, translation pages) queued to `plane` when GC
+    /// there found nothing to reclaim and no page is left:
     /// the write would otherwise wait for pages that other writes (possibly
     /// queued behind it) invalidate. SSDsim chooses the plane when the write
     /// is served, so its writes never wait so. `None` when the program can
     /// start where it is (or may not move). The cheap tests go first: this
     /// is asked for every program started.
     #[inline]
-    pub fn replan(&self, plane: u32) -> Option<u32> {
-        if !self.alloc.is_dynamic()
-            || !self.is_starved(plane)
-            || self.can_alloc(plane, super::Stream::User)
-        {
+    pub fn replan(&self, plane: u32, stream: super::Stream) -> Option<u32> {
+        if !self.alloc.is_dynamic() || !self.is_starved(plane) || self.can_alloc(plane, stream) {
             return None;
         }
-        self.replan_target(plane)
+        self.replan_target(plane, stream)
     }
 
-    /// The first plane with a page for a user write and no GC job: of
-    /// `plane`'s die, then of the next dies in order.
+    /// The first plane with a page for a `stream` program and no GC job:
+    /// of `plane`'s die, then of the next dies in order.
     #[cold]
-    fn replan_target(&self, plane: u32) -> Option<u32> {
+    fn replan_target(&self, plane: u32, stream: super::Stream) -> Option<u32> {
         let ppd = self.geo.planes_per_die;
         let n = self.geo.planes();
         let first = plane / ppd * ppd;
         (0..n).map(|i| (first + i) % n).find(|&p| {
-            p != plane
-                && self.planes[p as usize].gc_jobs == 0
-                && self.can_alloc(p, super::Stream::User)
+            p != plane && self.planes[p as usize].gc_jobs == 0 && self.can_alloc(p, stream)
         })
     }
 
@@ -249,7 +245,7 @@ impl Ftl {
             }
             if st == BlockState::Active {
                 let ps = &mut self.planes[plane as usize];
-                for s in 0..2 {
+                for s in 0..STREAMS {
                     if ps.active[s] == b {
                         ps.active[s] = NONE;
                         ps.room[s] = 0;

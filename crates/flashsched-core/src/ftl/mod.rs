@@ -1,6 +1,7 @@
 //! Page-level FTL: logical→physical mapping in compact `u32` arrays, block
-//! bookkeeping per plane, write frontiers (one for user data, one for GC so
-//! hot and cold data do not mix), GC victim choice, erase, TRIM.
+//! bookkeeping per plane, write frontiers (`frontier.rs`: one for user
+//! data, one for GC so hot and cold data do not mix, optionally one for
+//! translation pages), GC victim choice, erase, TRIM.
 //!
 //! The FTL is functional (no time of its own): the device decides *when* a
 //! program, move or erase happens and calls in here at that moment, so the
@@ -11,6 +12,7 @@ mod audit;
 pub mod config;
 mod erase;
 pub mod footprint;
+mod frontier;
 pub mod gc;
 pub(crate) mod map;
 pub mod precondition;
@@ -19,7 +21,7 @@ mod speed;
 use std::collections::VecDeque;
 
 pub use allocation::Allocation;
-pub use config::{FtlConfig, GcMode, GcUnit, UpdateReads};
+pub use config::{Frontiers, FtlConfig, GcMode, GcUnit, UpdateReads};
 pub use gc::GcPolicy;
 use gc::{Candidate, VictimPolicy};
 use map::PageMap;
@@ -41,7 +43,14 @@ pub enum Stream {
     User = 0,
     /// GC relocations (an open block of their own).
     Gc = 1,
+    /// Translation pages of the cached mapping table, with
+    /// `ftl.mapping_frontier` (MQSim's translation write frontier);
+    /// without it they go to the user frontier ([`Ftl::mapping_stream`]).
+    Mapping = 2,
 }
+
+/// Write streams, each with a frontier (open block) per plane.
+pub const STREAMS: usize = 3;
 
 /// Life cycle of a block: free → active (being filled) → full → victim (GC
 /// is emptying it, or a TRIM reclaim erases it) → free.
@@ -64,11 +73,11 @@ pub struct PlaneState {
     /// rotate over blocks: implicit wear levelling).
     pub free: VecDeque<u32>,
     /// Active block per stream (NONE when the stream has no open block).
-    pub active: [u32; 2],
+    pub active: [u32; STREAMS],
     /// Pages left in each stream's active block (0 without one): `can_alloc`
     /// asks this for every program the scheduler considers, and reading it
     /// here saves a dependent load of the block's write pointer.
-    pub room: [u16; 2],
+    pub room: [u16; STREAMS],
     /// GC jobs (victims) running in this plane.
     pub gc_jobs: u32,
     /// Blocks a write frontier opened and erases since GC last looked at
@@ -125,6 +134,11 @@ pub struct Ftl {
     pub gc_mode: GcMode,
     /// Preemptive GC turns urgent below this many free blocks in a plane.
     pub gc_hard_blocks: u32,
+    /// `ftl.frontiers = "eager"`: a frontier opens its next block as soon
+    /// as its block fills (and every frontier has one from the start).
+    eager: bool,
+    /// `ftl.mapping_frontier`: translation pages have a frontier of their own.
+    own_mapping: bool,
     l2p: PageMap,
     p2l: PageMap,
     valid: Vec<u16>,
@@ -178,8 +192,8 @@ impl Ftl {
             let first = p * geo.blocks_per_plane;
             planes.push(PlaneState {
                 free: (first..first + geo.blocks_per_plane).collect(),
-                active: [NONE; 2],
-                room: [0; 2],
+                active: [NONE; STREAMS],
+                room: [0; STREAMS],
                 gc_jobs: 0,
                 gc_checks: 0,
                 gc_need: 0,
@@ -196,6 +210,8 @@ impl Ftl {
             write_floor: cfg.gc_write_floor,
             gc_mode: cfg.gc_mode,
             gc_hard_blocks: (cfg.gc_hard_threshold * geo.blocks_per_plane as f64).floor() as u32,
+            eager: cfg.frontiers == Frontiers::Eager,
+            own_mapping: cfg.mapping_frontier,
             l2p: PageMap::new(logical as usize),
             p2l: PageMap::new(phys as usize),
             valid: vec![0; nblocks],
@@ -304,189 +320,6 @@ impl Ftl {
             lpn % n
         };
         self.plane_of_lpn[r as usize]
-    }
-
-    /// Planes whose user writes wait on `ftl.gc_write_floor` with no GC job
-    /// running to lift them (for a stall's error message), and the floor.
-    pub fn planes_held_by_floor(&self) -> (usize, u32) {
-        let n = self
-            .planes
-            .iter()
-            .filter(|ps| ps.gc_jobs == 0 && (ps.free.len() as u32) < self.write_floor)
-            .count();
-        (n, self.write_floor)
-    }
-
-    /// Erased blocks in `plane`'s free list.
-    pub fn free_blocks(&self, plane: u32) -> u32 {
-        self.planes[plane as usize].free.len() as u32
-    }
-
-    /// Free blocks of `plane` user writes may not open: one, or with
-    /// several GC jobs running (`ftl.gc_jobs_per_plane`) as many as the
-    /// valid pages left in their victims need beyond the open GC block's
-    /// room, so the jobs can always finish and GC never waits on the writes
-    /// it is freeing space for (one block always holds one victim's valid
-    /// pages, several victims' may not).
-    #[inline]
-    pub fn user_reserve(&self, plane: u32) -> usize {
-        let ps = &self.planes[plane as usize];
-        if ps.gc_jobs <= 1 {
-            return 1;
-        }
-        let short = ps
-            .gc_need
-            .saturating_sub(ps.room[Stream::Gc as usize] as u32);
-        short.div_ceil(self.geo.pages_per_block).max(1) as usize
-    }
-
-    /// Whether the plane has room for `more` moved pages beside what its
-    /// running GC jobs still have to move.
-    #[inline]
-    pub fn gc_room_for(&self, plane: u32, more: u32) -> bool {
-        let ps = &self.planes[plane as usize];
-        let room = ps.room[Stream::Gc as usize] as u64
-            + ps.free.len() as u64 * self.geo.pages_per_block as u64;
-        room >= ps.gc_need as u64 + more as u64
-    }
-
-    /// Whether `queued` more user programs could take pages in `plane`
-    /// without waiting for GC: the open user block's room plus the free
-    /// blocks beyond the reserve.
-    #[inline]
-    pub fn user_room_for(&self, plane: u32, queued: u32) -> bool {
-        let ps = &self.planes[plane as usize];
-        if (ps.free.len() as u32) < self.write_floor {
-            return false;
-        }
-        let spare = ps.free.len().saturating_sub(self.user_reserve(plane)) as u64;
-        ps.room[Stream::User as usize] as u64 + spare * self.geo.pages_per_block as u64
-            > queued as u64
-    }
-
-    /// Whether a program on `stream` can get a page in `plane` now. User
-    /// writes may not take the reserved free blocks ([`Ftl::user_reserve`]),
-    /// nor any page while the plane is below `ftl.gc_write_floor` free
-    /// blocks.
-    #[inline]
-    pub fn can_alloc(&self, plane: u32, stream: Stream) -> bool {
-        let ps = &self.planes[plane as usize];
-        if stream == Stream::User && (ps.free.len() as u32) < self.write_floor {
-            return false;
-        }
-        if ps.room[stream as usize] > 0 {
-            return true;
-        }
-        if stream == Stream::User {
-            if let Some(sp) = &self.speed {
-                if sp.frontier[plane as usize]
-                    .iter()
-                    .any(|&b| self.has_room(b))
-                {
-                    return true;
-                }
-            }
-        }
-        match stream {
-            Stream::User => ps.free.len() > self.user_reserve(plane),
-            Stream::Gc => !ps.free.is_empty(),
-        }
-    }
-
-    /// Take the next page of `stream`'s frontier in `plane` (opening a new
-    /// block if needed). `None` if `can_alloc` is false.
-    pub fn alloc(&mut self, plane: u32, stream: Stream) -> Option<Ppn> {
-        if !self.can_alloc(plane, stream) {
-            return None;
-        }
-        let mut blk = self.planes[plane as usize].active[stream as usize];
-        if self.planes[plane as usize].room[stream as usize] == 0 {
-            // With speed frontiers open, a user write may find room only there.
-            if stream == Stream::User
-                && self.planes[plane as usize].free.len() <= self.user_reserve(plane)
-            {
-                let open = self.speed.as_ref().and_then(|sp| {
-                    sp.frontier[plane as usize]
-                        .iter()
-                        .copied()
-                        .find(|&b| self.has_room(b))
-                });
-                if let Some(b) = open {
-                    return Some(self.take_page(plane, b, None));
-                }
-            }
-            let ps = &mut self.planes[plane as usize];
-            blk = ps.free.pop_front()?;
-            ps.gc_checks += 1;
-            ps.active[stream as usize] = blk;
-            ps.room[stream as usize] =
-                (self.geo.pages_per_block - self.wp[blk as usize] as u32) as u16;
-            self.state[blk as usize] = BlockState::Active;
-            if let Some(sp) = &mut self.speed {
-                sp.remove_free(plane, blk);
-            }
-        }
-        Some(self.take_page(plane, blk, Some(stream)))
-    }
-
-    /// Page offset (in its block) the next `alloc(plane, stream)` would
-    /// take: the open block's write pointer, or 0 for a fresh block (the
-    /// multi-plane address rule compares these).
-    #[inline]
-    pub fn next_page_offset(&self, plane: u32, stream: Stream) -> u32 {
-        let ps = &self.planes[plane as usize];
-        if ps.room[stream as usize] > 0 {
-            self.wp[ps.active[stream as usize] as usize] as u32
-        } else {
-            0
-        }
-    }
-
-    /// Index within its plane of the block the next `alloc(plane, stream)`
-    /// writes: the open one, or the first free one (`None`: no block).
-    pub fn next_block_index(&self, plane: u32, stream: Stream) -> Option<u32> {
-        let ps = &self.planes[plane as usize];
-        let b = if ps.room[stream as usize] > 0 {
-            ps.active[stream as usize]
-        } else {
-            *ps.free.front()?
-        };
-        Some(b - plane * self.geo.blocks_per_plane)
-    }
-
-    #[inline]
-    fn has_room(&self, b: u32) -> bool {
-        b != NONE && (self.wp[b as usize] as u32) < self.geo.pages_per_block
-    }
-
-    /// Next page of open block `blk`; seals it when full and closes the
-    /// frontier holding it (`stream`, or a speed frontier when `None`).
-    fn take_page(&mut self, plane: u32, blk: u32, stream: Option<Stream>) -> Ppn {
-        let ppb = self.geo.pages_per_block;
-        let page = self.wp[blk as usize] as u32;
-        self.wp[blk as usize] += 1;
-        if let Some(s) = stream {
-            self.planes[plane as usize].room[s as usize] -= 1;
-        }
-        if page + 1 == ppb {
-            self.state[blk as usize] = BlockState::Full;
-            self.seal_seq += 1;
-            self.sealed[blk as usize] = self.seal_seq;
-            let ps = &mut self.planes[plane as usize];
-            if let Some(s) = stream {
-                if ps.active[s as usize] == blk {
-                    ps.active[s as usize] = NONE;
-                }
-            }
-            if let Some(sp) = &mut self.speed {
-                for f in sp.frontier[plane as usize].iter_mut() {
-                    if *f == blk {
-                        *f = NONE;
-                    }
-                }
-            }
-        }
-        self.geo.first_ppn(blk) + page
     }
 
     /// Order free blocks by program latency `key_ns` (one entry per block) so
@@ -603,7 +436,7 @@ impl Ftl {
         self.l2p.grow(n as usize);
         for lpn in base..base + n {
             let plane = self.static_plane(lpn);
-            let ppn = self.alloc(plane, Stream::User).ok_or_else(|| {
+            let ppn = self.alloc(plane, self.mapping_stream()).ok_or_else(|| {
                 SimError::config(
                     "mapping.cmt_kib",
                     format!(

@@ -257,6 +257,60 @@ fn a_full_plane_with_nothing_to_reclaim_replans_dynamic_writes() {
         assert!(!f.can_alloc(0, Stream::User));
         assert_eq!(f.gc_begin(0, 30), None, "no block has a stale page");
         assert!(f.is_starved(0));
-        assert_eq!(f.replan(0), expect, "{alloc}");
+        assert_eq!(f.replan(0, Stream::User), expect, "{alloc}");
+    }
+}
+
+/// `ftl.frontiers`: lazy frontiers take a block at their first page; eager
+/// ones hold the user and GC blocks (and with `ftl.mapping_frontier` the
+/// translation block) from the start, and take the next block as soon as
+/// one fills. One plane of 8 blocks × 4 pages.
+#[test]
+fn eager_frontiers_hold_their_blocks_and_reopen_at_once() {
+    let mut lazy = tiny();
+    let mut eager = tiny_with(&["ftl.frontiers=eager"]);
+    let mut three = tiny_with(&["ftl.frontiers=eager", "ftl.mapping_frontier=true"]);
+    for f in [&mut lazy, &mut eager, &mut three] {
+        f.open_frontiers();
+    }
+    assert_eq!(lazy.free_blocks(0), 8);
+    assert_eq!(eager.free_blocks(0), 6);
+    assert_eq!(three.free_blocks(0), 5);
+    // Four pages fill the first user block: eager has taken the next
+    // already, lazy takes it with the fifth page.
+    let fill = |f: &mut Ftl, lpns: std::ops::Range<u32>| {
+        lpns.map(|l| {
+            let p = f.alloc(0, Stream::User).unwrap();
+            f.map_user_write(l, p, 1);
+            p
+        })
+        .last()
+        .unwrap()
+    };
+    fill(&mut lazy, 0..4);
+    let last = fill(&mut eager, 0..4);
+    assert_eq!((lazy.free_blocks(0), eager.free_blocks(0)), (7, 5));
+    let fifth = fill(&mut eager, 4..5);
+    fill(&mut lazy, 4..5);
+    assert_eq!((lazy.free_blocks(0), eager.free_blocks(0)), (6, 5));
+    assert_ne!(eager.geo.block_of(fifth), eager.geo.block_of(last));
+    assert_eq!(eager.geo.page_in_block(fifth), 0);
+    for f in [&lazy, &eager, &three] {
+        f.check_invariants().unwrap();
+    }
+}
+
+/// Translation pages share the host's frontier unless
+/// `ftl.mapping_frontier` gives them their own.
+#[test]
+fn translation_pages_take_their_own_frontier_when_asked() {
+    for (own, same_block) in [(false, true), (true, false)] {
+        let mut f = tiny_with(&[&format!("ftl.mapping_frontier={own}")]);
+        let user = f.alloc(0, Stream::User).unwrap();
+        let stream = f.mapping_stream();
+        assert_eq!(stream == Stream::Mapping, own);
+        let tp = f.alloc(0, stream).unwrap();
+        assert_eq!(f.geo.block_of(user) == f.geo.block_of(tp), same_block);
+        assert_eq!(f.free_blocks(0), if own { 6 } else { 7 });
     }
 }

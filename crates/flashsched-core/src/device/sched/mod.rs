@@ -72,6 +72,9 @@ pub struct PickCtx<'a> {
     pub queued_programs: &'a [u32],
     /// GC programs queued per plane (their own write frontier).
     pub queued_gc_programs: &'a [u32],
+    /// Translation-page programs queued per plane on their own frontier
+    /// (`ftl.mapping_frontier`; else counted with the host's).
+    pub queued_map_programs: &'a [u32],
     /// Reads are one-page commands that join no interleaved group
     /// (`controller.advanced_reads = false`), for [`PickCtx::can_issue`].
     pub lone_reads: bool,
@@ -135,7 +138,8 @@ impl PickCtx<'_> {
     fn has_space(&self, tx: &Tx) -> bool {
         match (tx.kind, tx.origin, tx.copyback) {
             (TxKind::Program, Origin::User | Origin::Mapping, _) => {
-                self.ftl.can_alloc(tx.plane, Stream::User) || self.ftl.replan(tx.plane).is_some()
+                let s = program_stream(self.ftl, tx.origin);
+                self.ftl.can_alloc(tx.plane, s) || self.ftl.replan(tx.plane, s).is_some()
             }
             (TxKind::Program, Origin::Gc, _) | (TxKind::Read, Origin::Gc, true) => {
                 self.ftl.can_alloc(tx.plane, Stream::Gc)
@@ -178,7 +182,7 @@ impl PickCtx<'_> {
                     // The lower plane leads the command (exec.rs); the
                     // higher one must not be past its page. Exact for two
                     // planes per die, SSDsim's only two-plane case.
-                    let s = stream_of(lead);
+                    let s = program_stream(self.ftl, lead.origin);
                     let index = |t: &Tx| self.ftl.next_block_index(t.plane, s);
                     let (lo, hi) = if cand.plane < lead.plane {
                         (cand, lead)
@@ -197,7 +201,13 @@ impl PickCtx<'_> {
     /// on another plane ([`Ftl::replan`]): such a program runs alone.
     #[inline]
     fn moved_program(&self, lead: &Tx, cand: &Tx) -> bool {
-        let moves = |t: &Tx| t.origin.foreground() && self.ftl.replan(t.plane).is_some();
+        let moves = |t: &Tx| {
+            t.origin.foreground()
+                && self
+                    .ftl
+                    .replan(t.plane, program_stream(self.ftl, t.origin))
+                    .is_some()
+        };
         moves(lead) || moves(cand)
     }
 
@@ -230,8 +240,9 @@ impl PickCtx<'_> {
             // an offset of its own (any, once programs start out of turn).
             (queued
                 && (self.queued_programs[plane as usize] > 0
-                    || self.queued_gc_programs[plane as usize] > 0))
-                || [Stream::User, Stream::Gc]
+                    || self.queued_gc_programs[plane as usize] > 0
+                    || self.queued_map_programs[plane as usize] > 0))
+                || [Stream::User, Stream::Gc, self.ftl.mapping_stream()]
                     .iter()
                     .any(|&s| self.ftl.next_page_offset(plane, s) == want)
         })
@@ -251,17 +262,18 @@ impl PickCtx<'_> {
 
     /// Page offset a program would get if it started now.
     fn next_offset(&self, t: &Tx) -> u32 {
-        self.ftl.next_page_offset(t.plane, stream_of(t))
+        self.ftl
+            .next_page_offset(t.plane, program_stream(self.ftl, t.origin))
     }
 }
 
-/// The write stream a program of `t` allocates from.
+/// The write stream a program from `origin` allocates from.
 #[inline]
-fn stream_of(t: &Tx) -> Stream {
-    if t.origin.foreground() {
-        Stream::User
-    } else {
-        Stream::Gc
+pub(crate) fn program_stream(ftl: &Ftl, origin: Origin) -> Stream {
+    match origin {
+        Origin::Gc | Origin::Reclaim => Stream::Gc,
+        Origin::Mapping => ftl.mapping_stream(),
+        Origin::User | Origin::Update => Stream::User,
     }
 }
 
