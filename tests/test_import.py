@@ -436,8 +436,11 @@ def test_ssdsim_device_maps_every_key(tmp_path, toml_loads):
         300.0,
         2000.0,
     )
-    # A byte per t_WC = 20 ns: 50 MB/s; 7 command/address cycles = 0.14 us.
-    assert (k["timing.channel_mb_s"], k["timing.command_us"]) == (50.0, 0.14)
+    # A byte per t_WC = 20 ns: 50 MB/s; 7 command/address cycles = 140 ns on
+    # the bus, a read's before waiting data-outs.
+    assert (k["timing.channel_mb_s"], k["timing.command_us"]) == (50.0, 0.0)
+    assert (k["timing.read_command_ns"], k["timing.program_command_plane_ns"]) == (140.0, 140.0)
+    assert k["controller.read_commands_first"] is True
     # active write = 1: interruptible GC between the two thresholds.
     assert (k["ftl.gc_mode"], k["ftl.gc_threshold"], k["ftl.gc_hard_threshold"]) == (
         "preemptive",
@@ -489,7 +492,16 @@ def test_ssdsim_shipped_parameters_match_the_preset(toml_loads):
     ours = resolved(imp, toml_loads)
     preset = toml_loads(flashsched.load_config("ssdsim-default"))
     assert ours["geometry"] == preset["geometry"]
-    for key in ("read_us", "program_us", "erase_us", "channel_mb_s"):
+    for key in (
+        "read_us",
+        "program_us",
+        "erase_us",
+        "channel_mb_s",
+        "command_us",
+        "read_command_ns",
+        "program_command_ns",
+        "program_command_plane_ns",
+    ):
         assert ours["timing"][key] == preset["timing"][key], key
     assert ours["ftl"]["overprovisioning"] == preset["ftl"]["overprovisioning"]
     # The controller model and the buffer (its capacity in pages: the file
@@ -502,6 +514,8 @@ def test_ssdsim_shipped_parameters_match_the_preset(toml_loads):
         "write_ack",
         "advanced_reads",
         "overlap_data_in",
+        "shared_reads",
+        "read_commands_first",
     ):
         assert ours["controller"][key] == preset["controller"][key], key
     assert ours["controller"]["ssdsim-fcfs"] == preset["controller"]["ssdsim-fcfs"]

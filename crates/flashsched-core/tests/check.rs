@@ -504,6 +504,11 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
     if ov.iter().any(|o| o == "ftl.mapping_frontier=true") {
         ov.retain(|o| o != "ftl.precondition_fill=0.85");
     }
+    // SSDsim's step loop: a read's command cycles before waiting data-outs.
+    ov.push(format!(
+        "controller.read_commands_first={}",
+        pick(rng, &["false", "true"])
+    ));
     ov
 }
 

@@ -171,3 +171,31 @@ fn wire_settings_are_checked_by_key() {
         ("controller.multiplane=onfi-later", "controller.multiplane"),
     ]);
 }
+
+/// `controller.read_commands_first` (SSDsim's step loop sends a waiting
+/// read's command before a channel's next data-out). Reads A (die 0) and B
+/// (die 1) at 0 as above: A's data-out runs 50.3–60.3 and B's, asked for
+/// at 50.6, waits for it. Read C (die 0 again) arrives at 55 µs and gets
+/// die 0 when A's data-out ends, at 60.3.
+/// - In request order (MQSim), C's cycles wait for B's data-out (60.3–70.3):
+///   cycles 70.3–70.6, sense 70.6–120.6, data-out 120.6–130.6.
+/// - Commands first (SSDsim), C's cycles go before it (60.3–60.6), B's
+///   data-out moves to 60.6–70.6, and C senses 60.6–110.6 and moves its
+///   data 110.6–120.6.
+#[test]
+fn read_commands_first_pass_waiting_data_outs() {
+    let reqs = || {
+        vec![
+            rec(0, Op::Read, lpn(0), PAGE),
+            rec(0, Op::Read, lpn(2), PAGE),
+            rec(55 * US, Op::Read, lpn(4), PAGE),
+        ]
+    };
+    let sim = run_checked(with(CYCLES, &[]), reqs());
+    assert_eq!(completions_us(&sim), [60.3, 70.3, 130.6]);
+    let sim = run_checked(
+        with(CYCLES, &["controller.read_commands_first=true"]),
+        reqs(),
+    );
+    assert_eq!(completions_us(&sim), [60.3, 70.6, 120.6]);
+}

@@ -211,9 +211,13 @@ def _timing(out: DeviceImport, f: Fields) -> None:
     out.set("timing.program_us", _ns_us(f.number("t_PROG", lo=1)), "t_PROG")
     out.set("timing.erase_us", _ns_us(f.number("t_BERS", lo=1)), "t_BERS")
     twc = f.number("t_WC", lo=1)
-    # SSDsim moves a byte per t_WC and spends 7 t_WC on command/address cycles.
+    # SSDsim moves a byte per t_WC and spends 7 t_WC on command/address cycles
+    # on the bus: a read's before its sense, a program's before each page's
+    # data-in (its two-plane command repeats them per plane).
     out.set("timing.channel_mb_s", round(1000.0 / twc, 6), "1000 / t_WC (one byte per t_WC ns)")
-    out.set("timing.command_us", _ns_us(7 * twc), "7 x t_WC (command and address cycles)")
+    out.set("timing.command_us", 0.0, "no time off the bus: the cycles are on it")
+    for key in ("read_command_ns", "program_command_ns", "program_command_plane_ns"):
+        out.set(f"timing.{key}", 7 * twc, "7 x t_WC (command and address cycles on the bus)")
     out.set(
         "timing.sector_transfers",
         True,
@@ -331,6 +335,11 @@ def _controller(out: DeviceImport, f: Fields) -> None:
         False,
         "SSDsim reads one page per command: its two-plane and interleave read search never "
         "returns a pair (services_2_r_wait passes its result pointers by value)",
+    )
+    out.set(
+        "controller.read_commands_first",
+        True,
+        "SSDsim's step loop sends a waiting read's command before a channel's next data-out",
     )
     out.set(
         "controller.shared_reads",

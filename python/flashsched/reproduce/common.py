@@ -184,7 +184,9 @@ def measure_compares(
 # bus, a partial page's other valid sectors read before it is programmed
 # (SSDsim's update reads, with its trace pre-pass), a read of a page another
 # queued read is reading done in 1000 ns without flash (its shared reads),
-# and FIFO = in-order FCFS per chip with reads first. Die-interleaved and
+# 7 t_WC of command cycles on the bus for each read and program (25 ns t_WC
+# in both presets that use this), a read's before waiting data-outs (its
+# step loop), and FIFO = in-order FCFS per chip with reads first. Die-interleaved and
 # multi-plane commands (whose data-ins SSDsim overlaps) are separate
 # (``SSDSIM_ADVANCED``): a paper states whether its platform used them.
 SSDSIM_CONTROLLER = [
@@ -204,6 +206,10 @@ SSDSIM_CONTROLLER = [
     "cache.dram_serial=false",
     "ftl.update_reads=ssdsim",
     "controller.shared_reads=true",
+    "timing.read_command_ns=175",
+    "timing.program_command_ns=175",
+    "timing.program_command_plane_ns=175",
+    "controller.read_commands_first=true",
 ]
 SSDSIM_ADVANCED = [
     "controller.interleave=true",

@@ -8,7 +8,7 @@
 /// interleaved with user I/O, an eager write buffer when a size is set,
 /// writes acknowledged when programmed, whole pages on the bus and in the
 /// buffer, reads paired like writes, one DRAM for all requests, no shared
-/// reads.
+/// reads, no command cycles on the bus.
 pub const SSDSIM_PLAIN: &[&str] = &[
     "cache.mib=0",
     "cache.policy=eager",
@@ -28,4 +28,8 @@ pub const SSDSIM_PLAIN: &[&str] = &[
     "timing.sector_transfers=false",
     "ftl.update_reads=off",
     "controller.shared_reads=false",
+    "timing.read_command_ns=0",
+    "timing.program_command_ns=0",
+    "timing.program_command_plane_ns=0",
+    "controller.read_commands_first=false",
 ];

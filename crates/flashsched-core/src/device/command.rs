@@ -42,6 +42,8 @@ pub(super) struct Commands {
     pub(super) solo: Vec<bool>,
     /// `controller.overlap_data_in`.
     pub(super) overlap: bool,
+    /// `controller.read_commands_first`.
+    pub(super) read_first: bool,
     /// Per chip, the overlapped data-in of the group started at `.0`: its
     /// start and the bus end it reserved (see `Ssd::overlapped_data_in`).
     pub(super) overlap_group: Vec<(Ns, Ns, Ns)>,
@@ -66,6 +68,7 @@ impl Commands {
             lone_reads: !c.advanced_reads,
             solo: vec![false; chips],
             overlap: c.overlap_data_in,
+            read_first: c.read_commands_first,
             overlap_group: vec![(Ns::MAX, 0, 0); chips],
         }
     }

@@ -161,6 +161,11 @@ pub struct ControllerConfig {
     /// queued or running is done 1 µs later without flash (SSDsim's
     /// `creat_sub_request` finds it in its channel's read queue).
     pub shared_reads: bool,
+    /// A read's command cycles (`timing.read_command_ns`) wait only for the
+    /// transfer under way on the bus, going before data-outs waiting for it
+    /// (SSDsim's step loop sends a waiting read's command before any
+    /// data-out); `false`: after every data-out that asked first (MQSim).
+    pub read_commands_first: bool,
     /// When a written page is acknowledged (see [`WriteAck`]).
     pub write_ack: WriteAck,
     /// When idle chips are offered work (see [`Dispatch`]).
@@ -190,6 +195,7 @@ impl Default for ControllerConfig {
             advanced_reads: true,
             overlap_data_in: false,
             shared_reads: false,
+            read_commands_first: false,
             write_ack: WriteAck::Programmed,
             dispatch: Dispatch::UnitFree,
             program_loops: 10,

@@ -447,7 +447,12 @@ impl Ssd {
             return dur;
         }
         let ch = self.geo.channel_of_die(die as u32);
-        let end = self.channels[ch as usize].reserve_command(now, dur, &mut self.retimed);
+        let chan = &mut self.channels[ch as usize];
+        let end = if kind == CommandKind::Read && self.cmds.read_first {
+            chan.reserve_command_first(now, dur, &mut self.retimed)
+        } else {
+            chan.reserve_command(now, dur, &mut self.retimed)
+        };
         self.push_retimed(ch, sink);
         end - now
     }

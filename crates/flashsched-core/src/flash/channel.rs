@@ -160,6 +160,36 @@ impl Channel {
         self.free_at
     }
 
+    /// As [`Channel::reserve_command`], but the cycles wait only for the
+    /// transfer under way at `now` and go before data-outs still waiting
+    /// (SSDsim's step loop: at each step a channel sends a waiting read's
+    /// command before it starts a data-out; ties go to the command).
+    pub fn reserve_command_first(&mut self, now: Ns, dur: Ns, changed: &mut Vec<(u32, Ns)>) -> Ns {
+        // The data-outs that start before `now` stay ahead of the cycles.
+        let mut t = self.free_at;
+        let mut n = 0;
+        for p in &self.pending {
+            let start = p.ready.max(t);
+            if start >= now {
+                break;
+            }
+            t = start + p.dur;
+            n += 1;
+        }
+        for i in 0..n {
+            let Pending { ready, dur, .. } = self.pending[i];
+            self.fix(ready, dur);
+        }
+        self.pending.drain(..n);
+        let start = self.free_at.max(now);
+        self.busy_ns += dur;
+        self.free_at = start + dur;
+        if !self.pending.is_empty() {
+            self.retime(changed);
+        }
+        self.free_at
+    }
+
     /// Transfer `slot` (`dur` ns, of class `class`: see `by_class`) of a
     /// read on `die` will ask for its data-out at `ready` (at one instant,
     /// dies in index order; one die's transfers in the order added). Pushes
@@ -268,6 +298,33 @@ mod tests {
         assert_eq!(c.reserve_command(95, 30, &mut ch), 125);
         assert_eq!(ch, [(1, 135)]);
         assert_eq!((c.transfers, c.conflicts, c.busy_ns), (0, 0, 60));
+    }
+
+    /// Data-out 1 runs 0..100; data-out 2, asked at 50, waits for it. Cycles
+    /// asked at 60 go after both in request order (200..210), but before
+    /// data-out 2 with `reserve_command_first` (100..110; it moves to
+    /// 110..210). Asked at 100, when data-out 2 would start, they still go
+    /// first.
+    #[test]
+    fn read_commands_first_wait_only_for_the_transfer_under_way() {
+        let two_readouts = || {
+            let mut c = Channel::default();
+            let mut ch = Vec::new();
+            c.add_readout(0, 100, 1, 1, 0, &mut ch);
+            c.add_readout(50, 100, 2, 2, 0, &mut ch);
+            assert_eq!(ch, [(1, 100), (2, 200)]);
+            c
+        };
+        let mut ch = Vec::new();
+        assert_eq!(two_readouts().reserve_command(60, 10, &mut ch), 210);
+        assert!(ch.is_empty());
+        for now in [60, 100] {
+            let mut c = two_readouts();
+            assert_eq!(c.reserve_command_first(now, 10, &mut ch), 110);
+            assert_eq!(ch, [(2, 210)]);
+            ch.clear();
+            assert_eq!((c.transfers, c.busy_ns), (1, 110), "data-out 1 fixed");
+        }
     }
 
     #[test]
