@@ -298,9 +298,10 @@ def test_overrides_change_timing():
     base = flashsched.run(synthetic=spec, device=DEVICE).requests["latency_us"]
     res = flashsched.run(synthetic=spec, device=DEVICE, overrides=["timing.read_us=120"])
     slow = res.requests["latency_us"]
-    # an uncontended read is cell time + one 2 KiB transfer at 40 MB/s (51.2 us)
-    assert base.min() == pytest.approx(20 + 51.2)
-    assert slow.min() == pytest.approx(120 + 51.2)
+    # an uncontended read is its 7 t_WC command cycles (0.175 us), cell time
+    # and one 2 KiB transfer at 40 MB/s (51.2 us)
+    assert base.min() == pytest.approx(0.175 + 20 + 51.2)
+    assert slow.min() == pytest.approx(0.175 + 120 + 51.2)
     assert (slow.median() - base.median()) == pytest.approx(100.0)
 
 
