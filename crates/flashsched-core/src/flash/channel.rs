@@ -84,6 +84,12 @@ impl Channel {
     #[inline]
     fn fix_pending_until(&mut self, t: Ns) {
         let n = self.pending.iter().take_while(|p| p.ready <= t).count();
+        self.fix_pending_first(n);
+    }
+
+    /// Fix the first `n` pending data-outs.
+    #[inline]
+    fn fix_pending_first(&mut self, n: usize) {
         for i in 0..n {
             let Pending { ready, dur, .. } = self.pending[i];
             let end = self.fix(ready, dur);
@@ -151,13 +157,7 @@ impl Channel {
     /// `reserve` of their sum).
     pub fn reserve_command(&mut self, now: Ns, dur: Ns, changed: &mut Vec<(u32, Ns)>) -> Ns {
         self.fix_pending_until(now);
-        let start = self.free_at.max(now);
-        self.busy_ns += dur;
-        self.free_at = start + dur;
-        if !self.pending.is_empty() {
-            self.retime(changed);
-        }
-        self.free_at
+        self.hold_for_cycles(now, dur, changed)
     }
 
     /// As [`Channel::reserve_command`], but the cycles wait only for the
@@ -176,11 +176,13 @@ impl Channel {
             t = start + p.dur;
             n += 1;
         }
-        for i in 0..n {
-            let Pending { ready, dur, .. } = self.pending[i];
-            self.fix(ready, dur);
-        }
-        self.pending.drain(..n);
+        self.fix_pending_first(n);
+        self.hold_for_cycles(now, dur, changed)
+    }
+
+    /// Command cycles of `dur` ns from `now` or when the fixed transfers
+    /// end; the pending data-outs move behind them. Returns their end.
+    fn hold_for_cycles(&mut self, now: Ns, dur: Ns, changed: &mut Vec<(u32, Ns)>) -> Ns {
         let start = self.free_at.max(now);
         self.busy_ns += dur;
         self.free_at = start + dur;
