@@ -7,7 +7,6 @@ use super::tx::{Tx, TxId, TxKind};
 use super::{pick_ctx, EventSink, Ssd, MAX_DECIDE_PASSES};
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
-use crate::ftl::Stream;
 
 impl Ssd {
     pub(super) fn enqueue(&mut self, tx: Tx, now: Ns) {
@@ -39,11 +38,7 @@ impl Ssd {
         if self.cmds.multiplane == MultiPlane::OnfiQueued && tx.kind == TxKind::Program {
             let p = tx.plane as usize;
             let stream = program_stream(&self.ftl, tx.origin);
-            let waiting = match stream {
-                Stream::User => self.queued_programs[p],
-                Stream::Gc => self.queued_gc_programs[p],
-                Stream::Mapping => self.queued_map_programs[p],
-            };
+            let waiting = self.queued_programs[p][stream as usize];
             let next = self.ftl.next_page_offset(tx.plane, stream);
             tx.epoch = (next + waiting) % self.geo.pages_per_block;
         }

@@ -277,7 +277,7 @@ impl Ssd {
                 ppn
             } else {
                 // A GC move's program (a reclaim is only ever an erase).
-                self.queued_gc_programs[tx.plane as usize] -= 1;
+                self.queued_programs[tx.plane as usize][Stream::Gc as usize] -= 1;
                 let Some(dst) = self.gc_destination(id, &tx, now)? else {
                     continue;
                 };

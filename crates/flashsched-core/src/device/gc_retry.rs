@@ -25,25 +25,28 @@ impl Ssd {
         if tx.kind != TxKind::Program {
             return;
         }
-        *self.queued_on_stream(tx.origin, tx.plane) += 1;
-        if tx.origin.foreground() {
-            let s = program_stream(&self.ftl, tx.origin);
-            if self.ftl.is_starved(tx.plane) && !self.ftl.can_alloc(tx.plane, s) {
-                self.ftl.add_gc_check(tx.plane);
-                self.maybe_start_gc(tx.plane, now);
-            }
+        let s = program_stream(&self.ftl, tx.origin);
+        self.queued_programs[tx.plane as usize][s as usize] += 1;
+        if tx.origin.foreground()
+            && self.ftl.is_starved(tx.plane)
+            && !self.ftl.can_alloc(tx.plane, s)
+        {
+            self.ftl.add_gc_check(tx.plane);
+            self.maybe_start_gc(tx.plane, now);
         }
     }
 
     /// The count of programs from `origin` queued in `plane` on their stream.
     #[inline]
     pub(super) fn queued_on_stream(&mut self, origin: Origin, plane: u32) -> &mut u32 {
-        let p = plane as usize;
-        match program_stream(&self.ftl, origin) {
-            Stream::User => &mut self.queued_programs[p],
-            Stream::Gc => &mut self.queued_gc_programs[p],
-            Stream::Mapping => &mut self.queued_map_programs[p],
-        }
+        let s = program_stream(&self.ftl, origin);
+        &mut self.queued_programs[plane as usize][s as usize]
+    }
+
+    /// Programs queued in `plane` on the user stream.
+    #[inline]
+    pub(super) fn queued_user_programs(&self, plane: u32) -> u32 {
+        self.queued_programs[plane as usize][Stream::User as usize]
     }
 
     /// A foreground program from `origin` started in `plane`.
@@ -59,7 +62,7 @@ impl Ssd {
             return;
         };
         for p in planes {
-            let waiting = self.queued_programs[p as usize] > 0 || !self.write_pool.is_empty();
+            let waiting = self.queued_user_programs(p) > 0 || !self.write_pool.is_empty();
             if waiting && !self.ftl.can_alloc(p, Stream::User) {
                 self.ftl.add_gc_check(p);
                 self.maybe_start_gc(p, now);

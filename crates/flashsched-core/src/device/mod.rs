@@ -47,7 +47,7 @@ use crate::flash::die::Die;
 use crate::flash::variation::Variation;
 use crate::flash::{Geometry, Timing};
 use crate::ftl::precondition::PreconditionReport;
-use crate::ftl::{Allocation, Ftl};
+use crate::ftl::{Allocation, Ftl, STREAMS};
 use crate::io::DeviceView;
 use config::CachePolicy;
 pub use config::{ControllerConfig, SsdSpec};
@@ -72,8 +72,6 @@ macro_rules! pick_ctx {
             chip_busy: $s.cmds.unit == crate::device::config::BusyUnit::Chip,
             dies: &$s.dies,
             queued_programs: &$s.queued_programs,
-            queued_gc_programs: &$s.queued_gc_programs,
-            queued_map_programs: &$s.queued_map_programs,
             lone_reads: $s.cmds.lone_reads,
         }
     };
@@ -314,12 +312,9 @@ pub struct Ssd {
     gc_window: u32,
     /// Requests that finished inside a call (DRAM hits, TRIM, buffered writes).
     done: Vec<u32>,
-    /// User programs queued, not started, per plane (`gc_retry.rs`).
-    queued_programs: Vec<u32>,
-    /// GC programs queued per plane (`onfi-queued` offsets).
-    queued_gc_programs: Vec<u32>,
-    /// Translation-page programs queued per plane on their own frontier.
-    queued_map_programs: Vec<u32>,
+    /// Programs queued, not started, per plane by the write stream they
+    /// will take a page from (`gc_retry.rs`; `onfi-queued` offsets).
+    queued_programs: Vec<[u32; STREAMS]>,
     par: Parallelism,
     /// Per-block program speeds (process variation), if enabled.
     variation: Option<Variation>,
@@ -458,9 +453,7 @@ impl Ssd {
             copyback: cfg.ftl.copyback,
             gc_window: cfg.ftl.gc_move_window,
             done: Vec::new(),
-            queued_programs: vec![0; geo.planes() as usize],
-            queued_gc_programs: vec![0; geo.planes() as usize],
-            queued_map_programs: vec![0; geo.planes() as usize],
+            queued_programs: vec![[0; STREAMS]; geo.planes() as usize],
             stats: DeviceStats::default(),
             precondition,
             ftl,

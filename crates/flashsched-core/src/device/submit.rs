@@ -487,7 +487,7 @@ impl Ssd {
         let start = self.rr_plane[die as usize];
         (1..=ppd).map(|i| (start + i) % ppd).find(|&c| {
             let p = die * ppd + c;
-            !self.ftl.is_starved(p) && self.ftl.user_room_for(p, self.queued_programs[p as usize])
+            !self.ftl.is_starved(p) && self.ftl.user_room_for(p, self.queued_user_programs(p))
         })
     }
 

@@ -168,7 +168,7 @@ impl Ssd {
                 // A plane where GC found nothing to reclaim takes a write
                 // only while it has a page for it now.
                 (!self.ftl.is_starved(p) || self.ftl.can_alloc(p, Stream::User))
-                    && self.ftl.user_room_for(p, self.queued_programs[p as usize])
+                    && self.ftl.user_room_for(p, self.queued_user_programs(p))
                     && ctx.can_issue(&t)
             })
             .take(n as usize)

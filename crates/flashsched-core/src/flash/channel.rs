@@ -165,17 +165,13 @@ impl Channel {
     /// (SSDsim's step loop: at each step a channel sends a waiting read's
     /// command before it starts a data-out; ties go to the command).
     pub fn reserve_command_first(&mut self, now: Ns, dur: Ns, changed: &mut Vec<(u32, Ns)>) -> Ns {
-        // The data-outs that start before `now` stay ahead of the cycles.
-        let mut t = self.free_at;
-        let mut n = 0;
-        for p in &self.pending {
-            let start = p.ready.max(t);
-            if start >= now {
-                break;
-            }
-            t = start + p.dur;
-            n += 1;
-        }
+        // The data-outs that start before `now` (by their planned ends, in
+        // the order they run) stay ahead of the cycles.
+        let n = self
+            .pending
+            .iter()
+            .take_while(|p| p.end - p.dur < now)
+            .count();
         self.fix_pending_first(n);
         self.hold_for_cycles(now, dur, changed)
     }

@@ -35,7 +35,7 @@ use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::flash::die::Die;
 use crate::flash::Geometry;
-use crate::ftl::{Ftl, SpeedPref, Stream};
+use crate::ftl::{Ftl, SpeedPref, Stream, STREAMS};
 use crate::registry::{self, Entry, Params, Registry, SchedTables};
 
 pub use aos::{Aos, AosParams, Refill};
@@ -68,13 +68,9 @@ pub struct PickCtx<'a> {
     pub chip_busy: bool,
     /// Every die's state, for [`PickCtx::die_free`].
     pub dies: &'a [Die],
-    /// Host programs queued per plane, for [`PickCtx::companion_possible`].
-    pub queued_programs: &'a [u32],
-    /// GC programs queued per plane (their own write frontier).
-    pub queued_gc_programs: &'a [u32],
-    /// Translation-page programs queued per plane on their own frontier
-    /// (`ftl.mapping_frontier`; else counted with the host's).
-    pub queued_map_programs: &'a [u32],
+    /// Programs queued per plane by write stream, for
+    /// [`PickCtx::companion_possible`].
+    pub queued_programs: &'a [[u32; STREAMS]],
     /// Reads are one-page commands that join no interleaved group
     /// (`controller.advanced_reads = false`), for [`PickCtx::can_issue`].
     pub lone_reads: bool,
@@ -238,10 +234,7 @@ impl PickCtx<'_> {
             let plane = base + k;
             // Under `onfi-queued` a host program waiting on `plane` holds
             // an offset of its own (any, once programs start out of turn).
-            (queued
-                && (self.queued_programs[plane as usize] > 0
-                    || self.queued_gc_programs[plane as usize] > 0
-                    || self.queued_map_programs[plane as usize] > 0))
+            (queued && self.queued_programs[plane as usize].iter().any(|&n| n > 0))
                 || [Stream::User, Stream::Gc, self.ftl.mapping_stream()]
                     .iter()
                     .any(|&s| self.ftl.next_page_offset(plane, s) == want)
