@@ -274,11 +274,14 @@ def _max_in_flight(df: pd.DataFrame) -> int:
 def test_queue_depth_bounds_outstanding_requests(qd):
     # 20k IOPS of 4-16 KiB saturates ssdsim-default's two 40 MB/s buses.
     # Back merges would let one device slot carry several user requests.
+    # SSDsim's clock (host.buffered_latency = "from-dispatch") reports a
+    # request its buffer served as dispatched on arrival, so the rows show
+    # the real dispatch times only with it off.
     res = flashsched.run(
         synthetic="read=0.7,bs=4k-16k,iops=20000,n=1500",
         device=DEVICE,
         queue_depth=qd,
-        overrides=["host.max_merge_kib=0"],
+        overrides=["host.max_merge_kib=0", "host.buffered_latency=from-arrival"],
     )
     df = res.requests
     assert _max_in_flight(df) == qd

@@ -462,6 +462,9 @@ def test_ssdsim_device_maps_every_key(tmp_path, toml_loads):
     assert k["controller.write_ack"] == "data-in"
     assert (k["controller.multiplane_us"], k["controller.busy_unit"]) == (0.1, "chip")
     assert (k["controller.scheduler"], k["host.queue_depth"]) == ("ssdsim-fcfs", 16)
+    # SSDsim's clock is set back on admission: buffer-served requests are
+    # timed from their dispatch.
+    assert k["host.buffered_latency"] == "from-dispatch"
     assert (k["cache.mib"], k["cache.policy"]) == (2.0, "ssdsim-lru")
     assert (k["cache.dram_mb_s"], k["cache.dram_latency_ns"]) == (1e7, 1000.0)
     cfg = resolved(imp, toml_loads)
@@ -526,6 +529,10 @@ def test_ssdsim_shipped_parameters_match_the_preset(toml_loads):
     assert int(ours["cache"]["mib"] * 2**20 / page) == int(preset["cache"]["mib"] * 2**20 / page)
     assert (ours["ftl"]["gc_mode"], ours["ftl"]["gc_block_unit"]) == ("blocking", "chip")
     assert (preset["ftl"]["gc_mode"], preset["ftl"]["gc_block_unit"]) == ("blocking", "chip")
+    # Its request queue (queue_length, 5 when the file does not set it).
+    for key in ("queue_depth", "buffered_latency"):
+        assert ours["host"][key] == preset["host"][key], key
+    assert (ours["host"]["queue_depth"], ours["host"]["buffered_latency"]) == (5, "from-dispatch")
 
 
 # --- MQSim workload.xml ------------------------------------------------------

@@ -9,7 +9,7 @@ use crate::config::DeviceConfig;
 use crate::device::{DevEvent, EventSink, Ssd};
 use crate::engine::{self, Clock, EventQueue, Model, Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
-use crate::host::Host;
+use crate::host::{BufferedLatency, Host};
 use crate::io::Completion;
 use crate::memory::{fmt_bytes, Budget, Estimate, MemoryLimit};
 use crate::metrics::summary::{FlashSummary, MappingSummary, PreconditionSummary};
@@ -386,15 +386,23 @@ impl Model for Simulation {
                 self.finished_slots.clear();
                 self.host
                     .complete(id, now, &self.ssd, &mut self.finished_slots);
+                // SSDsim's clock (`host.buffered_latency`): a request served
+                // from DRAM alone is timed as if dispatched on arrival.
+                let uncounted = self.host.buffered_latency == BufferedLatency::FromDispatch
+                    && self.ssd.served_from_dram(id);
                 for slot in &self.finished_slots {
                     if let Some(l) = &mut self.ledger {
                         l.completed(slot.req.seq)
                             .map_err(|m| check::error(now, "host", &m))?;
                     }
+                    let wait = match uncounted {
+                        true => slot.dispatched - slot.req.arrival,
+                        false => 0,
+                    };
                     let c = Completion {
                         arrival: slot.req.arrival,
-                        dispatch: slot.dispatched,
-                        complete: now,
+                        dispatch: slot.dispatched - wait,
+                        complete: now - wait,
                         op: slot.req.op,
                         offset: slot.req.offset,
                         size: slot.req.size,

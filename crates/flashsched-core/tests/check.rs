@@ -509,6 +509,11 @@ fn random_knobs(rng: &mut Rng, host: &str, dev: &str) -> Vec<String> {
         "controller.read_commands_first={}",
         pick(rng, &["false", "true"])
     ));
+    // SSDsim's clock: requests served from DRAM timed from their dispatch.
+    ov.push(format!(
+        "host.buffered_latency={}",
+        pick(rng, &["from-arrival", "from-dispatch"])
+    ));
     ov
 }
 

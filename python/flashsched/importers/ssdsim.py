@@ -419,3 +419,9 @@ def _cache_and_host(out: DeviceImport, f: Fields) -> None:
             "SSDsim's buffer counts its room in sectors and writes back the sectors a page holds",
         )
     out.set("host.queue_depth", f.integer("queue_length", lo=1), "queue_length")
+    out.set(
+        "host.buffered_latency",
+        "from-dispatch",
+        "SSDsim sets its clock back to a request's arrival when it admits it (get_requests), so "
+        "a request its buffer serves alone takes 1000 ns however long it waited for admission",
+    )

@@ -8,7 +8,8 @@
 /// interleaved with user I/O, an eager write buffer when a size is set,
 /// writes acknowledged when programmed, whole pages on the bus and in the
 /// buffer, reads paired like writes, one DRAM for all requests, no shared
-/// reads, no command cycles on the bus.
+/// reads, no command cycles on the bus, a host queue of 32 whose waiting
+/// time every request counts.
 pub const SSDSIM_PLAIN: &[&str] = &[
     "cache.mib=0",
     "cache.policy=eager",
@@ -32,4 +33,6 @@ pub const SSDSIM_PLAIN: &[&str] = &[
     "timing.program_command_ns=0",
     "timing.program_command_plane_ns=0",
     "controller.read_commands_first=false",
+    "host.queue_depth=32",
+    "host.buffered_latency=from-arrival",
 ];

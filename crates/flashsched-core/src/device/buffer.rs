@@ -224,6 +224,8 @@ impl Ssd {
             return;
         }
         let need = self.cache_need(offset, size);
+        // Room is made by flushing: it waits for flash.
+        self.reqs[r as usize].flash = true;
         if let Some(buf) = &mut self.buffer {
             buf.waiting.push_back((r, offset, size, need));
             buf.waiting_need += need;
@@ -384,7 +386,7 @@ impl Ssd {
     fn flush(&mut self, r: u32, lpn: u32, sectors: u32, mask: u64, now: Ns) -> u16 {
         let seq = self.inflight.get(&lpn).map_or(0, |e| e.newest);
         let (plane, die) = self.host_write_plane(lpn);
-        self.reqs[r as usize].remaining += 1;
+        self.wait_on_flash(r);
         let mut tx = Tx::user_program(r, lpn, plane, die, seq, now);
         if self.timing.sector_transfers && sectors > 0 {
             tx.sectors = sectors.min(u16::MAX as u32) as u16;

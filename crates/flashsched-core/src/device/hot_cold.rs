@@ -264,6 +264,7 @@ impl Ssd {
         };
         let Some(hc) = &mut self.hot_cold else { return };
         if !hc.waiting.is_empty() {
+            self.reqs[r as usize].flash = true;
             // Earlier writes wait, so there is no room (a step would admit
             // nothing), but the step still ends the window if it is over.
             hc.end_step(now);
@@ -271,6 +272,7 @@ impl Ssd {
             return;
         }
         if !self.hot_cold_step(&mut p, now) {
+            self.reqs[r as usize].flash = true;
             if let Some(hc) = &mut self.hot_cold {
                 hc.waiting.push_back(p);
             }
@@ -329,7 +331,7 @@ impl Ssd {
     fn hot_cold_flush(&mut self, owner: u32, lpn: u32, seq: u64, bytes: u64, bits: u64, now: Ns) {
         let plane = self.write_plane(lpn);
         let die = self.geo.die_of_plane(plane);
-        self.reqs[owner as usize].remaining += 1;
+        self.wait_on_flash(owner);
         let mut tx = Tx {
             sectors: match self.timing.sector_transfers {
                 true => (bytes / SECTOR).min(u16::MAX as u64) as u16,

@@ -222,6 +222,9 @@ struct DevReq {
     out_bytes: u32,
     /// Bytes (whole sectors) of a read answered from the DRAM cache.
     dram_bytes: u32,
+    /// Its completion waited for flash: a transaction of its own, a flush
+    /// it caused, or room in the write cache.
+    flash: bool,
 }
 
 /// A chip entering (`in_gc`) or leaving GC: a GC job started in one of its
@@ -312,6 +315,9 @@ pub struct Ssd {
     gc_window: u32,
     /// Requests that finished inside a call (DRAM hits, TRIM, buffered writes).
     done: Vec<u32>,
+    /// By host id: whether the last request finished under that id waited
+    /// for no flash operation ([`Ssd::served_from_dram`]).
+    from_dram: Vec<bool>,
     /// Programs queued, not started, per plane by the write stream they
     /// will take a page from (`gc_retry.rs`; `onfi-queued` offsets).
     queued_programs: Vec<[u32; STREAMS]>,
@@ -453,6 +459,7 @@ impl Ssd {
             copyback: cfg.ftl.copyback,
             gc_window: cfg.ftl.gc_move_window,
             done: Vec::new(),
+            from_dram: Vec::new(),
             queued_programs: vec![[0; STREAMS]; geo.planes() as usize],
             stats: DeviceStats::default(),
             precondition,
@@ -559,6 +566,14 @@ impl Ssd {
         if !self.done.is_empty() {
             out.append(&mut self.done);
         }
+    }
+
+    /// Whether request `host`, finished (reported by [`Ssd::take_done`] and
+    /// not yet reused), was served without waiting for any flash operation:
+    /// from the DRAM cache or write buffer alone, TRIM, or reads shared with
+    /// another read of the same page.
+    pub fn served_from_dram(&self, host: u32) -> bool {
+        self.from_dram.get(host as usize).copied().unwrap_or(false)
     }
 
     /// Whether the device has no queued or running work.

@@ -68,6 +68,7 @@ impl Ssd {
             remaining: 0,
             out_bytes: 0,
             dram_bytes: 0,
+            flash: false,
         };
         match self.free_reqs.pop() {
             Some(i) => {
@@ -79,6 +80,14 @@ impl Ssd {
                 (self.reqs.len() - 1) as u32
             }
         }
+    }
+
+    /// Device request `r` waits for one more flash transaction.
+    #[inline]
+    pub(super) fn wait_on_flash(&mut self, r: u32) {
+        let req = &mut self.reqs[r as usize];
+        req.remaining += 1;
+        req.flash = true;
     }
 
     #[inline]
@@ -237,6 +246,11 @@ impl Ssd {
         let req = self.reqs[r as usize];
         if req.host != NONE {
             self.reqs[r as usize].host = NONE;
+            let h = req.host as usize;
+            if self.from_dram.len() <= h {
+                self.from_dram.resize(h + 1, false);
+            }
+            self.from_dram[h] = !req.flash;
             if self.front.timed() {
                 let t = self.front.dram(req.dram_bytes as u64, ready);
                 let t = match req.out_bytes {
@@ -281,7 +295,7 @@ impl Ssd {
         if self.share_read(r, ppn, None, now) {
             return;
         }
-        self.reqs[r as usize].remaining += 1;
+        self.wait_on_flash(r);
         self.enqueue_mapped(tx, now);
     }
 
@@ -357,7 +371,7 @@ impl Ssd {
                 continue;
             }
             conflict |= self.note_chip(tx.die);
-            self.reqs[r as usize].remaining += 1;
+            self.wait_on_flash(r);
             self.enqueue_mapped(tx, now);
         }
         if self.req_touched {
@@ -396,7 +410,7 @@ impl Ssd {
             if plane != UNPLACED {
                 conflict |= self.note_chip(tx.die);
             }
-            self.reqs[r as usize].remaining += 1;
+            self.wait_on_flash(r);
             self.enqueue_mapped(tx, now);
         }
         self.stats.write_requests += 1;

@@ -18,10 +18,33 @@ pub struct HostConfig {
     /// 0 disables merging (Linux `max_sectors_kb`, 512 KiB).
     #[serde(default = "default_max_merge_kib")]
     pub max_merge_kib: u32,
+    /// Where the latency of a request the device served without waiting
+    /// for flash (DRAM cache hits, buffered writes) is counted from.
+    #[serde(default)]
+    pub buffered_latency: BufferedLatency,
     /// Each host scheduler's tunables (`[host.<name>]`), by name; a resolved
     /// config holds every registered scheduler's table.
     #[serde(flatten)]
     pub sched: SchedTables,
+}
+
+/// `host.buffered_latency`: where the latency of a request the device
+/// served without waiting for flash starts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BufferedLatency {
+    /// Its arrival at the host queue, like every other request.
+    #[default]
+    FromArrival,
+    /// Its dispatch to the device: the time it waited in the host queue is
+    /// not counted. SSDsim's timing: when a slot of its request queue
+    /// (`queue_length`, 5) frees, it sets its clock back to the arrival
+    /// time of the request it admits (`get_requests`), so a request its
+    /// buffer serves alone is answered 1 µs after its arrival however long
+    /// it waited (`buffer_management`); requests that need flash are
+    /// served after the work already dispatched and timed from their
+    /// arrival.
+    FromDispatch,
 }
 
 fn default_max_merge_kib() -> u32 {

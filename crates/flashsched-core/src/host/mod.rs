@@ -9,7 +9,7 @@ use sched::{Done, HostCaps, HostCtx, HostEnv, HostScheduler, Pick};
 pub mod config;
 pub mod sched;
 
-pub use config::HostConfig;
+pub use config::{BufferedLatency, HostConfig};
 
 /// A block request as the host sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +62,8 @@ pub struct Host {
     name: String,
     /// Device requests that may be outstanding at once.
     pub queue_depth: u32,
+    /// Where a request served from DRAM alone is timed from.
+    pub buffered_latency: BufferedLatency,
     /// The I/O scheduler ordering the queue.
     pub sched: Box<dyn HostScheduler>,
     slots: Vec<Slot>,
@@ -97,6 +99,7 @@ impl Host {
         let mut host = Host {
             name: cfg.scheduler.clone(),
             queue_depth: cfg.queue_depth,
+            buffered_latency: cfg.buffered_latency,
             skip_empty: false,
             timers: true,
             observes: false,
