@@ -15,6 +15,15 @@ use crate::engine::Ns;
 use crate::flash::Geometry;
 use crate::ftl::Stream;
 
+/// Lists [`Ssd::place_pooled`] reuses: the dies it fills, and each die's
+/// open planes.
+#[derive(Debug, Default)]
+pub(super) struct PoolScratch {
+    dies: Vec<u32>,
+    planes: Vec<u32>,
+    spans: Vec<usize>,
+}
+
 /// The plane of a write still in the pool.
 pub(super) const UNPLACED: u32 = u32::MAX;
 
@@ -88,30 +97,44 @@ impl Ssd {
     /// any write was placed.
     /// The pool must not be empty.
     pub(super) fn place_pooled(&mut self, chip: u32, dies: u64, now: Ns) -> bool {
+        // Reused lists (this runs for every idle chip a write may take).
+        let mut s = std::mem::take(&mut self.pool_scratch);
+        let placed = self.place_pooled_in(&mut s, chip, dies, now);
+        self.pool_scratch = s;
+        placed
+    }
+
+    fn place_pooled_in(&mut self, s: &mut PoolScratch, chip: u32, dies: u64, now: Ns) -> bool {
         let dpc = self.geo.dies_per_chip;
         let first = self.cmds.chip_next[chip as usize];
-        let mut take: Vec<u32> = (0..dpc)
-            .map(|k| (first + k) % dpc)
-            .filter(|k| dies & (1 << k) != 0)
-            .map(|k| chip * dpc + k)
-            .collect();
+        s.dies.clear();
+        s.dies.extend(
+            (0..dpc)
+                .map(|k| (first + k) % dpc)
+                .filter(|k| dies & (1 << k) != 0)
+                .map(|k| chip * dpc + k),
+        );
         if !(self.cmds.unit == BusyUnit::Chip && self.cmds.interleave) {
-            take.truncate(1);
+            s.dies.truncate(1);
         }
         let per_die = match self.cmds.multiplane {
             MultiPlane::Off => 1,
             _ => self.geo.planes_per_die,
         };
-        // Each die's planes that can take a write now, in round-robin order.
-        let slots: Vec<Vec<u32>> = take
-            .iter()
-            .map(|&d| self.open_planes(d, per_die, now))
-            .collect();
-        if slots.iter().all(|s| s.is_empty()) {
+        // Each die's planes that can take a write now, in round-robin
+        // order: die `i`'s are `planes[spans[i]..spans[i + 1]]`.
+        s.planes.clear();
+        s.spans.clear();
+        s.spans.push(0);
+        for i in 0..s.dies.len() {
+            self.open_planes(s.dies[i], per_die, now, &mut s.planes);
+            s.spans.push(s.planes.len());
+        }
+        if s.planes.is_empty() {
             // No room here: GC must make some (a placed write would have
             // asked for it when queued, `note_queued`).
             let ppd = self.geo.planes_per_die;
-            for &d in &take {
+            for &d in &s.dies {
                 for p in d * ppd..(d + 1) * ppd {
                     if !self.ftl.can_alloc(p, Stream::User) {
                         self.ftl.add_gc_check(p);
@@ -125,10 +148,12 @@ impl Ssd {
         // The request whose writes, pooled at this instant, may join.
         let mut owner = None;
         for round in 0..per_die as usize {
-            for (i, &die) in take.iter().enumerate() {
-                let Some(&plane) = slots[i].get(round) else {
+            for (i, &die) in s.dies.iter().enumerate() {
+                let (lo, hi) = (s.spans[i], s.spans[i + 1]);
+                if lo + round >= hi {
                     continue;
-                };
+                }
+                let plane = s.planes[lo + round];
                 let Some(&(id, at)) = self.write_pool.front() else {
                     return placed;
                 };
@@ -148,35 +173,38 @@ impl Ssd {
 
     /// Up to `n` planes of `die` a user write could start on now (room for
     /// it beside those queued, a page now where GC is stuck, and allowed by
-    /// the GC gate), from the one after the last chosen.
-    fn open_planes(&mut self, die: u32, n: u32, now: Ns) -> Vec<u32> {
+    /// the GC gate), from the one after the last chosen, appended to `out`.
+    fn open_planes(&mut self, die: u32, n: u32, now: Ns, out: &mut Vec<u32>) {
         let ppd = self.geo.planes_per_die;
         let start = self.rr_plane[die as usize];
         let probe = match self.write_pool.front() {
             Some(&(id, _)) => *self.txs.get(id),
-            None => return Vec::new(),
+            None => return,
         };
         let ctx = pick_ctx!(self, now);
-        let out: Vec<u32> = (1..=ppd)
-            .map(|i| die * ppd + (start + i) % ppd)
-            .filter(|&p| {
-                let t = Tx {
-                    plane: p,
-                    die,
-                    ..probe
-                };
-                // A plane where GC found nothing to reclaim takes a write
-                // only while it has a page for it now.
-                (!self.ftl.is_starved(p) || self.ftl.can_alloc(p, Stream::User))
-                    && self.ftl.user_room_for(p, self.queued_user_programs(p))
-                    && ctx.can_issue(&t)
-            })
-            .take(n as usize)
-            .collect();
-        if let Some(&last) = out.last() {
-            self.rr_plane[die as usize] = last % ppd;
+        let before = out.len();
+        out.extend(
+            (1..=ppd)
+                .map(|i| die * ppd + (start + i) % ppd)
+                .filter(|&p| {
+                    let t = Tx {
+                        plane: p,
+                        die,
+                        ..probe
+                    };
+                    // A plane where GC found nothing to reclaim takes a
+                    // write only while it has a page for it now.
+                    (!self.ftl.is_starved(p) || self.ftl.can_alloc(p, Stream::User))
+                        && self.ftl.user_room_for(p, self.queued_user_programs(p))
+                        && ctx.can_issue(&t)
+                })
+                .take(n as usize),
+        );
+        if out.len() > before {
+            if let Some(&last) = out.last() {
+                self.rr_plane[die as usize] = last % ppd;
+            }
         }
-        out
     }
 
     /// Queue pooled write `id` on `plane` of `die`.
