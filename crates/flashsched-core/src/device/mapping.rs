@@ -95,6 +95,9 @@ pub(crate) struct MappingCache {
     /// Write-back generation per translation page.
     gen: Vec<u32>,
     tps: FxHashMap<u32, TpState>,
+    /// Settled states kept for reuse (their lists keep their room: a miss
+    /// per request would otherwise allocate and free two).
+    spare: Vec<TpState>,
     /// Per translation page, `READING` and `DEPARTING` as its `TpState`
     /// says (0 without one): a lookup that misses asks only this byte, not
     /// the map, whose states (a few thousand pages' worth once write-backs
@@ -131,6 +134,7 @@ impl MappingCache {
             free: Vec::new(),
             gen: vec![0; pages as usize],
             tps: FxHashMap::default(),
+            spare: Vec::new(),
             phase: vec![0; pages as usize],
             evicted: Vec::new(),
             programs: cfg.writeback == super::config::Writeback::Program,
@@ -214,7 +218,7 @@ impl MappingCache {
             return Query::Departing;
         }
         self.insert(lpn, true);
-        let st = self.tps.entry(tp).or_default();
+        let st = self.state(tp);
         st.waiting.push(lpn);
         if reading {
             return Query::Wait;
@@ -226,7 +230,7 @@ impl MappingCache {
 
     /// `tx` waits for the read of translation page `tp` (in flight).
     pub(crate) fn park(&mut self, tp: u32, tx: Tx) {
-        self.tps.entry(tp).or_default().parked.push(tx);
+        self.state(tp).parked.push(tx);
     }
 
     /// `lpn`'s mapping changed (a write or a GC move): its entry is cached
@@ -256,25 +260,46 @@ impl MappingCache {
     /// `true` if the caller must issue its merge read, `false` if a read of
     /// it is already in flight (the program waits for that one).
     pub(crate) fn begin_writeback(&mut self, tp: u32) -> bool {
-        let st = self.tps.entry(tp).or_default();
-        st.writebacks += 1;
         self.phase[tp as usize] |= READING;
+        let st = self.state(tp);
+        st.writebacks += 1;
         !std::mem::replace(&mut st.reading, true)
     }
 
+    /// Translation page `tp`'s state, made (from a spare) if it has none.
+    fn state(&mut self, tp: u32) -> &mut TpState {
+        let spare = &mut self.spare;
+        self.tps
+            .entry(tp)
+            .or_insert_with(|| spare.pop().unwrap_or_default())
+    }
+
+    /// Keep `st`, settled, for reuse.
+    fn retire(&mut self, mut st: TpState) {
+        const KEEP: usize = 64;
+        if self.spare.len() < KEEP {
+            st.waiting.clear();
+            st.parked.clear();
+            st.reading = false;
+            st.writebacks = 0;
+            st.departing = 0;
+            self.spare.push(st);
+        }
+    }
+
     /// The read of translation page `tp` finished: its reserved entries are
-    /// cached now. Returns the transactions that waited for it and the
-    /// number of write-back programs to issue.
-    pub(crate) fn read_done(&mut self, tp: u32) -> (Vec<Tx>, u32) {
+    /// cached now. Appends the transactions that waited for it to `parked`
+    /// and returns the number of write-back programs to issue.
+    pub(crate) fn read_done(&mut self, tp: u32, parked: &mut Vec<Tx>) -> u32 {
         let Some(mut st) = self.tps.remove(&tp) else {
-            return (Vec::new(), 0);
+            return 0;
         };
         for &lpn in &st.waiting {
             if let Some(s) = self.index.get(lpn) {
                 self.slots[s as usize].waiting = false;
             }
         }
-        let parked = std::mem::take(&mut st.parked);
+        parked.append(&mut st.parked);
         let mut programs = st.writebacks;
         if !self.programs && programs > 0 {
             // Never programmed: the content stays in DRAM for good.
@@ -286,10 +311,12 @@ impl MappingCache {
         st.writebacks = 0;
         st.departing = st.departing.saturating_add(programs);
         self.phase[tp as usize] = if st.departing > 0 { DEPARTING } else { 0 };
-        if !st.idle() {
+        if st.idle() {
+            self.retire(st);
+        } else {
             self.tps.insert(tp, st);
         }
-        (parked, programs)
+        programs
     }
 
     /// A write-back program of translation page `tp` finished.
@@ -300,7 +327,9 @@ impl MappingCache {
                 self.phase[tp as usize] &= !DEPARTING;
             }
             if st.idle() && st.parked.is_empty() {
-                self.tps.remove(&tp);
+                if let Some(st) = self.tps.remove(&tp) {
+                    self.retire(st);
+                }
             }
         }
     }
@@ -418,6 +447,13 @@ impl MappingCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `read_done` with the parked transactions returned.
+    fn read_done(c: &mut MappingCache, tp: u32) -> (Vec<Tx>, u32) {
+        let mut parked = Vec::new();
+        let programs = c.read_done(tp, &mut parked);
+        (parked, programs)
+    }
     use crate::flash::GeometryConfig;
 
     /// 8 KiB pages, 2^16 physical pages: (2·16 + 16)/8 = 6-byte cached
@@ -467,7 +503,7 @@ mod tests {
         assert_eq!(c.query(5), Query::Wait);
         // Another translation page: its own read.
         assert_eq!(c.query(2048), Query::Fetch);
-        let (parked, programs) = c.read_done(0);
+        let (parked, programs) = read_done(&mut c, 0);
         assert!(parked.is_empty());
         assert_eq!(programs, 0);
         assert_eq!(c.query(5), Query::Hit);
@@ -480,13 +516,14 @@ mod tests {
         let mut c = cache(6.0 / 1024.0 * 3.0);
         for lpn in [0, 2048, 4096] {
             assert_eq!(c.query(lpn), Query::Fetch);
-            c.read_done(c.tp_of(lpn));
+            let tp = c.tp_of(lpn);
+            read_done(&mut c, tp);
         }
         c.update(2048); // dirty, and now the most recent
         assert_eq!(c.query(0), Query::Hit); // order now (old→new): 4096, 2048, 0
         assert_eq!(c.query(6144), Query::Fetch); // evicts clean 4096
         assert!(c.evicted.is_empty());
-        c.read_done(3);
+        read_done(&mut c, 3);
         assert_eq!(c.query(8192), Query::Fetch); // evicts dirty 2048
         assert_eq!(c.evicted, vec![1]);
         assert!(!c.is_dirty(2048));
@@ -494,7 +531,7 @@ mod tests {
         assert!(c.begin_writeback(1));
         // A miss on page 1 meanwhile joins that read.
         assert_eq!(c.query(2049), Query::Wait);
-        let (parked, programs) = c.read_done(1);
+        let (parked, programs) = read_done(&mut c, 1);
         assert!(parked.is_empty());
         assert_eq!(programs, 1);
         // While the program runs, page 1 is in DRAM: a miss costs no read.
@@ -527,7 +564,7 @@ mod tests {
         }
         assert_eq!(c.evicted, vec![0]);
         assert!(c.begin_writeback(0));
-        let (_, programs) = c.read_done(0);
+        let (_, programs) = read_done(&mut c, 0);
         assert_eq!(programs, 0);
         c.program_done(0);
         // Page 0 never leaves DRAM: misses on it read nothing.
@@ -543,9 +580,9 @@ mod tests {
         // Both reserved: the cache runs over capacity rather than drop one.
         assert_eq!(c.query(4096), Query::Fetch);
         assert_eq!(c.len(), 3);
-        c.read_done(0);
-        c.read_done(1);
-        c.read_done(2);
+        read_done(&mut c, 0);
+        read_done(&mut c, 1);
+        read_done(&mut c, 2);
         // Back under capacity: the two oldest settled entries go.
         assert_eq!(c.query(6144), Query::Fetch);
         assert_eq!(c.len(), 2);

@@ -237,6 +237,8 @@ pub struct Ssd {
     write_pool: std::collections::VecDeque<(tx::TxId, Ns)>,
     /// Lists reused by `place_pooled`.
     pool_scratch: write_pool::PoolScratch,
+    /// Transactions released by a translation read (reused).
+    parked_scratch: Vec<tx::Tx>,
     buffer: Option<WriteBuffer>,
     /// The `hot-cold` data cache (then `buffer` is none).
     hot_cold: Option<hot_cold::HotCold>,
@@ -380,6 +382,7 @@ impl Ssd {
             shared: cfg.controller.shared_reads.then(Default::default),
             write_pool: std::collections::VecDeque::new(),
             pool_scratch: write_pool::PoolScratch::default(),
+            parked_scratch: Vec::new(),
             buffer: (buffer_pages > 0 && !hot_cold).then(|| {
                 let spp = cfg.cache.sectors.then_some(geo.page_size / 512);
                 let track = cfg.ftl.update_reads != crate::ftl::UpdateReads::Off;

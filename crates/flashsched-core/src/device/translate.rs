@@ -82,9 +82,10 @@ impl Ssd {
     /// it and program the write-backs that needed it.
     pub(super) fn translation_read_done(&mut self, tp: u32, now: Ns) {
         let Some(cmt) = &mut self.cmt else { return };
-        let (parked, programs) = cmt.read_done(tp);
+        let mut parked = std::mem::take(&mut self.parked_scratch);
+        let programs = cmt.read_done(tp, &mut parked);
         let lpn = cmt.base + tp;
-        for tx in parked {
+        for tx in parked.drain(..) {
             if tx.kind == TxKind::Program {
                 if let Some(c) = &mut self.cmt {
                     c.update(tx.lpn);
@@ -109,6 +110,7 @@ impl Ssd {
             let die = self.geo.die_of_plane(plane);
             self.enqueue(Tx::map_program(tp, lpn, plane, die, seq, now), now);
         }
+        self.parked_scratch = parked;
         self.write_back_evicted(now);
     }
 
