@@ -201,9 +201,7 @@ impl Ssd {
                 .take(n as usize),
         );
         if out.len() > before {
-            if let Some(&last) = out.last() {
-                self.rr_plane[die as usize] = last % ppd;
-            }
+            self.rr_plane[die as usize] = out[out.len() - 1] % ppd;
         }
     }
 
