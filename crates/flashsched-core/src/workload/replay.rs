@@ -6,7 +6,7 @@
 //! at intensity 1e-18) is an error naming the record and the intensity; it
 //! never saturates or wraps.
 
-use super::trace::{TraceReader, TraceStats};
+use super::trace::{ReadAhead, TraceReader, TraceStats};
 use super::{IoRecord, IoSource, Poll, Workload};
 use crate::engine::{Ns, MAX_ARRIVAL};
 use crate::error::{SimError, SimResult};
@@ -35,9 +35,11 @@ pub fn scale_time(t: Ns, intensity: f64) -> Option<Ns> {
 }
 
 /// Where the records come from: a trace reader (whose line statistics go to
-/// the run summary) or any other record source.
+/// the run summary), on its own thread when one can be started, or any
+/// other record source.
 enum Source {
     Trace(Box<TraceReader>),
+    Ahead(Box<ReadAhead>),
     Other(Box<dyn IoSource>),
 }
 
@@ -78,7 +80,9 @@ impl Replay {
         }
     }
 
-    /// Replay a trace; its [`TraceStats`] appear in the run summary.
+    /// Replay a trace, read on its own thread ([`ReadAhead`]; in place if
+    /// no thread can be started); its [`TraceStats`] appear in the run
+    /// summary.
     pub fn from_trace(
         reader: TraceReader,
         intensity: f64,
@@ -93,7 +97,10 @@ impl Replay {
             limit,
             desc,
         );
-        r.source = Source::Trace(Box::new(reader));
+        r.source = match ReadAhead::spawn(reader, limit) {
+            Ok(ahead) => Source::Ahead(Box::new(ahead)),
+            Err(reader) => Source::Trace(Box::new(reader)),
+        };
         r
     }
 
@@ -114,6 +121,7 @@ impl Replay {
     fn out_of_range(&self, r: &IoRecord) -> SimError {
         let which = match &self.source {
             Source::Trace(t) => format!("record #{} of {}", self.emitted + 1, t.path().display()),
+            Source::Ahead(t) => format!("record #{} of {}", self.emitted + 1, t.path().display()),
             Source::Other(_) => format!("record #{}", self.emitted + 1),
         };
         let i = self.intensity;
@@ -139,6 +147,7 @@ impl Replay {
         }
         let next = match &mut self.source {
             Source::Trace(t) => t.next(),
+            Source::Ahead(t) => t.next(),
             Source::Other(s) => s.next_record(),
         };
         match next {
@@ -193,6 +202,7 @@ impl Workload for Replay {
     fn input_stats(&self) -> Option<TraceStats> {
         match &self.source {
             Source::Trace(t) => Some(t.stats().clone()),
+            Source::Ahead(t) => Some(t.stats().clone()),
             Source::Other(_) => None,
         }
     }

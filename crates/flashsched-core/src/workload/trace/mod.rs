@@ -45,7 +45,8 @@
 //!   skipped and counted in [`TraceStats::bad_lines`].
 //! - A trace that yields no record at all is an error at its end.
 //!
-//! Layout: `format.rs` is the registry of formats and their parsers,
+//! Layout: `ahead.rs` runs a reader on its own thread for replay,
+//! `format.rs` is the registry of formats and their parsers,
 //! `reader.rs` the streaming reader (time base, time order, sort window,
 //! bad-line policy), `options.rs` its policies and counts, `clean.rs` the
 //! line cleaning common to every format, `fields.rs` the shared field
@@ -54,6 +55,7 @@
 //! (`msr.rs`, ...) plus their fast paths (`fast.rs`), `columns.rs` for the
 //! column-mapped formats.
 
+mod ahead;
 mod ascii;
 mod blkparse;
 mod clean;
@@ -79,6 +81,7 @@ mod reader;
 mod spc;
 mod ssdsim;
 
+pub use ahead::ReadAhead;
 pub use columns::{ColumnMap, Sep};
 pub use detect::detect_format;
 pub use format::TraceFormat;
