@@ -47,6 +47,16 @@ impl Ssd {
 
     #[inline]
     pub(super) fn mark(&mut self, die: u32) {
+        // Channel-idle dispatch serves a marked die's whole channel
+        // (`serve_channel`): one mark per channel, whichever die asked, so
+        // a channel is not served again at an instant for each of its dies
+        // (a suspending scheduler is asked about the die itself).
+        let die = if self.chan_dispatch.is_some() && !self.suspends {
+            let g = &self.geo;
+            g.channel_of_die(die) * g.chips_per_channel * g.dies_per_chip
+        } else {
+            die
+        };
         let d = &mut self.dies[die as usize];
         if !d.dirty {
             d.dirty = true;
