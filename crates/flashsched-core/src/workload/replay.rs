@@ -97,9 +97,9 @@ impl Replay {
             limit,
             desc,
         );
-        r.source = match ReadAhead::spawn(reader, limit) {
+        r.source = match ReadAhead::spawn(Box::new(reader), limit) {
             Ok(ahead) => Source::Ahead(Box::new(ahead)),
-            Err(reader) => Source::Trace(Box::new(reader)),
+            Err(reader) => Source::Trace(reader),
         };
         r
     }

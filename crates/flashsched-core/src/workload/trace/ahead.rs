@@ -53,16 +53,19 @@ pub struct ReadAhead {
 impl ReadAhead {
     /// Run `reader` on a thread, stopping after `limit` records if given.
     /// When no thread can be started the reader comes back unchanged.
-    pub fn spawn(reader: TraceReader, limit: Option<u64>) -> Result<ReadAhead, TraceReader> {
+    pub fn spawn(
+        reader: Box<TraceReader>,
+        limit: Option<u64>,
+    ) -> Result<ReadAhead, Box<TraceReader>> {
         // The reader goes to the thread only once the thread exists, so a
         // failed spawn leaves it with the caller.
-        let (give, take) = sync_channel::<TraceReader>(1);
+        let (give, take) = sync_channel::<Box<TraceReader>>(1);
         let (tx, rx) = sync_channel(AHEAD);
         let spawned = std::thread::Builder::new()
             .name("trace-read".into())
             .spawn(move || {
                 if let Ok(reader) = take.recv() {
-                    produce(reader, limit, &tx);
+                    produce(*reader, limit, &tx);
                 }
             });
         let Ok(thread) = spawned else {
@@ -193,7 +196,7 @@ mod tests {
         });
         let mut out = Vec::new();
         // As `Replay` asks: the limit is checked before the next read.
-        while !limit.is_some_and(|l| out.len() as u64 >= l) {
+        while limit.is_none_or(|l| (out.len() as u64) < l) {
             let Some(item) = r.next() else { break };
             let failed = item.is_err();
             out.push(show(&item));
@@ -209,7 +212,7 @@ mod tests {
             skip_bad: skip,
             ..Default::default()
         });
-        let mut a = ReadAhead::spawn(r, limit).unwrap_or_else(|_| panic!("no thread"));
+        let mut a = ReadAhead::spawn(Box::new(r), limit).unwrap_or_else(|_| panic!("no thread"));
         let out: Vec<String> = a.by_ref().map(|i| show(&i)).collect();
         (out, a.stats().clone())
     }
@@ -263,11 +266,11 @@ mod tests {
             ..Default::default()
         };
         let want: Vec<_> = reader(TraceFormat::AsciiNs, t)
-            .with_options(opts.clone())
+            .with_options(opts)
             .map(|i| format!("{i:?}"))
             .collect();
         let r = reader(TraceFormat::AsciiNs, t).with_options(opts);
-        let got: Vec<_> = ReadAhead::spawn(r, None)
+        let got: Vec<_> = ReadAhead::spawn(Box::new(r), None)
             .unwrap_or_else(|_| panic!("no thread"))
             .map(|i| format!("{i:?}"))
             .collect();
@@ -279,7 +282,7 @@ mod tests {
     #[test]
     fn dropping_the_consumer_stops_the_thread() {
         let t = text(20 * BATCH, None);
-        let mut a = ReadAhead::spawn(reader(TraceFormat::AsciiNs, &t), None)
+        let mut a = ReadAhead::spawn(Box::new(reader(TraceFormat::AsciiNs, &t)), None)
             .unwrap_or_else(|_| panic!("no thread"));
         assert!(matches!(a.next(), Some(Ok(_))));
         let ReadAhead { thread, rx, .. } = a;
