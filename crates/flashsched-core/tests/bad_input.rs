@@ -377,6 +377,50 @@ fn skip_bad_skips_counts_and_reports_in_the_summary() {
     assert!(s.to_json(true).contains("\"bad_lines\": 2"));
 }
 
+/// The trace is read on its own thread (`ReadAhead`), ahead of the run: a
+/// request limit still stops reading at the limit, so a bad line beyond it
+/// is never met and the summary counts only the lines the run used; a bad
+/// line before it still fails the run, naming it.
+#[test]
+fn read_ahead_stops_at_the_limit() {
+    let d = scratch("ahead-limit");
+    let mut text = String::new();
+    for i in 0..3000 {
+        text.push_str(&format!("{} 0 {} 4096 {}\n", i * 10, i * 4096, i % 2));
+    }
+    text.push_str("garbage here\n");
+    let p = write(&d, "late-bad.trace", text.as_bytes());
+    let spec = |limit| RunSpec {
+        device: "default".into(),
+        overrides: vec![],
+        workload: WorkloadSpec::Trace {
+            path: p.clone(),
+            format: "heimdall".into(),
+            intensity: 1.0,
+            limit,
+            options: TraceOptions::default(),
+        },
+        seed: 1,
+        keep_records: false,
+    };
+    for limit in [1, 1024, 2500] {
+        let mut sim = run::build(&spec(Some(limit))).unwrap();
+        sim.run().unwrap();
+        let s = sim.summary();
+        let input = s.input.clone().expect("trace runs report their input");
+        assert_eq!(
+            (s.requests, input.lines, input.records),
+            (limit, limit, limit)
+        );
+    }
+    let e = run::build(&spec(None))
+        .unwrap()
+        .run()
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with(&format!("{}:3001: ", p.display())), "{e}");
+}
+
 // --- configs ---------------------------------------------------------------
 
 /// Load a TOML file; the error text.
