@@ -158,14 +158,7 @@ fn read_prepass(sim: &mut Simulation, workload: &WorkloadSpec) -> SimResult<()> 
     let reader = open_trace_with(path, TraceFormat::from_name(format)?, *options)?;
     // Parsed on its own thread: marking the reads costs a fifth of parsing
     // them, so the pass takes about the parse's time, not the sum.
-    let records: Box<dyn Iterator<Item = SimResult<crate::workload::IoRecord>>> =
-        match ReadAhead::spawn(Box::new(reader), *limit) {
-            Ok(ahead) => Box::new(ahead),
-            Err(reader) => {
-                let n = limit.map_or(usize::MAX, |l| l.min(usize::MAX as u64) as usize);
-                Box::new(reader.take(n))
-            }
-        };
+    let records = ReadAhead::new(Box::new(reader), *limit);
     let capacity = sim.ssd.logical_bytes();
     for rec in records {
         let mut r = rec?;

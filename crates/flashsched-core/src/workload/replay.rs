@@ -34,12 +34,10 @@ pub fn scale_time(t: Ns, intensity: f64) -> Option<Ns> {
     (x <= MAX_ARRIVAL as f64).then_some(x as Ns)
 }
 
-/// Where the records come from: a trace reader (whose line statistics go to
-/// the run summary), on its own thread when one can be started, or any
-/// other record source.
+/// Where the records come from: a trace reader (on its own thread; its line
+/// statistics go to the run summary) or any other record source.
 enum Source {
-    Trace(Box<TraceReader>),
-    Ahead(Box<ReadAhead>),
+    Trace(Box<ReadAhead>),
     Other(Box<dyn IoSource>),
 }
 
@@ -97,10 +95,7 @@ impl Replay {
             limit,
             desc,
         );
-        r.source = match ReadAhead::spawn(Box::new(reader), limit) {
-            Ok(ahead) => Source::Ahead(Box::new(ahead)),
-            Err(reader) => Source::Trace(reader),
-        };
+        r.source = Source::Trace(Box::new(ReadAhead::new(Box::new(reader), limit)));
         r
     }
 
@@ -121,7 +116,6 @@ impl Replay {
     fn out_of_range(&self, r: &IoRecord) -> SimError {
         let which = match &self.source {
             Source::Trace(t) => format!("record #{} of {}", self.emitted + 1, t.path().display()),
-            Source::Ahead(t) => format!("record #{} of {}", self.emitted + 1, t.path().display()),
             Source::Other(_) => format!("record #{}", self.emitted + 1),
         };
         let i = self.intensity;
@@ -147,7 +141,6 @@ impl Replay {
         }
         let next = match &mut self.source {
             Source::Trace(t) => t.next(),
-            Source::Ahead(t) => t.next(),
             Source::Other(s) => s.next_record(),
         };
         match next {
@@ -202,7 +195,6 @@ impl Workload for Replay {
     fn input_stats(&self) -> Option<TraceStats> {
         match &self.source {
             Source::Trace(t) => Some(t.stats().clone()),
-            Source::Ahead(t) => Some(t.stats().clone()),
             Source::Other(_) => None,
         }
     }

@@ -37,53 +37,44 @@ struct Batch {
     last: bool,
 }
 
-/// A [`TraceReader`] running on its own thread.
+/// A [`TraceReader`] running on its own thread (in place when no thread
+/// can be started), yielding at most `limit` records.
 pub struct ReadAhead {
     path: PathBuf,
-    rx: Receiver<Batch>,
-    items: std::vec::IntoIter<SimResult<IoRecord>>,
-    stats: TraceStats,
-    ended: bool,
-    /// The reading thread (it ends by itself: at its last batch, or at the
-    /// first send after this reader is dropped).
-    #[cfg_attr(not(test), allow(dead_code))]
-    thread: std::thread::JoinHandle<()>,
+    mode: Mode,
+}
+
+enum Mode {
+    Thread {
+        rx: Receiver<Batch>,
+        items: std::vec::IntoIter<SimResult<IoRecord>>,
+        /// The reader's statistics as of the last batch received.
+        stats: TraceStats,
+        ended: bool,
+        /// The reading thread (it ends by itself: at its last batch, or at
+        /// the first send after this reader is dropped).
+        #[cfg_attr(not(test), allow(dead_code))]
+        thread: std::thread::JoinHandle<()>,
+    },
+    InPlace {
+        reader: Box<TraceReader>,
+        /// Records still to deliver.
+        left: u64,
+    },
 }
 
 impl ReadAhead {
-    /// Run `reader` on a thread, stopping after `limit` records if given.
-    /// When no thread can be started the reader comes back unchanged.
-    pub fn spawn(
-        reader: Box<TraceReader>,
-        limit: Option<u64>,
-    ) -> Result<ReadAhead, Box<TraceReader>> {
-        // The reader goes to the thread only once the thread exists, so a
-        // failed spawn leaves it with the caller.
-        let (give, take) = sync_channel::<Box<TraceReader>>(1);
-        let (tx, rx) = sync_channel(AHEAD);
-        let spawned = std::thread::Builder::new()
-            .name("trace-read".into())
-            .spawn(move || {
-                if let Ok(reader) = take.recv() {
-                    produce(*reader, limit, &tx);
-                }
-            });
-        let Ok(thread) = spawned else {
-            return Err(reader);
-        };
+    /// Read `reader`'s records, at most `limit` of them, on a thread.
+    pub fn new(reader: Box<TraceReader>, limit: Option<u64>) -> ReadAhead {
         let path = reader.path().to_path_buf();
-        let stats = reader.stats().clone();
-        if let Err(back) = give.send(reader) {
-            return Err(back.0);
-        }
-        Ok(ReadAhead {
-            path,
-            rx,
-            items: Vec::new().into_iter(),
-            stats,
-            ended: false,
-            thread,
-        })
+        let mode = match spawn(reader, limit) {
+            Ok(mode) => mode,
+            Err(reader) => Mode::InPlace {
+                reader,
+                left: limit.unwrap_or(u64::MAX),
+            },
+        };
+        ReadAhead { path, mode }
     }
 
     /// The trace's path, for messages.
@@ -91,10 +82,40 @@ impl ReadAhead {
         &self.path
     }
 
-    /// The reader's statistics as of the last batch received.
+    /// The reader's statistics (on a thread: as of the last batch received).
     pub fn stats(&self) -> &TraceStats {
-        &self.stats
+        match &self.mode {
+            Mode::Thread { stats, .. } => stats,
+            Mode::InPlace { reader, .. } => reader.stats(),
+        }
     }
+}
+
+/// Start the reading thread; the reader comes back unchanged if none can be.
+fn spawn(reader: Box<TraceReader>, limit: Option<u64>) -> Result<Mode, Box<TraceReader>> {
+    // The reader goes to the thread only once the thread exists, so a
+    // failed spawn leaves it with the caller.
+    let (give, take) = sync_channel::<Box<TraceReader>>(1);
+    let (tx, rx) = sync_channel(AHEAD);
+    let spawned = std::thread::Builder::new()
+        .name("trace-read".into())
+        .spawn(move || {
+            if let Ok(reader) = take.recv() {
+                produce(*reader, limit, &tx);
+            }
+        });
+    let Ok(thread) = spawned else {
+        return Err(reader);
+    };
+    let stats = reader.stats().clone();
+    give.send(reader).map_err(|back| back.0)?;
+    Ok(Mode::Thread {
+        rx,
+        items: Vec::new().into_iter(),
+        stats,
+        ended: false,
+        thread,
+    })
 }
 
 /// The reading thread: batches until the trace ends, `limit` records have
@@ -136,22 +157,41 @@ impl Iterator for ReadAhead {
     type Item = SimResult<IoRecord>;
 
     fn next(&mut self) -> Option<SimResult<IoRecord>> {
+        let (rx, items, stats, ended) = match &mut self.mode {
+            Mode::InPlace { reader, left } => {
+                if *left == 0 {
+                    return None;
+                }
+                let item = reader.next();
+                if matches!(item, Some(Ok(_))) {
+                    *left -= 1;
+                }
+                return item;
+            }
+            Mode::Thread {
+                rx,
+                items,
+                stats,
+                ended,
+                ..
+            } => (rx, items, stats, ended),
+        };
         loop {
-            if let Some(item) = self.items.next() {
+            if let Some(item) = items.next() {
                 return Some(item);
             }
-            if self.ended {
+            if *ended {
                 return None;
             }
-            match self.rx.recv() {
+            match rx.recv() {
                 Ok(b) => {
-                    self.items = b.items.into_iter();
-                    self.stats = b.stats;
-                    self.ended = b.last;
+                    *items = b.items.into_iter();
+                    *stats = b.stats;
+                    *ended = b.last;
                 }
                 // Never a silent end: the thread always marks its last batch.
                 Err(_) => {
-                    self.ended = true;
+                    *ended = true;
                     return Some(Err(SimError::Io {
                         path: self.path.clone(),
                         source: std::io::Error::other("the trace-reading thread stopped"),
@@ -180,6 +220,13 @@ mod tests {
             }
         }
         s.into_bytes()
+    }
+
+    /// A reader on its thread (the tests are about the thread).
+    fn threaded(r: TraceReader, limit: Option<u64>) -> ReadAhead {
+        let a = ReadAhead::new(Box::new(r), limit);
+        assert!(matches!(a.mode, Mode::Thread { .. }), "no thread");
+        a
     }
 
     fn show(item: &SimResult<IoRecord>) -> String {
@@ -212,7 +259,7 @@ mod tests {
             skip_bad: skip,
             ..Default::default()
         });
-        let mut a = ReadAhead::spawn(Box::new(r), limit).unwrap_or_else(|_| panic!("no thread"));
+        let mut a = threaded(r, limit);
         let out: Vec<String> = a.by_ref().map(|i| show(&i)).collect();
         (out, a.stats().clone())
     }
@@ -270,10 +317,7 @@ mod tests {
             .map(|i| format!("{i:?}"))
             .collect();
         let r = reader(TraceFormat::AsciiNs, t).with_options(opts);
-        let got: Vec<_> = ReadAhead::spawn(Box::new(r), None)
-            .unwrap_or_else(|_| panic!("no thread"))
-            .map(|i| format!("{i:?}"))
-            .collect();
+        let got: Vec<_> = threaded(r, None).map(|i| format!("{i:?}")).collect();
         assert_eq!(got, want);
     }
 
@@ -282,10 +326,11 @@ mod tests {
     #[test]
     fn dropping_the_consumer_stops_the_thread() {
         let t = text(20 * BATCH, None);
-        let mut a = ReadAhead::spawn(Box::new(reader(TraceFormat::AsciiNs, &t)), None)
-            .unwrap_or_else(|_| panic!("no thread"));
+        let mut a = threaded(reader(TraceFormat::AsciiNs, &t), None);
         assert!(matches!(a.next(), Some(Ok(_))));
-        let ReadAhead { thread, rx, .. } = a;
+        let Mode::Thread { thread, rx, .. } = a.mode else {
+            unreachable!("checked by `threaded`")
+        };
         assert!(!thread.is_finished(), "20 batches cannot all be queued");
         drop(rx);
         let t0 = std::time::Instant::now();
