@@ -29,9 +29,11 @@ __all__ = [
     "uring_unavailable",
     "us_since",
     "__version__",
+    "BUILD_PGO",
 ]
 
 __version__: str
+BUILD_PGO: str | None
 SSDSIM_PLAIN: list[str]
 
 class FlashschedError(Exception): ...

@@ -16,6 +16,12 @@ from flashsched.exceptions import FlashschedError
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a killed writer
 
 
+def build_note() -> str:
+    """How the extension was built: its PGO profile, or that it has none."""
+    pgo = getattr(_core, "BUILD_PGO", None)
+    return f"PGO profile {pgo}" if pgo else "no PGO profile"
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; given the arguments, only the command they name is built
     (the full parser when they name none, e.g. ``--help``)."""
@@ -27,7 +33,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument(
         "--version",
         action="version",
-        version=f"flashsched {_core.__version__}",
+        version=f"flashsched {_core.__version__} ({build_note()})",
         help="print the version and exit",
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -156,6 +156,7 @@ class ProbeResult:
                 f"{p['op']:<6}{p['size']:>9}{p['n']:>6}{p['mean_us']:>11.1f}"
                 f"{p['p50_us']:>10.1f}{p['p99_us']:>10.1f}{p['min_us']:>10.1f}"
             )
+
         def num(v: float | None, spec: str) -> str:
             # JSON has no NaN/inf: a fit of noisy points (a stall, a slope
             # <= 0 with no MB/s) comes back as null.

@@ -37,6 +37,10 @@ mod _core {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        // The PGO profile this build used (set by the build backend,
+        // `build_backend/flashsched_build.py`), or None: benchmarks say
+        // which build they timed.
+        m.add("BUILD_PGO", option_env!("FLASHSCHED_PGO_PROFILE"))?;
         m.add(
             "SSDSIM_PLAIN",
             flashsched_core::config::SSDSIM_PLAIN.to_vec(),

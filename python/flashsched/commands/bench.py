@@ -81,8 +81,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from flashsched import bench, bench_parse
+    from flashsched.cli import build_note
 
-    out: dict[str, object] = {}
+    # Which build was timed: a build without the PGO profile runs ~15 %
+    # slower (docs/performance.md, "Profile-guided build").
+    out: dict[str, object] = {"build": build_note()}
+    print(f"# build: {out['build']}")
     if args.startup:
         from flashsched import bench_startup
 

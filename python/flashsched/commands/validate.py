@@ -62,6 +62,7 @@ def render(df: pd.DataFrame) -> str:
     import pandas as pd
 
     from flashsched.validate import FAIL, GAP, NA, OK, SKIPPED
+
     """The rows as text tables, one per peer."""
     out = []
     for peer, g in df.groupby("peer", sort=False):

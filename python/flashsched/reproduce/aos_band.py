@@ -176,4 +176,3 @@ def pairing_rows(
         row["saturated workloads"] = ", ".join(sat)
         rows.append(row)
     return pd.DataFrame(rows)
-

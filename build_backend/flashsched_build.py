@@ -1,0 +1,175 @@
+"""PEP 517 build backend: maturin, plus the committed PGO profile when it fits.
+
+`pip install .` builds the extension with maturin (``[tool.maturin]`` in
+pyproject.toml). This wrapper adds LLVM profile-guided optimisation from
+``pgo/flashsched.profdata.xz``: branch weights and hot/cold placement
+measured by running the training workloads (``scripts/pgo_refresh.py``) on an
+instrumented build. It changes speed only, never results.
+
+The profile names functions by their mangled symbols, which embed the
+compiler's version, so it is used only when the rustc building now is the
+release it was trained with (``pgo/profile.json``); any other rustc would
+match nothing, and an older LLVM cannot read the file. Then the build goes
+ahead without it and says so.
+
+``FLASHSCHED_PGO``: unset or ``auto`` uses the profile when it fits, ``0``
+never, ``require`` fails the build if it cannot (benchmarks).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import lzma
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+# maturin's PEP 517 hooks that need no profile, passed through unchanged
+# (looked up on use, so this module imports without maturin: its tests).
+_PASSED = (
+    "build_sdist",
+    "get_requires_for_build_editable",
+    "get_requires_for_build_sdist",
+    "get_requires_for_build_wheel",
+    "prepare_metadata_for_build_editable",
+    "prepare_metadata_for_build_wheel",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PASSED:
+        import maturin
+
+        return getattr(maturin, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+ROOT = Path(__file__).resolve().parent.parent
+PROFILE_DIR = ROOT / "pgo"
+
+
+class PgoUnavailable(Exception):
+    """The committed profile cannot be used by this build."""
+
+
+def _note(msg: str) -> None:
+    print(f"flashsched build: {msg}", file=sys.stderr, flush=True)
+
+
+def rustc_release(rustc: str | None = None) -> str:
+    """The release of the rustc cargo will run (``rustc -vV``)."""
+    cmd = [rustc or os.environ.get("RUSTC", "rustc"), "-vV"]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise PgoUnavailable(f"cannot run `{' '.join(cmd)}`: {e}") from e
+    for line in out.splitlines():
+        if line.startswith("release:"):
+            return line.split(":", 1)[1].strip()
+    raise PgoUnavailable(f"`{' '.join(cmd)}` printed no release line")
+
+
+def unpacked_profile(profile_dir: Path = PROFILE_DIR, rustc: str | None = None) -> tuple[Path, str]:
+    """The profile, decompressed under ``target/pgo``, and its id, if it fits
+    this rustc; raises [`PgoUnavailable`] saying why not."""
+    meta_path = profile_dir / "profile.json"
+    data_path = profile_dir / "flashsched.profdata.xz"
+    try:
+        meta = json.loads(meta_path.read_text())
+        packed = data_path.read_bytes()
+    except (OSError, ValueError) as e:
+        raise PgoUnavailable(f"no usable profile in {profile_dir}: {e}") from e
+    release = rustc_release(rustc)
+    if meta.get("rustc") != release:
+        raise PgoUnavailable(
+            f"the profile was trained with rustc {meta.get('rustc')}, this is rustc {release} "
+            "(scripts/pgo_refresh.py trains one for it)"
+        )
+    try:
+        raw = lzma.decompress(packed)
+    except lzma.LZMAError as e:
+        raise PgoUnavailable(f"{data_path}: {e}") from e
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != meta.get("sha256"):
+        raise PgoUnavailable(f"{data_path} does not match the sha256 in {meta_path}")
+    out = profile_dir.parent / "target" / "pgo" / f"{digest[:16]}.profdata"
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(".tmp")
+        tmp.write_bytes(raw)
+        tmp.replace(out)
+    return out, f"{meta.get('commit', '?')[:10]}/{digest[:12]}"
+
+
+def _rustflags(extra: list[str]) -> str:
+    """``CARGO_ENCODED_RUSTFLAGS`` with `extra` after the caller's flags
+    (that variable wins over ``RUSTFLAGS``, and keeps paths with spaces)."""
+    if "CARGO_ENCODED_RUSTFLAGS" in os.environ:
+        have = [f for f in os.environ["CARGO_ENCODED_RUSTFLAGS"].split("\x1f") if f]
+    else:
+        have = os.environ.get("RUSTFLAGS", "").split()
+    return "\x1f".join(have + extra)
+
+
+@contextlib.contextmanager
+def pgo_env() -> Iterator[None]:
+    """The environment of a build with the profile, if it may be used."""
+    mode = os.environ.get("FLASHSCHED_PGO", "auto").strip().lower()
+    if mode not in ("auto", "", "0", "require"):
+        raise ValueError(f"FLASHSCHED_PGO={mode!r}: expected auto, 0 or require")
+    saved = {k: os.environ.get(k) for k in ("CARGO_ENCODED_RUSTFLAGS", "FLASHSCHED_PGO_PROFILE")}
+    # The extension reports the profile it was built with (`BUILD_PGO`).
+    os.environ.pop("FLASHSCHED_PGO_PROFILE", None)
+    try:
+        if mode == "0":
+            _note("FLASHSCHED_PGO=0: building without the PGO profile")
+        else:
+            try:
+                path, ident = unpacked_profile()
+            except PgoUnavailable as e:
+                if mode == "require":
+                    raise RuntimeError(f"FLASHSCHED_PGO=require: {e}") from e
+                _note(f"building without the PGO profile (about 15 % slower runs): {e}")
+            else:
+                # A function changed since training has no profile and is
+                # built as without one; LLVM's per-function notes about that
+                # are noise here.
+                os.environ["CARGO_ENCODED_RUSTFLAGS"] = _rustflags(
+                    [f"-Cprofile-use={path}", "-Cllvm-args=-pgo-warn-mismatch=false"]
+                )
+                os.environ["FLASHSCHED_PGO_PROFILE"] = ident
+                _note(f"using PGO profile {ident}")
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def build_wheel(
+    wheel_directory: str,
+    config_settings: Mapping[str, Any] | None = None,
+    metadata_directory: str | None = None,
+) -> str:
+    import maturin
+
+    with pgo_env():
+        return str(maturin.build_wheel(wheel_directory, config_settings, metadata_directory))
+
+
+def build_editable(
+    wheel_directory: str,
+    config_settings: Mapping[str, Any] | None = None,
+    metadata_directory: str | None = None,
+) -> str:
+    import maturin
+
+    with pgo_env():
+        return str(maturin.build_editable(wheel_directory, config_settings, metadata_directory))
