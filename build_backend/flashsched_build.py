@@ -25,6 +25,7 @@ import lzma
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -61,9 +62,9 @@ def _note(msg: str) -> None:
     print(f"flashsched build: {msg}", file=sys.stderr, flush=True)
 
 
-def rustc_release(rustc: str | None = None) -> str:
+def rustc_release() -> str:
     """The release of the rustc cargo will run (``rustc -vV``)."""
-    cmd = [rustc or os.environ.get("RUSTC", "rustc"), "-vV"]
+    cmd = [os.environ.get("RUSTC", "rustc"), "-vV"]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError) as e:
@@ -74,9 +75,10 @@ def rustc_release(rustc: str | None = None) -> str:
     raise PgoUnavailable(f"`{' '.join(cmd)}` printed no release line")
 
 
-def unpacked_profile(profile_dir: Path = PROFILE_DIR, rustc: str | None = None) -> tuple[Path, str]:
+def unpacked_profile(profile_dir: Path | None = None) -> tuple[Path, str]:
     """The profile, decompressed under ``target/pgo``, and its id, if it fits
-    this rustc; raises [`PgoUnavailable`] saying why not."""
+    the rustc cargo will run; raises [`PgoUnavailable`] saying why not."""
+    profile_dir = profile_dir or PROFILE_DIR
     meta_path = profile_dir / "profile.json"
     data_path = profile_dir / "flashsched.profdata.xz"
     try:
@@ -84,7 +86,7 @@ def unpacked_profile(profile_dir: Path = PROFILE_DIR, rustc: str | None = None) 
         packed = data_path.read_bytes()
     except (OSError, ValueError) as e:
         raise PgoUnavailable(f"no usable profile in {profile_dir}: {e}") from e
-    release = rustc_release(rustc)
+    release = rustc_release()
     if meta.get("rustc") != release:
         raise PgoUnavailable(
             f"the profile was trained with rustc {meta.get('rustc')}, this is rustc {release} "
@@ -97,13 +99,22 @@ def unpacked_profile(profile_dir: Path = PROFILE_DIR, rustc: str | None = None) 
     digest = hashlib.sha256(raw).hexdigest()
     if digest != meta.get("sha256"):
         raise PgoUnavailable(f"{data_path} does not match the sha256 in {meta_path}")
-    out = profile_dir.parent / "target" / "pgo" / f"{digest[:16]}.profdata"
-    if not out.exists():
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_suffix(".tmp")
-        tmp.write_bytes(raw)
-        tmp.replace(out)
-    return out, f"{meta.get('commit', '?')[:10]}/{digest[:12]}"
+    ident = f"{meta.get('commit', '?')[:10]}/{digest[:12]}"
+    # Beside the build's own files, or in the temp dir if the tree is
+    # read-only.
+    last: OSError | None = None
+    for base in (profile_dir.parent / "target" / "pgo", Path(tempfile.gettempdir()) / "flashsched"):
+        out = base / f"{digest[:16]}.profdata"
+        try:
+            if not out.exists():
+                out.parent.mkdir(parents=True, exist_ok=True)
+                tmp = out.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_bytes(raw)
+                tmp.replace(out)
+            return out, ident
+        except OSError as e:
+            last = e
+    raise PgoUnavailable(f"cannot write the unpacked profile: {last}")
 
 
 def _rustflags(extra: list[str]) -> str:
@@ -140,7 +151,7 @@ def pgo_env() -> Iterator[None]:
                 # built as without one; LLVM's per-function notes about that
                 # are noise here.
                 os.environ["CARGO_ENCODED_RUSTFLAGS"] = _rustflags(
-                    [f"-Cprofile-use={path}", "-Cllvm-args=-pgo-warn-mismatch=false"]
+                    [f"-Cprofile-use={path}", "-Cllvm-args=-no-pgo-warn-mismatch"]
                 )
                 os.environ["FLASHSCHED_PGO_PROFILE"] = ident
                 _note(f"using PGO profile {ident}")

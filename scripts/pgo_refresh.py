@@ -107,6 +107,11 @@ def training(py: str, work: Path, traces: Path) -> list[list[str]]:
             + ["--out", f"{out}/{paper}", "--no-progress"]
         )
     cmds.append([*fs, "validate", "--traces", str(traces)])
+    # The oracle and audits of --check, and per-request records to Parquet.
+    cmds.append([*fs, "run", "--check", "--synthetic", "read=0.5,bs=4k-64k,n=100000"])
+    cmds[-1] += ["--device", "mqsim-default", "--no-progress"]
+    cmds.append([*fs, "run", "--trace", str(traces / "msr" / "hm_0.first1000.csv")])
+    cmds[-1] += ["--intensity", "10", "--out", str(work / "records"), "--no-progress"]
     cmds.append([*fs, "bench", "--requests", "200000"])
     cmds.append([*fs, "bench", "--parse", "--parse-lines", "200000"])
     cmds[-1] += ["--parse-dir", str(work / "parse")]

@@ -84,7 +84,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from flashsched.cli import build_note
 
     # Which build was timed: a build without the PGO profile runs ~15 %
-    # slower (docs/performance.md, "Profile-guided build").
+    # slower (BENCHMARKS.md, "Profile-guided build").
     out: dict[str, object] = {"build": build_note()}
     print(f"# build: {out['build']}")
     if args.startup:

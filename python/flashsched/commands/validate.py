@@ -59,11 +59,11 @@ def _fmt(v: object) -> str:
 
 
 def render(df: pd.DataFrame) -> str:
+    """The rows as text tables, one per peer."""
     import pandas as pd
 
     from flashsched.validate import FAIL, GAP, NA, OK, SKIPPED
 
-    """The rows as text tables, one per peer."""
     out = []
     for peer, g in df.groupby("peer", sort=False):
         out.append(f"{peer}:")
