@@ -75,6 +75,20 @@ def rustc_release() -> str:
     raise PgoUnavailable(f"`{' '.join(cmd)}` printed no release line")
 
 
+def sources_digest(root: Path) -> str:
+    """sha256 of what the profile's function counts depend on: the crates'
+    Rust sources and manifests, and the lock file."""
+    h = hashlib.sha256()
+    files = [root / "Cargo.lock", root / "Cargo.toml"]
+    files += sorted((root / "crates").glob("*/Cargo.toml"))
+    files += sorted((root / "crates").glob("*/src/**/*.rs"))
+    for f in files:
+        if f.is_file():
+            h.update(f.relative_to(root).as_posix().encode() + b"\0")
+            h.update(f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def unpacked_profile(profile_dir: Path | None = None) -> tuple[Path, str]:
     """The profile, decompressed under ``target/pgo``, and its id, if it fits
     the rustc cargo will run; raises [`PgoUnavailable`] saying why not."""
@@ -99,7 +113,12 @@ def unpacked_profile(profile_dir: Path | None = None) -> tuple[Path, str]:
     digest = hashlib.sha256(raw).hexdigest()
     if digest != meta.get("sha256"):
         raise PgoUnavailable(f"{data_path} does not match the sha256 in {meta_path}")
-    ident = f"{meta.get('commit', '?')[:10]}/{digest[:12]}"
+    # A function changed since training is built as without a profile: the
+    # id says so, and benchmarks print it.
+    ident = f"{digest[:12]} (trained on {meta.get('commit', '?')[:10]}"
+    if meta.get("sources") != sources_digest(profile_dir.parent):
+        ident += ", sources changed since"
+    ident += ")"
     # Beside the build's own files, or in the temp dir if the tree is
     # read-only.
     last: OSError | None = None

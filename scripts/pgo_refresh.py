@@ -43,6 +43,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "pgo"
+sys.path.insert(0, str(ROOT / "build_backend"))
+from flashsched_build import sources_digest  # noqa: E402
 
 
 def sh(cmd: list[str], **kw: object) -> str:
@@ -135,6 +137,7 @@ def main() -> int:
     info = rustc_info()
     profdata = llvm_profdata(info["host"])
     t0 = time.monotonic()
+    sources = sources_digest(ROOT)
     with tempfile.TemporaryDirectory(prefix="flashsched-pgo-") as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
@@ -185,6 +188,8 @@ def main() -> int:
         "commit": commit + ("+changes" if dirty else ""),
         "trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "sha256": hashlib.sha256(data).hexdigest(),
+        # The build backend compares this with the sources it builds.
+        "sources": sources,
         "processes": len(files),
         "training": [
             " ".join(c[1:] if c[1] != "-c" else ["(the --versus cases)"])

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from flashsched import _core
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,9 +46,34 @@ def test_profile_unpacked_when_rustc_matches(tmp_path: Path, fake_rustc: Path) -
     assert path.read_bytes() == b"counts"
     assert path.parent == tmp_path / "target" / "pgo"
     digest = hashlib.sha256(b"counts").hexdigest()
-    assert ident == f"0123456789/{digest[:12]}"
+    # No sources next to this profile: it says they changed since training.
+    assert ident == f"{digest[:12]} (trained on 0123456789, sources changed since)"
     # A second build reuses the unpacked file.
     assert fb.unpacked_profile(d)[0] == path
+
+
+def test_sources_digest_follows_the_rust_sources(tmp_path: Path) -> None:
+    src = tmp_path / "crates" / "core" / "src"
+    src.mkdir(parents=True)
+    (tmp_path / "Cargo.lock").write_text("lock")
+    (src / "lib.rs").write_text("fn a() {}")
+    a = fb.sources_digest(tmp_path)
+    (tmp_path / "README.md").write_text("docs do not count")
+    assert fb.sources_digest(tmp_path) == a
+    (src / "lib.rs").write_text("fn a() { b() }")
+    assert fb.sources_digest(tmp_path) != a
+    # A renamed file is a change too.
+    (src / "lib.rs").rename(src / "main.rs")
+    (src / "main.rs").write_text("fn a() {}")
+    assert fb.sources_digest(tmp_path) != a
+
+
+def test_profile_trained_on_these_sources_says_so(tmp_path: Path, fake_rustc: Path) -> None:
+    d = write_profile(tmp_path / "pgo", b"counts")
+    meta = json.loads((d / "profile.json").read_text())
+    meta["sources"] = fb.sources_digest(tmp_path)
+    (d / "profile.json").write_text(json.dumps(meta))
+    assert fb.unpacked_profile(d)[1].endswith("(trained on 0123456789)")
 
 
 def test_other_rustc_is_refused_naming_both(tmp_path: Path, fake_rustc: Path) -> None:
@@ -89,7 +113,7 @@ def test_env_appends_to_callers_flags_and_restores(
         assert flags[2] == f"-Cprofile-use={tmp_path / 'target' / 'pgo'}/" + (
             f"{hashlib.sha256(b'counts').hexdigest()[:16]}.profdata"
         )
-        assert os.environ["FLASHSCHED_PGO_PROFILE"].startswith("0123456789/")
+        assert "trained on 0123456789" in os.environ["FLASHSCHED_PGO_PROFILE"]
     assert "CARGO_ENCODED_RUSTFLAGS" not in os.environ
     assert "FLASHSCHED_PGO_PROFILE" not in os.environ
     assert os.environ["RUSTFLAGS"] == "-Ctarget-cpu=native  -Cdebuginfo=1"
@@ -120,13 +144,12 @@ def test_modes(tmp_path: Path, fake_rustc: Path, monkeypatch: pytest.MonkeyPatch
             assert "FLASHSCHED_PGO_PROFILE" not in os.environ
         assert os.environ["FLASHSCHED_PGO_PROFILE"] == "stale"
     monkeypatch.setenv("FLASHSCHED_PGO", "require")
-    with pytest.raises(RuntimeError, match="FLASHSCHED_PGO=require: the profile was trained"):
-        with fb.pgo_env():
-            pass
+    require = "FLASHSCHED_PGO=require: the profile was trained"
+    with pytest.raises(RuntimeError, match=require), fb.pgo_env():
+        pass
     monkeypatch.setenv("FLASHSCHED_PGO", "yes")
-    with pytest.raises(ValueError, match="expected auto, 0 or require"):
-        with fb.pgo_env():
-            pass
+    with pytest.raises(ValueError, match="expected auto, 0 or require"), fb.pgo_env():
+        pass
 
 
 def test_maturin_hooks_are_passed_through() -> None:
@@ -153,7 +176,7 @@ def test_installed_build_used_the_profile_when_it_fits() -> None:
     if os.environ.get("FLASHSCHED_PGO") == "0":
         pytest.skip("FLASHSCHED_PGO=0: built without the profile on purpose")
     assert _core.BUILD_PGO is not None, "pip install . did not apply the committed PGO profile"
-    assert _core.BUILD_PGO.endswith(meta["sha256"][:12]), (
+    assert _core.BUILD_PGO.startswith(meta["sha256"][:12]), (
         f"installed with profile {_core.BUILD_PGO}, the committed one is "
         f"{meta['sha256'][:12]}: reinstall (pip install .)"
     )
