@@ -141,10 +141,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="flashsched-pgo-") as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        raw = work / "raw"
-        shutil.rmtree(raw, ignore_errors=True)
-        wheels = work / "wheel"
-        shutil.rmtree(wheels, ignore_errors=True)
+        raw, wheels = work / "raw", work / "wheel"
+        # Old results would be reused (a reproduction keeps its runs) and
+        # train nothing.
+        for d in (raw, wheels, work / "out", work / "records"):
+            shutil.rmtree(d, ignore_errors=True)
         env = {
             **os.environ,
             "FLASHSCHED_PGO": "0",
