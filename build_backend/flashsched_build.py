@@ -115,10 +115,9 @@ def unpacked_profile(profile_dir: Path | None = None) -> tuple[Path, str]:
         raise PgoUnavailable(f"{data_path} does not match the sha256 in {meta_path}")
     # A function changed since training is built as without a profile: the
     # id says so, and benchmarks print it.
-    ident = f"{digest[:12]} (trained on {meta.get('commit', '?')[:10]}"
+    ident = f"{digest[:12]}, trained on {meta.get('commit', '?')[:10]}"
     if meta.get("sources") != sources_digest(profile_dir.parent):
-        ident += ", sources changed since"
-    ident += ")"
+        ident += ", Rust sources changed since"
     # Beside the build's own files, or in the temp dir if the tree is
     # read-only.
     last: OSError | None = None

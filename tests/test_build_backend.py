@@ -47,7 +47,7 @@ def test_profile_unpacked_when_rustc_matches(tmp_path: Path, fake_rustc: Path) -
     assert path.parent == tmp_path / "target" / "pgo"
     digest = hashlib.sha256(b"counts").hexdigest()
     # No sources next to this profile: it says they changed since training.
-    assert ident == f"{digest[:12]} (trained on 0123456789, sources changed since)"
+    assert ident == f"{digest[:12]}, trained on 0123456789, Rust sources changed since"
     # A second build reuses the unpacked file.
     assert fb.unpacked_profile(d)[0] == path
 
@@ -73,7 +73,7 @@ def test_profile_trained_on_these_sources_says_so(tmp_path: Path, fake_rustc: Pa
     meta = json.loads((d / "profile.json").read_text())
     meta["sources"] = fb.sources_digest(tmp_path)
     (d / "profile.json").write_text(json.dumps(meta))
-    assert fb.unpacked_profile(d)[1].endswith("(trained on 0123456789)")
+    assert fb.unpacked_profile(d)[1].endswith(", trained on 0123456789")
 
 
 def test_other_rustc_is_refused_naming_both(tmp_path: Path, fake_rustc: Path) -> None:
