@@ -4,6 +4,7 @@ records (no timing is asserted: timings belong in benchmarks)."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,17 @@ def test_python_overhead_compares_with_core_wall() -> None:
     assert [r["keep_records"] for r in rows] == [False, True]
     assert rows[1]["dataframe_rows"] == 5000
     assert all(r["python_s"] >= r["core_s"] > 0 for r in rows)
+
+
+def test_reference_build_names_the_other_install(tmp_path):
+    """A paired bench says which builds it compares: the reference's PGO
+    profile (here the same install as this one), or that it cannot tell."""
+    from flashsched.cli import build_note
+
+    assert bench.reference_build(sys.executable) == build_note()
+    assert bench.reference_build(str(tmp_path / "no-python")) == "build unknown"
+    # An interpreter without flashsched (or one too old to say).
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    assert bench.reference_build(str(fake)) == "build unknown"

@@ -306,6 +306,19 @@ def isolated(code: str, python: str | None = None) -> dict[str, Any]:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def reference_build(python: str) -> str:
+    """How the reference interpreter's extension was built (its PGO
+    profile), so a paired ratio says which builds it compares."""
+    code = (
+        "import json; from flashsched import _core; p = getattr(_core, 'BUILD_PGO', None); "
+        "print(json.dumps('PGO profile ' + p if p else 'no PGO profile'))"
+    )
+    try:
+        return str(isolated(code, python))
+    except (subprocess.CalledProcessError, ValueError, OSError, IndexError):
+        return "build unknown"
+
+
 def run_isolated(name: str, n: int, python: str | None = None) -> dict[str, Any]:
     """Run a case in a fresh interpreter so peak memory is its own; with
     ``python``, in that interpreter's flashsched (a reference install)."""
@@ -385,6 +398,8 @@ def main(
     if repeat < 1:
         raise ValueError(f"--repeat must be at least 1 (got {repeat})")
     print(f"# flashsched bench ({platform.machine()}, Python {platform.python_version()})")
+    if reference is not None:
+        print(f"# reference: {reference} ({reference_build(reference)})")
     runs: dict[str, list[dict[str, Any]]] = {c: [] for c in cases}
     refs: dict[str, list[dict[str, Any]]] = {c: [] for c in cases}
     for k in range(repeat):
