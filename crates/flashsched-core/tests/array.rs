@@ -7,7 +7,7 @@ use flashsched_core::array::serial::Role;
 use flashsched_core::array::{ArrayConfig, ArraySim, ArrayWorkload, Layout};
 use flashsched_core::engine::NS_PER_MS;
 
-mod common;
+use crate::common;
 use common::small_ssd;
 
 const K: u64 = 1024;

@@ -3,7 +3,7 @@
 //! documented policy (docs/reliability.md, "Bad input and fuzzing"); never a
 //! panic, a hang or a silently wrong result.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
 
-mod common;
+use crate::common;
 use common::{completions_us, rec, run_checked};
 
 const US: u64 = 1_000;

@@ -20,7 +20,7 @@ use flashsched_core::workload::replay::Replay;
 use flashsched_core::workload::{IoRecord, Op};
 use flashsched_core::SimResult;
 
-mod common;
+use crate::common;
 use common::GC_POLICIES;
 
 fn small(extra: &[String]) -> DeviceConfig {

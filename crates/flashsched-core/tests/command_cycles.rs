@@ -10,7 +10,7 @@
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
 
-mod common;
+use crate::common;
 use common::{assert_rejected_by_key, completions_us, one_chip, rec, run_checked};
 
 const US: u64 = 1_000;

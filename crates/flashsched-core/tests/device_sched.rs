@@ -2,7 +2,7 @@
 //! AOS data-hazard oracle, P/E suspension, and end-to-end runs of every
 //! scheduler on the public trace samples.
 
-mod common;
+use crate::common;
 use common::{checked_sim, completions_us, traces_dir};
 
 use flashsched_core::config::DeviceConfig;

@@ -8,7 +8,7 @@
 use flashsched_core::io::Op;
 use flashsched_core::sim::Simulation;
 
-mod common;
+use crate::common;
 use common::{assert_rejected_by_key, one_chip, rec, run_checked};
 
 const US: u64 = 1_000;

@@ -8,7 +8,7 @@ use flashsched_core::io::Op;
 use flashsched_core::workload::IoRecord;
 use flashsched_core::SimResult;
 
-mod common;
+use crate::common;
 use common::{assert_rejected_by_key, checked_sim, one_plane_gc, rec};
 
 const PAGE: u64 = 4096;

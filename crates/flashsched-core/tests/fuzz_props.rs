@@ -17,7 +17,7 @@
 //! mutated TOML documents, give either a valid config or a
 //! `Config`/`UnknownName`/`Trace`(file:line) error, never a panic.
 
-mod common;
+use crate::common;
 use common::traces_dir;
 
 use std::io::Cursor;

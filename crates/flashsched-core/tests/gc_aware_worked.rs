@@ -21,7 +21,7 @@ use flashsched_core::sim::Simulation;
 use flashsched_core::workload::IoRecord;
 use flashsched_core::SimResult;
 
-mod common;
+use crate::common;
 use common::{default_with, rec, run_checked};
 
 const US: u64 = 1_000;

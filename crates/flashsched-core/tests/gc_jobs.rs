@@ -5,7 +5,7 @@
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
 
-mod common;
+use crate::common;
 use common::{checked_sim, one_plane_gc, rec};
 
 const PAGE: u32 = 4096;

@@ -10,7 +10,7 @@ use flashsched_core::io::Op;
 use flashsched_core::workload::IoRecord;
 use flashsched_core::SimResult;
 
-mod common;
+use crate::common;
 use common::{assert_rejected_by_key, rec, run_checked};
 use flashsched_core::sim::Simulation;
 

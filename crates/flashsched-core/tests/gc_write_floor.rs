@@ -4,7 +4,7 @@
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
 
-mod common;
+use crate::common;
 use common::{checked_sim, completions_us, one_plane_gc, rec, run_checked};
 
 const PAGE: u32 = 4096;

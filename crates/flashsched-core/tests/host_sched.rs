@@ -2,7 +2,7 @@
 //! bounds, mq-deadline batching and expiry, GC-aware dispatch (oracle and
 //! detected), and no lost or duplicated request on the real traces.
 
-mod common;
+use crate::common;
 use common::{checked_sim, default_with as cfg, rec, run_checked, traces_dir};
 
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
 
-mod common;
+use crate::common;
 use common::{assert_rejected_by_key, completions_by_arrival_us, one_chip, rec, run_checked};
 
 const US: u64 = 1_000;

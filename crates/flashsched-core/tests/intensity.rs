@@ -12,7 +12,7 @@ use flashsched_core::workload::replay::{scale_time, Replay};
 use flashsched_core::workload::trace::TraceOptions;
 use flashsched_core::{SimError, SimResult};
 
-mod common;
+use crate::common;
 use common::{rec, small_ssd};
 
 fn tmp(name: &str, text: &str) -> std::path::PathBuf {

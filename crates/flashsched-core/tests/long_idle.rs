@@ -14,7 +14,7 @@ use flashsched_core::rng::Rng;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 use flashsched_core::workload::trace::TraceOptions;
 
-mod common;
+use crate::common;
 use common::{rec, run_checked, small_ssd};
 
 const YEAR: Ns = 365 * 86_400 * NS_PER_S;

@@ -11,7 +11,7 @@
 use flashsched_core::config::DeviceConfig;
 use flashsched_core::io::Op;
 
-mod common;
+use crate::common;
 use common::{completions_us, one_chip, rec, run_checked};
 
 const PAGE: u32 = 4096;

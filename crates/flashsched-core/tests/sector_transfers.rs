@@ -7,7 +7,7 @@
 
 use flashsched_core::io::Op;
 
-mod common;
+use crate::common;
 use common::{completions_by_arrival_us, one_chip, rec, run_checked};
 
 const US: u64 = 1_000;

@@ -10,7 +10,7 @@ use flashsched_core::SimResult;
 const KIB: u32 = 1024;
 
 /// 1 channel, 1 chip, 1 die, 1 plane, 4 KiB pages, tR 50 us, infinite bus.
-mod common;
+use crate::common;
 use common::{completions_us, rec, run_checked};
 
 fn one_die(extra: &[&str]) -> DeviceConfig {

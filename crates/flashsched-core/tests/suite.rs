@@ -7,6 +7,8 @@
 //! `scripts/soak_modes.sh`). Run one file's tests with
 //! `cargo test --release --test suite FILE::`.
 
+mod common;
+
 #[path = "array.rs"]
 mod array;
 #[path = "bad_input.rs"]

@@ -4,7 +4,7 @@
 //! does (skipped when ../shared/traces is absent), a TOML mapping given as
 //! the format, and detection refusing to guess between readings.
 
-mod common;
+use crate::common;
 use common::traces_dir;
 
 use std::path::{Path, PathBuf};

@@ -12,7 +12,7 @@
 //! `FLASHSCHED_GOLDEN_PRINT=1 cargo test --release -p flashsched-core --test
 //! trace_golden -- --nocapture`.
 
-mod common;
+use crate::common;
 use common::traces_dir;
 
 use flashsched_core::workload::trace::{open_trace_with, TimeOrder, TraceFormat, TraceOptions};

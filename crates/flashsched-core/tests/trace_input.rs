@@ -15,7 +15,7 @@
 //! And worked examples: files named for another compression, a FIFO (the
 //! `zcat x.gz | ... --trace /dev/stdin` case: opened and read once).
 
-mod common;
+use crate::common;
 use common::traces_dir;
 
 use std::io::{Cursor, Read, Write};

@@ -6,7 +6,7 @@
 //! directory does not exist the sample tests print a note and pass; when it
 //! exists, a missing file or a wrong count fails.
 
-mod common;
+use crate::common;
 use common::traces_dir;
 
 use std::io::Write;

@@ -10,7 +10,7 @@ use flashsched_core::io::Op;
 use flashsched_core::memory::MemoryLimit;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 
-mod common;
+use crate::common;
 use common::{completions_by_arrival_us, one_chip, rec, run_checked, ONE_CHIP};
 
 const US: u64 = 1_000;
