@@ -62,17 +62,18 @@ def _note(msg: str) -> None:
     print(f"flashsched build: {msg}", file=sys.stderr, flush=True)
 
 
-def rustc_release() -> str:
-    """The release of the rustc cargo will run (``rustc -vV``)."""
+def rustc_info() -> dict[str, str]:
+    """What the rustc cargo will run says of itself (``rustc -vV``:
+    ``release``, ``host``, ``LLVM version``, ...)."""
     cmd = [os.environ.get("RUSTC", "rustc"), "-vV"]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError) as e:
         raise PgoUnavailable(f"cannot run `{' '.join(cmd)}`: {e}") from e
-    for line in out.splitlines():
-        if line.startswith("release:"):
-            return line.split(":", 1)[1].strip()
-    raise PgoUnavailable(f"`{' '.join(cmd)}` printed no release line")
+    info = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
+    if "release" not in info:
+        raise PgoUnavailable(f"`{' '.join(cmd)}` printed no release line")
+    return info
 
 
 def sources_digest(root: Path) -> str:
@@ -100,7 +101,7 @@ def unpacked_profile(profile_dir: Path | None = None) -> tuple[Path, str]:
         packed = data_path.read_bytes()
     except (OSError, ValueError) as e:
         raise PgoUnavailable(f"no usable profile in {profile_dir}: {e}") from e
-    release = rustc_release()
+    release = rustc_info()["release"]
     if meta.get("rustc") != release:
         raise PgoUnavailable(
             f"the profile was trained with rustc {meta.get('rustc')}, this is rustc {release} "
@@ -182,15 +183,20 @@ def pgo_env() -> Iterator[None]:
                 os.environ[k] = v
 
 
+def _with_profile(hook: str, *args: Any) -> str:
+    """maturin's `hook`, run in the environment of [`pgo_env`]."""
+    import maturin
+
+    with pgo_env():
+        return str(getattr(maturin, hook)(*args))
+
+
 def build_wheel(
     wheel_directory: str,
     config_settings: Mapping[str, Any] | None = None,
     metadata_directory: str | None = None,
 ) -> str:
-    import maturin
-
-    with pgo_env():
-        return str(maturin.build_wheel(wheel_directory, config_settings, metadata_directory))
+    return _with_profile("build_wheel", wheel_directory, config_settings, metadata_directory)
 
 
 def build_editable(
@@ -198,7 +204,4 @@ def build_editable(
     config_settings: Mapping[str, Any] | None = None,
     metadata_directory: str | None = None,
 ) -> str:
-    import maturin
-
-    with pgo_env():
-        return str(maturin.build_editable(wheel_directory, config_settings, metadata_directory))
+    return _with_profile("build_editable", wheel_directory, config_settings, metadata_directory)

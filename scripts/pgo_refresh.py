@@ -45,19 +45,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "pgo"
 sys.path.insert(0, str(ROOT / "build_backend"))
-from flashsched_build import sources_digest  # noqa: E402
+from flashsched_build import rustc_info, sources_digest  # noqa: E402
 
 
 def sh(cmd: list[str], **kw: object) -> str:
     print("+", " ".join(cmd), flush=True)
     r = subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE, **kw)  # type: ignore[call-overload]
     return str(r.stdout)
-
-
-def rustc_info() -> dict[str, str]:
-    out = sh(["rustc", "-vV"])
-    info = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
-    return {"rustc": info["release"], "llvm": info.get("LLVM version", "?"), "host": info["host"]}
 
 
 def llvm_profdata(host: str) -> Path:
@@ -190,8 +184,8 @@ def main() -> int:
     OUT.mkdir(exist_ok=True)
     (OUT / "flashsched.profdata.xz").write_bytes(lzma.compress(data, preset=9))
     meta = {
-        "rustc": info["rustc"],
-        "llvm": info["llvm"],
+        "rustc": info["release"],
+        "llvm": info.get("LLVM version", "?"),
         "commit": commit + ("+changes" if dirty else ""),
         "trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "sha256": hashlib.sha256(data).hexdigest(),

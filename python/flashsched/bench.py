@@ -297,9 +297,9 @@ def verdict(r: dict[str, Any]) -> str:
     return "MISSED"
 
 
-def isolated(code: str, python: str | None = None) -> dict[str, Any]:
+def isolated(code: str, python: str | None = None) -> Any:
     """Run Python `code` in a fresh interpreter (``python``, default this
-    one); its last stdout line is JSON."""
+    one); its last stdout line is JSON, returned decoded."""
     out = subprocess.run(
         [python or sys.executable, "-c", code], check=True, capture_output=True, text=True
     ).stdout
@@ -309,12 +309,14 @@ def isolated(code: str, python: str | None = None) -> dict[str, Any]:
 def reference_build(python: str) -> str:
     """How the reference interpreter's extension was built (its PGO
     profile), so a paired ratio says which builds it compares."""
+    from flashsched.cli import describe_build
+
     code = (
-        "import json; from flashsched import _core; p = getattr(_core, 'BUILD_PGO', None); "
-        "print(json.dumps('PGO profile ' + p if p else 'no PGO profile'))"
+        "import json; from flashsched import _core; "
+        "print(json.dumps(getattr(_core, 'BUILD_PGO', None)))"
     )
     try:
-        return str(isolated(code, python))
+        return describe_build(isolated(code, python))
     except (subprocess.CalledProcessError, ValueError, OSError, IndexError):
         return "build unknown"
 

@@ -16,10 +16,14 @@ from flashsched.exceptions import FlashschedError
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a killed writer
 
 
-def build_note() -> str:
-    """How the extension was built: its PGO profile, or that it has none."""
-    pgo = getattr(_core, "BUILD_PGO", None)
+def describe_build(pgo: str | None) -> str:
+    """A build as reports name it, from its ``BUILD_PGO``."""
     return f"PGO profile {pgo}" if pgo else "no PGO profile"
+
+
+def build_note() -> str:
+    """How this extension was built: its PGO profile, or that it has none."""
+    return describe_build(getattr(_core, "BUILD_PGO", None))
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
