@@ -7,6 +7,7 @@ use super::tx::{Tx, TxId, TxKind};
 use super::{pick_ctx, EventSink, Ssd, MAX_DECIDE_PASSES};
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
+use crate::flash::add_mod;
 
 impl Ssd {
     pub(super) fn enqueue(&mut self, tx: Tx, now: Ns) {
@@ -40,7 +41,7 @@ impl Ssd {
             let stream = program_stream(&self.ftl, tx.origin);
             let waiting = self.queued_programs[p][stream as usize];
             let next = self.ftl.next_page_offset(tx.plane, stream);
-            tx.epoch = (next + waiting) % self.geo.pages_per_block;
+            tx.epoch = self.geo.rem_pages_per_block(next + waiting);
         }
         tx
     }
@@ -224,11 +225,19 @@ impl Ssd {
             // Channel-idle dispatch: the channel decides when and which chip.
             return self.serve_channel(self.geo.channel_of_die(die), now, sink);
         }
-        if self.cmds.chip_blocked(self.geo.chip_of_die(die), now) {
+        let chip = self.geo.chip_of_die(die);
+        // A `per_die` scheduler has nothing for a chip with nothing queued
+        // or running, and no pooled write waits: the visit would find
+        // nothing (SSDsim's pool marks every idle chip for each write; one
+        // takes it).
+        if self.per_die && !self.chip_loaded(chip) && self.write_pool.is_empty() {
+            return Ok(());
+        }
+        if self.cmds.chip_blocked(chip, now) {
             return Ok(()); // offered again when its chip frees
         }
         if self.chip_queues {
-            return self.schedule_chip(self.geo.chip_of_die(die), now, sink);
+            return self.schedule_chip(chip, now, sink);
         }
         self.fill_die(die, now, sink)
     }
@@ -256,7 +265,7 @@ impl Ssd {
             if self.cmds.chip_blocked(chip, now) || !self.channels[ch].idle_at(now) {
                 break;
             }
-            self.fill_die(chip * dpc + (first + k) % dpc, now, sink)?;
+            self.fill_die(chip * dpc + add_mod(first, k, dpc), now, sink)?;
         }
         Ok(())
     }
@@ -296,8 +305,8 @@ impl Ssd {
                 self.offer(now, |s, ctx| s.pick(die, ctx))
             };
             let Some(id) = id else {
-                let dpc = self.geo.dies_per_chip;
-                if self.take_pooled(&mut placed, die / dpc, 1 << (die % dpc), now) {
+                let (chip, k) = (self.geo.chip_of_die(die), self.geo.die_in_chip(die));
+                if self.take_pooled(&mut placed, chip, 1 << k, now) {
                     continue;
                 }
                 break;

@@ -11,7 +11,7 @@ use crate::check::record::OpRecord;
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::die::Phase;
-use crate::flash::CommandKind;
+use crate::flash::{add_mod, inc_mod, CommandKind};
 use crate::ftl::Stream;
 
 impl Ssd {
@@ -28,7 +28,7 @@ impl Ssd {
             }
             self.cmds.chip_active[chip] += 1;
             let dpc = self.geo.dies_per_chip;
-            self.cmds.chip_next[chip] = (die as u32 % dpc + 1) % dpc;
+            self.cmds.chip_next[chip] = inc_mod(self.geo.die_in_chip(die as u32), dpc);
         }
     }
 
@@ -46,7 +46,7 @@ impl Ssd {
                 let dpc = self.geo.dies_per_chip;
                 let first = self.cmds.chip_next[chip as usize];
                 for k in 0..dpc {
-                    self.mark(chip * dpc + (first + k) % dpc);
+                    self.mark(chip * dpc + add_mod(first, k, dpc));
                 }
             }
         }
@@ -96,7 +96,7 @@ impl Ssd {
         let lead = (self.cmds.multiplane != MultiPlane::Off).then(|| *self.txs.get(id));
         if let Some(lead) = lead.filter(|l| !(self.cmds.lone_reads && l.is_plain_read())) {
             let ppd = self.geo.planes_per_die;
-            let mut taken = 1u64 << (lead.plane % ppd);
+            let mut taken = 1u64 << self.geo.plane_in_die(lead.plane);
             while (ids.len() as u32) < ppd {
                 let ctx = pick_ctx!(self, now);
                 if !ctx.companion_possible(&lead, taken) {
@@ -105,7 +105,7 @@ impl Ssd {
                 let Some(c) = self.sched.pick_companion(lead.die, &lead, taken, &ctx) else {
                     break;
                 };
-                taken |= 1 << (self.txs.get(c).plane % ppd);
+                taken |= 1 << self.geo.plane_in_die(self.txs.get(c).plane);
                 ids.push(c);
             }
         }

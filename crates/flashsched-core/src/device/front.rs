@@ -40,12 +40,25 @@ struct Pipe {
     tlp_payload: u64,
     tlp_overhead: u64,
     free_at: Ns,
+    /// `ns_per_byte` as `m / 2^k` when it is such a fraction (200 MB/s: 5
+    /// ns per byte), so whole-byte times are integer arithmetic with the
+    /// float's exact result.
+    dyadic: Option<(u64, u32)>,
+}
+
+/// `x` as `(m, k)` with `x = m / 2^k` exactly, `m` below 2^32.
+fn dyadic(x: f64) -> Option<(u64, u32)> {
+    (0..=32).find_map(|k| {
+        let m = x * (1u64 << k) as f64;
+        (m.fract() == 0.0 && m >= 0.0 && m < (1u64 << 32) as f64).then_some((m as u64, k))
+    })
 }
 
 impl Pipe {
     fn new(mb_s: f64, latency: Ns) -> Pipe {
         Pipe {
             ns_per_byte: 1000.0 / mb_s,
+            dyadic: dyadic(1000.0 / mb_s),
             latency,
             row: 0,
             precharge: 0,
@@ -65,7 +78,11 @@ impl Pipe {
     /// burst time where it multiplies below a row; equal to its formula
     /// for its shipped 1-byte bursts).
     fn cost(&self, bytes: u64) -> Ns {
-        let at_rate = |b: u64| (b as f64 * self.ns_per_byte).ceil() as Ns;
+        let at_rate = |b: u64| match self.dyadic {
+            // `b * m` below 2^53: the float product would be exact too.
+            Some((m, k)) if b < (1 << 21) => (b * m).div_ceil(1 << k),
+            _ => (b as f64 * self.ns_per_byte).ceil() as Ns,
+        };
         if self.tlp_payload > 0 {
             // Every packet, the last partial one too, carries the overhead.
             let packets = bytes.div_ceil(self.tlp_payload).max(1);

@@ -11,6 +11,7 @@ use super::write_pool::UNPLACED;
 use super::{DevReq, Ssd};
 use crate::check::record::OpRecord;
 use crate::engine::Ns;
+use crate::flash::{add_mod, inc_mod};
 use crate::ftl::{Allocation, NONE};
 use crate::io::Op;
 
@@ -482,7 +483,7 @@ impl Ssd {
                 }
                 self.rr_die = best + 1;
                 let ppd = self.geo.planes_per_die;
-                let k = open.unwrap_or((self.rr_plane[best as usize] + 1) % ppd);
+                let k = open.unwrap_or(inc_mod(self.rr_plane[best as usize], ppd));
                 self.rr_plane[best as usize] = k;
                 best * ppd + k
             }
@@ -499,7 +500,7 @@ impl Ssd {
     fn open_plane(&self, die: u32) -> Option<u32> {
         let ppd = self.geo.planes_per_die;
         let start = self.rr_plane[die as usize];
-        (1..=ppd).map(|i| (start + i) % ppd).find(|&c| {
+        (1..=ppd).map(|i| add_mod(start, i, ppd)).find(|&c| {
             let p = die * ppd + c;
             !self.ftl.is_starved(p) && self.ftl.user_room_for(p, self.queued_user_programs(p))
         })

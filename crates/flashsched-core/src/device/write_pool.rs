@@ -12,7 +12,7 @@ use super::tx::{Tx, TxId};
 use super::{pick_ctx, Ssd};
 use crate::device::config::{BusyUnit, MultiPlane};
 use crate::engine::Ns;
-use crate::flash::Geometry;
+use crate::flash::{add_mod, inc_mod, Geometry};
 use crate::ftl::Stream;
 
 /// Lists [`Ssd::place_pooled`] reuses: the dies it fills, and each die's
@@ -53,14 +53,14 @@ impl Ssd {
     pub(super) fn token_plane(&mut self) -> u32 {
         let g = self.geo;
         let ch = self.tokens.channel;
-        self.tokens.channel = (ch + 1) % g.channels;
+        self.tokens.channel = inc_mod(ch, g.channels);
         let way = self.tokens.chip[ch as usize];
-        self.tokens.chip[ch as usize] = (way + 1) % g.chips_per_channel;
+        self.tokens.chip[ch as usize] = inc_mod(way, g.chips_per_channel);
         let chip = ch * g.chips_per_channel + way;
         let die = self.cmds.chip_next[chip as usize];
-        self.cmds.chip_next[chip as usize] = (die + 1) % g.dies_per_chip;
+        self.cmds.chip_next[chip as usize] = inc_mod(die, g.dies_per_chip);
         let d = chip * g.dies_per_chip + die;
-        let plane = (self.rr_plane[d as usize] + 1) % g.planes_per_die;
+        let plane = inc_mod(self.rr_plane[d as usize], g.planes_per_die);
         self.rr_plane[d as usize] = plane;
         g.plane_index(ch, way, die, plane)
     }
@@ -110,7 +110,7 @@ impl Ssd {
         s.dies.clear();
         s.dies.extend(
             (0..dpc)
-                .map(|k| (first + k) % dpc)
+                .map(|k| add_mod(first, k, dpc))
                 .filter(|k| dies & (1 << k) != 0)
                 .map(|k| chip * dpc + k),
         );
@@ -185,7 +185,7 @@ impl Ssd {
         let before = out.len();
         out.extend(
             (1..=ppd)
-                .map(|i| die * ppd + (start + i) % ppd)
+                .map(|i| die * ppd + add_mod(start, i, ppd))
                 .filter(|&p| {
                     let t = Tx {
                         plane: p,
@@ -201,7 +201,7 @@ impl Ssd {
                 .take(n as usize),
         );
         if out.len() > before {
-            self.rr_plane[die as usize] = out[out.len() - 1] % ppd;
+            self.rr_plane[die as usize] = self.geo.plane_in_die(out[out.len() - 1]);
         }
     }
 

@@ -100,7 +100,8 @@ impl Channel {
 
     /// Recompute pending ends; push `(slot, end)` of each that changed.
     fn retime(&mut self, changed: &mut Vec<(u32, Ns)>) {
-        if self.by_class {
+        // One data-out is in its place whatever its class.
+        if self.by_class && self.pending.len() > 1 {
             self.order_by_class();
         }
         let mut t = self.free_at;

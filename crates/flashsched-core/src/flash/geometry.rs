@@ -138,6 +138,39 @@ fn div(x: u32, d: u32, sh: u32) -> u32 {
     }
 }
 
+/// `x mod d` (`sh` as for [`div`]): a mask for a power of two.
+#[inline(always)]
+fn rem(x: u32, d: u32, sh: u32) -> u32 {
+    if sh != NOT_POW2 {
+        x & ((1 << sh) - 1)
+    } else {
+        x % d
+    }
+}
+
+/// `(a + b) mod n` for `a + b < 2n`, without a division.
+#[inline(always)]
+pub fn add_mod(a: u32, b: u32, n: u32) -> u32 {
+    debug_assert!(a + b < 2 * n);
+    let s = a + b;
+    if s >= n {
+        s - n
+    } else {
+        s
+    }
+}
+
+/// `(a + 1) mod n` for `a < n`, without a division.
+#[inline(always)]
+pub fn inc_mod(a: u32, n: u32) -> u32 {
+    debug_assert!(a < n);
+    if a + 1 >= n {
+        0
+    } else {
+        a + 1
+    }
+}
+
 impl Geometry {
     /// The geometry of a (validated) config.
     pub fn new(c: &GeometryConfig) -> Self {
@@ -219,6 +252,21 @@ impl Geometry {
     #[inline]
     pub fn chip_of_die(&self, die: u32) -> u32 {
         div(die, self.dies_per_chip, self.sh.dies_per_chip)
+    }
+    /// Index of global die `die` within its chip.
+    #[inline]
+    pub fn die_in_chip(&self, die: u32) -> u32 {
+        rem(die, self.dies_per_chip, self.sh.dies_per_chip)
+    }
+    /// Index of global plane `plane` within its die.
+    #[inline]
+    pub fn plane_in_die(&self, plane: u32) -> u32 {
+        rem(plane, self.planes_per_die, self.sh.planes_per_die)
+    }
+    /// `x mod pages_per_block`.
+    #[inline]
+    pub fn rem_pages_per_block(&self, x: u32) -> u32 {
+        rem(x, self.pages_per_block, self.sh.pages_per_block)
     }
     /// Channel of global chip `chip`.
     #[inline]
@@ -317,6 +365,25 @@ mod tests {
                 assert_eq!(die, plane / planes);
                 assert_eq!(g.chip_of_die(die), die / dies);
                 assert_eq!(g.channel_of_die(die), die / dies / chips);
+                assert_eq!(g.plane_in_die(plane), plane % planes);
+                assert_eq!(g.die_in_chip(die), die % dies);
+            }
+            for x in (0..3 * pages + 5).chain([u32::MAX - 1, u32::MAX]) {
+                assert_eq!(g.rem_pages_per_block(x), x % pages);
+            }
+        }
+    }
+
+    #[test]
+    fn modular_steps_agree_with_remainder() {
+        for n in 1..=9u32 {
+            for a in 0..n {
+                assert_eq!(inc_mod(a, n), (a + 1) % n);
+                for b in 0..=n {
+                    if a + b < 2 * n {
+                        assert_eq!(add_mod(a, b, n), (a + b) % n);
+                    }
+                }
             }
         }
     }

@@ -135,6 +135,9 @@ pub struct Timing {
     mb_s: f64,
     /// Whether host transfers move only their sectors.
     pub sector_transfers: bool,
+    /// Bus time of a transfer of `n` sectors, `n` up to a page's (index 0
+    /// unused): computed once, as [`Timing::xfer_ns`] would each time.
+    xfer_sectors: Vec<Ns>,
     /// Per page-type multipliers (index = page % bits_per_cell); empty = uniform.
     read_factor: Vec<f64>,
     program_factor: Vec<f64>,
@@ -146,6 +149,11 @@ fn us(x: f64) -> Ns {
 
 fn ns(x: f64) -> Ns {
     x.round() as Ns
+}
+
+/// Bus time of `n` 512-byte sectors at `mb_s` MB/s.
+fn sector_xfer_ns(n: u16, mb_s: f64) -> Ns {
+    (n as f64 * 512.0 * 1000.0 / mb_s).round() as Ns
 }
 
 /// What a flash command does, for its bus time ([`Timing::command_bus_ns`]).
@@ -181,6 +189,10 @@ impl Timing {
         } else {
             (vec![], vec![])
         };
+        let page_sectors = (page_size / 512).min(u16::MAX as u32) as usize;
+        let xfer_sectors = (0..=page_sectors)
+            .map(|n| sector_xfer_ns(n as u16, t.channel_mb_s))
+            .collect();
         Timing {
             read: us(t.read_us),
             program: us(t.program_us),
@@ -194,6 +206,7 @@ impl Timing {
             xfer_page,
             mb_s: t.channel_mb_s,
             sector_transfers: t.sector_transfers,
+            xfer_sectors,
             read_factor,
             program_factor,
         }
@@ -206,7 +219,10 @@ impl Timing {
         self.command
             + match sectors {
                 0 => self.xfer_page,
-                n => (n as f64 * 512.0 * 1000.0 / self.mb_s).round() as Ns,
+                n => match self.xfer_sectors.get(n as usize) {
+                    Some(&d) => d,
+                    None => sector_xfer_ns(n, self.mb_s),
+                },
             }
     }
 

@@ -153,7 +153,7 @@ impl PickCtx<'_> {
         let geo = &self.ftl.geo;
         if cand.die != lead.die
             || op_class(cand) != op_class(lead)
-            || taken & (1 << (cand.plane % geo.planes_per_die)) != 0
+            || taken & (1 << geo.plane_in_die(cand.plane)) != 0
             || !self.can_issue(cand)
             || (cand.kind == TxKind::Program && self.moved_program(lead, cand))
         {

@@ -180,8 +180,8 @@ impl TxScheduler for MqsimPriority {
         // Dies per chip and planes per die are at most 64 (geometry limits).
         let entry = Entry {
             id,
-            die: (tx.die % self.geo.dies_per_chip) as u8,
-            plane: (tx.plane % self.geo.planes_per_die) as u8,
+            die: self.geo.die_in_chip(tx.die) as u8,
+            plane: self.geo.plane_in_die(tx.plane) as u8,
         };
         self.queues[chip as usize][queue as usize].push_back(entry);
         let slot = self.slot(queue, tx.plane);
@@ -191,7 +191,7 @@ impl TxScheduler for MqsimPriority {
 
     fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
         let chip = self.geo.chip_of_die(die);
-        self.pick_chip(chip, 1 << (die % self.geo.dies_per_chip), ctx)
+        self.pick_chip(chip, 1 << self.geo.die_in_chip(die), ctx)
     }
 
     fn pick_chip(&mut self, chip: u32, dies: u64, ctx: &PickCtx) -> Option<TxId> {
@@ -225,7 +225,7 @@ impl TxScheduler for MqsimPriority {
                 continue;
             }
             let q = &self.queues[chip as usize][queue as usize];
-            let lead_die = (die % self.geo.dies_per_chip) as u8;
+            let lead_die = self.geo.die_in_chip(die) as u8;
             if let Some(pos) = q.iter().position(|e| {
                 e.die == lead_die
                     && taken & (1 << e.plane) == 0

@@ -111,19 +111,22 @@ impl TxSchedulerType for SsdsimFcfs {
 
 impl SsdsimFcfs {
     /// The head of `q` if it is on a die in `dies` and can start.
-    fn take_head(q: &mut VecDeque<TxId>, dies: u64, dpc: u32, ctx: &PickCtx) -> Option<TxId> {
+    fn take_head(q: &mut VecDeque<TxId>, dies: u64, ctx: &PickCtx) -> Option<TxId> {
         let t = ctx.txs.get(*q.front()?);
-        (dies & (1 << (t.die % dpc)) != 0 && ctx.can_issue(t)).then(|| q.pop_front())?
+        (dies & (1 << ctx.ftl.geo.die_in_chip(t.die)) != 0 && ctx.can_issue(t))
+            .then(|| q.pop_front())?
     }
 }
 
 impl SsdsimFcfs {
     /// The oldest erase in `q` (behind a head that cannot start) that is
     /// on a die in `dies` and can start.
-    fn take_erase(q: &mut VecDeque<TxId>, dies: u64, dpc: u32, ctx: &PickCtx) -> Option<TxId> {
+    fn take_erase(q: &mut VecDeque<TxId>, dies: u64, ctx: &PickCtx) -> Option<TxId> {
         let i = q.iter().skip(1).position(|&id| {
             let t = ctx.txs.get(id);
-            t.kind == TxKind::Erase && dies & (1 << (t.die % dpc)) != 0 && ctx.can_issue(t)
+            t.kind == TxKind::Erase
+                && dies & (1 << ctx.ftl.geo.die_in_chip(t.die)) != 0
+                && ctx.can_issue(t)
         })?;
         q.remove(i + 1)
     }
@@ -144,22 +147,21 @@ impl TxScheduler for SsdsimFcfs {
 
     fn pick(&mut self, die: u32, ctx: &PickCtx) -> Option<TxId> {
         let chip = self.geo.chip_of_die(die);
-        self.pick_chip(chip, 1 << (die % self.geo.dies_per_chip), ctx)
+        self.pick_chip(chip, 1 << self.geo.die_in_chip(die), ctx)
     }
 
     fn pick_chip(&mut self, chip: u32, dies: u64, ctx: &PickCtx) -> Option<TxId> {
-        let dpc = self.geo.dies_per_chip;
         let c = &mut self.chips[chip as usize];
-        let id = Self::take_head(&mut c.gc, dies, dpc, ctx)
+        let id = Self::take_head(&mut c.gc, dies, ctx)
             .or_else(|| {
-                (ctx.ftl.gc_jobs_max > 1).then(|| Self::take_erase(&mut c.gc, dies, dpc, ctx))?
+                (ctx.ftl.gc_jobs_max > 1).then(|| Self::take_erase(&mut c.gc, dies, ctx))?
             })
-            .or_else(|| Self::take_head(&mut c.user, dies, dpc, ctx))
+            .or_else(|| Self::take_head(&mut c.user, dies, ctx))
             .or_else(|| {
                 // Reads first: writes only once no read is waiting.
                 c.user
                     .is_empty()
-                    .then(|| Self::take_head(&mut c.writes, dies, dpc, ctx))?
+                    .then(|| Self::take_head(&mut c.writes, dies, ctx))?
             })?;
         self.pending -= 1;
         Some(id)
