@@ -38,6 +38,7 @@ pub mod array;
 pub mod check;
 pub mod config;
 pub mod device;
+pub mod divisor;
 pub mod engine;
 pub mod error;
 pub mod flash;

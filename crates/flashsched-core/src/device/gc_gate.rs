@@ -18,6 +18,7 @@
 //!   on user work the scheduler is holding back.
 
 use super::tx::{Origin, Tx};
+use crate::divisor::Divisor;
 use crate::flash::Geometry;
 use crate::ftl::{Ftl, GcMode, GcUnit};
 
@@ -27,7 +28,7 @@ pub struct GcGate {
     mode: GcMode,
     geo: Geometry,
     /// Planes per blocking unit (1, planes per die, or planes per chip).
-    unit_planes: u32,
+    unit_planes: Divisor,
     /// GC jobs running per blocking unit (`blocking`).
     held: Vec<u32>,
 }
@@ -42,7 +43,7 @@ impl GcGate {
         GcGate {
             mode,
             geo: *geo,
-            unit_planes,
+            unit_planes: Divisor::new(unit_planes),
             held: vec![0; (geo.planes() / unit_planes) as usize],
         }
     }
@@ -72,7 +73,7 @@ impl GcGate {
     /// Whether blocking GC holds user work to `plane` back now.
     #[inline]
     pub fn holds_user(&self, plane: u32) -> bool {
-        self.mode == GcMode::Blocking && self.held[(plane / self.unit_planes) as usize] > 0
+        self.mode == GcMode::Blocking && self.held[self.unit_planes.div(plane) as usize] > 0
     }
 
     /// Whether any plane of `chip` needs GC before user I/O.
@@ -83,20 +84,22 @@ impl GcGate {
 
     /// A GC job began in `plane`.
     pub(super) fn gc_began(&mut self, plane: u32) {
-        self.held[(plane / self.unit_planes) as usize] += 1;
+        self.held[self.unit_planes.div(plane) as usize] += 1;
     }
 
     /// A GC job in `plane` ended. Under `blocking`, returns the dies whose
     /// user work it was holding back (to be offered work again).
     pub(super) fn gc_ended(&mut self, plane: u32) -> Option<std::ops::Range<u32>> {
-        let unit = (plane / self.unit_planes) as usize;
+        let unit = self.unit_planes.div(plane) as usize;
         self.held[unit] -= 1;
         if self.mode != GcMode::Blocking || self.held[unit] != 0 {
             return None;
         }
-        let first_plane = unit as u32 * self.unit_planes;
+        let first_plane = unit as u32 * self.unit_planes.get();
         let first = self.geo.die_of_plane(first_plane);
-        let last = self.geo.die_of_plane(first_plane + self.unit_planes - 1);
+        let last = self
+            .geo
+            .die_of_plane(first_plane + self.unit_planes.get() - 1);
         Some(first..last + 1)
     }
 

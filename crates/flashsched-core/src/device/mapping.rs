@@ -17,6 +17,7 @@ use super::lpn_index::LpnIndex;
 
 use super::config::MappingConfig;
 use super::tx::Tx;
+use crate::divisor::Divisor;
 use crate::flash::Geometry;
 use crate::ftl::footprint::grown_vec;
 
@@ -80,7 +81,7 @@ pub(crate) enum Query {
 #[derive(Debug)]
 pub(crate) struct MappingCache {
     /// Entries per translation page.
-    pub(crate) per_tp: u32,
+    pub(crate) per_tp: Divisor,
     /// Hidden logical page of translation page 0.
     pub(crate) base: u32,
     /// Translation pages of the whole table.
@@ -123,7 +124,7 @@ impl MappingCache {
     pub(crate) fn new(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> Option<MappingCache> {
         let (per_tp, capacity, pages) = Self::sizes(cfg, geo, logical)?;
         Some(MappingCache {
-            per_tp,
+            per_tp: Divisor::new(per_tp),
             base: logical,
             pages,
             capacity,
@@ -185,7 +186,7 @@ impl MappingCache {
     /// Translation page holding `lpn`'s entry.
     #[inline]
     pub(crate) fn tp_of(&self, lpn: u32) -> u32 {
-        lpn / self.per_tp
+        self.per_tp.div(lpn)
     }
 
     /// Whether `lpn` is a translation page (hidden), not host data.
@@ -483,7 +484,7 @@ mod tests {
     #[test]
     fn sizes_follow_mqsims_formulas() {
         let c = cache(6.0 / 1024.0 * 3.0); // room for 3 entries of 6 bytes
-        assert_eq!(c.per_tp, 2048);
+        assert_eq!(c.per_tp.get(), 2048);
         assert_eq!(c.capacity, 3);
         assert_eq!(c.pages, 30); // ⌈60000 / 2048⌉
         assert_eq!(c.base, 60_000);

@@ -7,6 +7,8 @@
 
 use std::mem::size_of;
 
+use crate::divisor::floor_ceil_u64;
+
 /// Pages per chunk.
 const CHUNK: usize = 1 << 12;
 
@@ -24,7 +26,7 @@ pub(super) fn span_in_page(page: u64, offset: u64, size: u32, raw: u64) -> (u64,
 /// touch (bit k = bytes `k × unit ..`; a mask of up to 64 parts).
 #[inline]
 pub(super) fn unit_bits(lo: u64, hi: u64, unit: u64) -> u64 {
-    let (a, b) = (lo / unit, hi.div_ceil(unit));
+    let (a, b) = floor_ceil_u64(lo, hi, unit);
     if b - a >= 64 {
         u64::MAX
     } else {

@@ -102,7 +102,13 @@ impl Replay {
     /// Fold `r` onto `[0, capacity)`, 512-byte aligned, without splitting it.
     pub fn fold(r: &mut IoRecord, capacity: u64) {
         let size = (r.size as u64).min(capacity) as u32;
-        let mut off = (r.offset % capacity) & !511;
+        // (Most offsets are in range: no division for them.)
+        let wrapped = if r.offset < capacity {
+            r.offset
+        } else {
+            r.offset % capacity
+        };
+        let mut off = wrapped & !511;
         if off + size as u64 > capacity {
             off = (capacity - size as u64) & !511;
         }

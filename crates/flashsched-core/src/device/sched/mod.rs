@@ -124,7 +124,7 @@ impl PickCtx<'_> {
             return false;
         }
         let dpc = self.ftl.geo.dies_per_chip;
-        let first = tx.die / dpc * dpc;
+        let first = self.ftl.geo.chip_of_die(tx.die) * dpc;
         (first..first + dpc).any(|d| d != tx.die && !self.dies[d as usize].is_idle())
     }
 
@@ -229,7 +229,7 @@ impl PickCtx<'_> {
             return true;
         }
         let want = self.program_offset(lead);
-        let base = (lead.plane / ppd) * ppd;
+        let base = self.ftl.geo.die_of_plane(lead.plane) * ppd;
         (0..ppd).filter(|k| free & (1 << k) != 0).any(|k| {
             let plane = base + k;
             // Under `onfi-queued` a host program waiting on `plane` holds

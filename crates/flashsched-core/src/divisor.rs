@@ -1,0 +1,92 @@
+//! Division by a divisor fixed at set-up: a shift and a mask when it is a
+//! power of two (the usual device geometry), the hardware division
+//! otherwise. A division costs tens of cycles; the simulator divides by
+//! the same few numbers (planes per unit, entries per translation page,
+//! bytes per sector) many times per request.
+
+/// A nonzero `u32` divisor, with its shift when it is a power of two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Divisor {
+    d: u32,
+    /// `log2(d)`, or `u32::MAX` when `d` is not a power of two.
+    sh: u32,
+}
+
+impl Divisor {
+    /// Divide by `d` (at least 1).
+    pub fn new(d: u32) -> Divisor {
+        assert!(d > 0, "divisor must be positive");
+        let sh = if d.is_power_of_two() {
+            d.trailing_zeros()
+        } else {
+            u32::MAX
+        };
+        Divisor { d, sh }
+    }
+
+    /// The divisor.
+    #[inline(always)]
+    pub fn get(self) -> u32 {
+        self.d
+    }
+
+    /// `x / d`.
+    #[inline(always)]
+    pub fn div(self, x: u32) -> u32 {
+        if self.sh != u32::MAX {
+            x >> self.sh
+        } else {
+            x / self.d
+        }
+    }
+
+    /// `x % d`.
+    #[inline(always)]
+    pub fn rem(self, x: u32) -> u32 {
+        if self.sh != u32::MAX {
+            x & (self.d - 1)
+        } else {
+            x % self.d
+        }
+    }
+}
+
+/// `(x / unit, ceil(y / unit))` for a `u64` unit (at least 1), by shifts
+/// when it is a power of two.
+#[inline(always)]
+pub fn floor_ceil_u64(x: u64, y: u64, unit: u64) -> (u64, u64) {
+    if unit.is_power_of_two() {
+        let sh = unit.trailing_zeros();
+        (x >> sh, (y >> sh) + ((y & (unit - 1)) != 0) as u64)
+    } else {
+        (x / unit, y.div_ceil(unit))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agrees_with_the_division_operators() {
+        for d in (1..=70).chain([96, 1000, 1024, 4096, 65_536, u32::MAX]) {
+            let v = Divisor::new(d);
+            assert_eq!(v.get(), d);
+            for x in (0..300).chain([d - 1, d, d.wrapping_add(1), u32::MAX - 1, u32::MAX]) {
+                assert_eq!(v.div(x), x / d, "{x} / {d}");
+                assert_eq!(v.rem(x), x % d, "{x} % {d}");
+            }
+        }
+        for unit in [1u64, 2, 3, 512, 1000, 4096] {
+            for (x, y) in [
+                (0, 0),
+                (0, 1),
+                (511, 513),
+                (4096, 8191),
+                (u64::MAX - 5, u64::MAX),
+            ] {
+                assert_eq!(floor_ceil_u64(x, y, unit), (x / unit, y.div_ceil(unit)));
+            }
+        }
+    }
+}
