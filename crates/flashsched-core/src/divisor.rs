@@ -32,7 +32,7 @@ impl Divisor {
 
     /// `x / d`.
     #[inline(always)]
-    pub fn div(self, x: u32) -> u32 {
+    pub fn quotient(self, x: u32) -> u32 {
         if self.sh != u32::MAX {
             x >> self.sh
         } else {
@@ -42,7 +42,7 @@ impl Divisor {
 
     /// `x % d`.
     #[inline(always)]
-    pub fn rem(self, x: u32) -> u32 {
+    pub fn remainder(self, x: u32) -> u32 {
         if self.sh != u32::MAX {
             x & (self.d - 1)
         } else {
@@ -73,8 +73,8 @@ mod tests {
             let v = Divisor::new(d);
             assert_eq!(v.get(), d);
             for x in (0..300).chain([d - 1, d, d.wrapping_add(1), u32::MAX - 1, u32::MAX]) {
-                assert_eq!(v.div(x), x / d, "{x} / {d}");
-                assert_eq!(v.rem(x), x % d, "{x} % {d}");
+                assert_eq!(v.quotient(x), x / d, "{x} / {d}");
+                assert_eq!(v.remainder(x), x % d, "{x} % {d}");
             }
         }
         for unit in [1u64, 2, 3, 512, 1000, 4096] {

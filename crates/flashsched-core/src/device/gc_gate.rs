@@ -73,7 +73,7 @@ impl GcGate {
     /// Whether blocking GC holds user work to `plane` back now.
     #[inline]
     pub fn holds_user(&self, plane: u32) -> bool {
-        self.mode == GcMode::Blocking && self.held[self.unit_planes.div(plane) as usize] > 0
+        self.mode == GcMode::Blocking && self.held[self.unit_planes.quotient(plane) as usize] > 0
     }
 
     /// Whether any plane of `chip` needs GC before user I/O.
@@ -84,13 +84,13 @@ impl GcGate {
 
     /// A GC job began in `plane`.
     pub(super) fn gc_began(&mut self, plane: u32) {
-        self.held[self.unit_planes.div(plane) as usize] += 1;
+        self.held[self.unit_planes.quotient(plane) as usize] += 1;
     }
 
     /// A GC job in `plane` ended. Under `blocking`, returns the dies whose
     /// user work it was holding back (to be offered work again).
     pub(super) fn gc_ended(&mut self, plane: u32) -> Option<std::ops::Range<u32>> {
-        let unit = self.unit_planes.div(plane) as usize;
+        let unit = self.unit_planes.quotient(plane) as usize;
         self.held[unit] -= 1;
         if self.mode != GcMode::Blocking || self.held[unit] != 0 {
             return None;

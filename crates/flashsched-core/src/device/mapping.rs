@@ -186,7 +186,7 @@ impl MappingCache {
     /// Translation page holding `lpn`'s entry.
     #[inline]
     pub(crate) fn tp_of(&self, lpn: u32) -> u32 {
-        self.per_tp.div(lpn)
+        self.per_tp.quotient(lpn)
     }
 
     /// Whether `lpn` is a translation page (hidden), not host data.
