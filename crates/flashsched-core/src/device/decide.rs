@@ -53,8 +53,7 @@ impl Ssd {
         // a channel is not served again at an instant for each of its dies
         // (a suspending scheduler is asked about the die itself).
         let die = if self.chan_dispatch.is_some() && !self.suspends {
-            let g = &self.geo;
-            g.channel_of_die(die) * g.chips_per_channel * g.dies_per_chip
+            self.geo.channel_first_die(die)
         } else {
             die
         };

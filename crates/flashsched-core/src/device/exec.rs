@@ -44,6 +44,11 @@ impl Ssd {
             *active -= 1;
             if *active == 0 {
                 let dpc = self.geo.dies_per_chip;
+                if self.chan_dispatch.is_some() && !self.suspends {
+                    // Every die of a channel marks the same one (`mark`).
+                    self.mark(chip * dpc);
+                    return;
+                }
                 let first = self.cmds.chip_next[chip as usize];
                 for k in 0..dpc {
                     self.mark(chip * dpc + add_mod(first, k, dpc));

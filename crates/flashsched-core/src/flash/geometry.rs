@@ -117,6 +117,7 @@ struct Shifts {
     blocks_per_plane: u32,
     pages_per_block: u32,
     page_size: u32,
+    dies_per_channel: u32,
 }
 
 const NOT_POW2: u32 = u32::MAX;
@@ -210,6 +211,7 @@ impl Geometry {
                 blocks_per_plane: shift_of(blocks_per_plane),
                 pages_per_block: shift_of(pages_per_block),
                 page_size: shift_of(page_size),
+                dies_per_channel: shift_of(dies_per_chip * chips_per_channel),
             },
         }
     }
@@ -277,6 +279,12 @@ impl Geometry {
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 {
         self.channel_of_chip(self.chip_of_die(die))
+    }
+    /// The first die of global die `die`'s channel.
+    #[inline]
+    pub fn channel_first_die(&self, die: u32) -> u32 {
+        let per = self.dies_per_chip * self.chips_per_channel;
+        div(die, per, self.sh.dies_per_channel) * per
     }
 
     /// Global plane index from (channel, chip-in-channel, die-in-chip, plane-in-die).
@@ -365,6 +373,7 @@ mod tests {
                 assert_eq!(die, plane / planes);
                 assert_eq!(g.chip_of_die(die), die / dies);
                 assert_eq!(g.channel_of_die(die), die / dies / chips);
+                assert_eq!(g.channel_first_die(die), die / dies / chips * chips * dies);
                 assert_eq!(g.plane_in_die(plane), plane % planes);
                 assert_eq!(g.die_in_chip(die), die % dies);
             }

@@ -112,7 +112,14 @@ impl MqsimPriority {
 
     /// Remove entry `pos` of `queue` of `chip`, keeping the counts.
     fn remove(&mut self, chip: u32, queue: Q, pos: usize, ctx: &PickCtx) -> Option<TxId> {
-        let id = self.queues[chip as usize][queue as usize].remove(pos)?.id;
+        let q = &mut self.queues[chip as usize][queue as usize];
+        // Mostly the head: no shifting of the others.
+        let id = if pos == 0 {
+            q.pop_front()
+        } else {
+            q.remove(pos)
+        }?
+        .id;
         let slot = self.slot(queue, ctx.txs.get(id).plane);
         self.on_plane[slot] -= 1;
         self.pending -= 1;
