@@ -8,8 +8,8 @@ use std::path::Path;
 
 /// Top-level modules, lowest first: each may depend only on earlier ones.
 const ORDER: &[&str] = &[
-    "error", "rng", "engine", "io", "registry", "flash", "ftl", "check", "device", "host",
-    "config", "workload", "metrics", "memory", "sim", "run", "array",
+    "error", "rng", "divisor", "engine", "io", "registry", "flash", "ftl", "check", "device",
+    "host", "config", "workload", "metrics", "memory", "sim", "run", "array",
 ];
 
 /// Add the top-level modules `path` (a file, or a folder of them) uses,
