@@ -165,6 +165,9 @@ def main() -> int:
             k: v for k, v in os.environ.items() if k not in ("FLASHSCHED_PGO", "PYTHONPATH")
         }
         train_env["LLVM_PROFILE_FILE"] = str(raw / "flashsched-%p-%m.profraw")
+        # Steps that find the sample traces themselves (`bench --parse`)
+        # run in the work dir, where the default relative path is wrong.
+        train_env["FLASHSCHED_TRACES"] = str(args.traces.resolve())
         cmds = training(py, work, args.traces)
         for cmd in cmds:
             try:
