@@ -5,9 +5,9 @@ use super::config::MultiPlane;
 use super::sched::{program_stream, PickCtx, TxScheduler};
 use super::tx::{Tx, TxId, TxKind};
 use super::{pick_ctx, EventSink, Ssd, MAX_DECIDE_PASSES};
+use crate::divisor::add_mod;
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
-use crate::flash::add_mod;
 
 impl Ssd {
     pub(super) fn enqueue(&mut self, tx: Tx, now: Ns) {

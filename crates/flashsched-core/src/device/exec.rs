@@ -8,10 +8,11 @@ use super::sched::program_stream;
 use super::tx::{Origin, Tx, TxId, TxKind, UNCHECKED_READ};
 use super::{pick_ctx, DevEvent, EventSink, Ssd};
 use crate::check::record::OpRecord;
+use crate::divisor::{add_mod, inc_mod};
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::die::Phase;
-use crate::flash::{add_mod, inc_mod, CommandKind};
+use crate::flash::CommandKind;
 use crate::ftl::Stream;
 
 impl Ssd {

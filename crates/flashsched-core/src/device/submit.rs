@@ -10,8 +10,8 @@ use super::tx::{Tx, UNCHECKED_READ};
 use super::write_pool::UNPLACED;
 use super::{DevReq, Ssd};
 use crate::check::record::OpRecord;
+use crate::divisor::{add_mod, inc_mod};
 use crate::engine::Ns;
-use crate::flash::{add_mod, inc_mod};
 use crate::ftl::{Allocation, NONE};
 use crate::io::Op;
 

@@ -11,8 +11,9 @@
 use super::tx::{Tx, TxId};
 use super::{pick_ctx, Ssd};
 use crate::device::config::{BusyUnit, MultiPlane};
+use crate::divisor::{add_mod, inc_mod};
 use crate::engine::Ns;
-use crate::flash::{add_mod, inc_mod, Geometry};
+use crate::flash::Geometry;
 use crate::ftl::Stream;
 
 /// Lists [`Ssd::place_pooled`] reuses: the dies it fills, and each die's

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::divisor::Divisor;
 use crate::error::{SimError, SimResult};
 
 /// Flash array shape.
@@ -103,73 +104,21 @@ pub struct Geometry {
     pub pages_per_block: u32,
     /// Page size in bytes.
     pub page_size: u32,
-    /// log2 of each divisor used on hot paths when it is a power of two
-    /// (`NOT_POW2` otherwise): address arithmetic becomes shifts and masks
-    /// for the usual geometries, division for the others.
+    /// Each divisor used on hot paths: address arithmetic becomes shifts
+    /// and masks for the usual (power-of-two) geometries, division for the
+    /// others.
     sh: Shifts,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Shifts {
-    planes_per_die: u32,
-    dies_per_chip: u32,
-    chips_per_channel: u32,
-    blocks_per_plane: u32,
-    pages_per_block: u32,
-    page_size: u32,
-    dies_per_channel: u32,
-}
-
-const NOT_POW2: u32 = u32::MAX;
-
-fn shift_of(d: u32) -> u32 {
-    if d.is_power_of_two() {
-        d.trailing_zeros()
-    } else {
-        NOT_POW2
-    }
-}
-
-#[inline(always)]
-fn div(x: u32, d: u32, sh: u32) -> u32 {
-    if sh != NOT_POW2 {
-        x >> sh
-    } else {
-        x / d
-    }
-}
-
-/// `x mod d` (`sh` as for [`div`]): a mask for a power of two.
-#[inline(always)]
-fn rem(x: u32, d: u32, sh: u32) -> u32 {
-    if sh != NOT_POW2 {
-        x & ((1 << sh) - 1)
-    } else {
-        x % d
-    }
-}
-
-/// `(a + b) mod n` for `a + b < 2n`, without a division.
-#[inline(always)]
-pub fn add_mod(a: u32, b: u32, n: u32) -> u32 {
-    debug_assert!(a + b < 2 * n);
-    let s = a + b;
-    if s >= n {
-        s - n
-    } else {
-        s
-    }
-}
-
-/// `(a + 1) mod n` for `a < n`, without a division.
-#[inline(always)]
-pub fn inc_mod(a: u32, n: u32) -> u32 {
-    debug_assert!(a < n);
-    if a + 1 >= n {
-        0
-    } else {
-        a + 1
-    }
+    planes_per_die: Divisor,
+    dies_per_chip: Divisor,
+    chips_per_channel: Divisor,
+    blocks_per_plane: Divisor,
+    pages_per_block: Divisor,
+    page_size: Divisor,
+    dies_per_channel: Divisor,
 }
 
 impl Geometry {
@@ -205,13 +154,13 @@ impl Geometry {
             pages_per_block,
             page_size,
             sh: Shifts {
-                planes_per_die: shift_of(planes_per_die),
-                dies_per_chip: shift_of(dies_per_chip),
-                chips_per_channel: shift_of(chips_per_channel),
-                blocks_per_plane: shift_of(blocks_per_plane),
-                pages_per_block: shift_of(pages_per_block),
-                page_size: shift_of(page_size),
-                dies_per_channel: shift_of(dies_per_chip * chips_per_channel),
+                planes_per_die: Divisor::new(planes_per_die),
+                dies_per_chip: Divisor::new(dies_per_chip),
+                chips_per_channel: Divisor::new(chips_per_channel),
+                blocks_per_plane: Divisor::new(blocks_per_plane),
+                pages_per_block: Divisor::new(pages_per_block),
+                page_size: Divisor::new(page_size),
+                dies_per_channel: Divisor::new(dies_per_chip.saturating_mul(chips_per_channel)),
             },
         }
     }
@@ -248,32 +197,32 @@ impl Geometry {
     /// Die holding global plane `plane`.
     #[inline]
     pub fn die_of_plane(&self, plane: u32) -> u32 {
-        div(plane, self.planes_per_die, self.sh.planes_per_die)
+        self.sh.planes_per_die.quotient(plane)
     }
     /// Chip holding global die `die`.
     #[inline]
     pub fn chip_of_die(&self, die: u32) -> u32 {
-        div(die, self.dies_per_chip, self.sh.dies_per_chip)
+        self.sh.dies_per_chip.quotient(die)
     }
     /// Index of global die `die` within its chip.
     #[inline]
     pub fn die_in_chip(&self, die: u32) -> u32 {
-        rem(die, self.dies_per_chip, self.sh.dies_per_chip)
+        self.sh.dies_per_chip.remainder(die)
     }
     /// Index of global plane `plane` within its die.
     #[inline]
     pub fn plane_in_die(&self, plane: u32) -> u32 {
-        rem(plane, self.planes_per_die, self.sh.planes_per_die)
+        self.sh.planes_per_die.remainder(plane)
     }
     /// `x mod pages_per_block`.
     #[inline]
     pub fn rem_pages_per_block(&self, x: u32) -> u32 {
-        rem(x, self.pages_per_block, self.sh.pages_per_block)
+        self.sh.pages_per_block.remainder(x)
     }
     /// Channel of global chip `chip`.
     #[inline]
     pub fn channel_of_chip(&self, chip: u32) -> u32 {
-        div(chip, self.chips_per_channel, self.sh.chips_per_channel)
+        self.sh.chips_per_channel.quotient(chip)
     }
     /// Channel of global die `die`.
     #[inline]
@@ -283,8 +232,8 @@ impl Geometry {
     /// The first die of global die `die`'s channel.
     #[inline]
     pub fn channel_first_die(&self, die: u32) -> u32 {
-        let per = self.dies_per_chip * self.chips_per_channel;
-        div(die, per, self.sh.dies_per_channel) * per
+        let per = self.sh.dies_per_channel;
+        per.quotient(die) * per.get()
     }
 
     /// Global plane index from (channel, chip-in-channel, die-in-chip, plane-in-die).
@@ -297,7 +246,7 @@ impl Geometry {
     /// Global block index of a ppn.
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
-        div(ppn, self.pages_per_block, self.sh.pages_per_block)
+        self.sh.pages_per_block.quotient(ppn)
     }
     /// Page offset inside its block.
     #[inline]
@@ -307,7 +256,7 @@ impl Geometry {
     /// Plane holding global block `block`.
     #[inline]
     pub fn plane_of_block(&self, block: u32) -> u32 {
-        div(block, self.blocks_per_plane, self.sh.blocks_per_plane)
+        self.sh.blocks_per_plane.quotient(block)
     }
     /// Plane holding `ppn`.
     #[inline]
@@ -317,10 +266,9 @@ impl Geometry {
     /// Logical page holding byte `offset`.
     #[inline]
     pub fn page_of_byte(&self, offset: u64) -> u64 {
-        if self.sh.page_size != NOT_POW2 {
-            offset >> self.sh.page_size
-        } else {
-            offset / self.page_size as u64
+        match self.sh.page_size.shift() {
+            Some(sh) => offset >> sh,
+            None => offset / self.page_size as u64,
         }
     }
     /// First page of global block `block`.
@@ -379,20 +327,6 @@ mod tests {
             }
             for x in (0..3 * pages + 5).chain([u32::MAX - 1, u32::MAX]) {
                 assert_eq!(g.rem_pages_per_block(x), x % pages);
-            }
-        }
-    }
-
-    #[test]
-    fn modular_steps_agree_with_remainder() {
-        for n in 1..=9u32 {
-            for a in 0..n {
-                assert_eq!(inc_mod(a, n), (a + 1) % n);
-                for b in 0..=n {
-                    if a + b < 2 * n {
-                        assert_eq!(add_mod(a, b, n), (a + b) % n);
-                    }
-                }
             }
         }
     }

@@ -9,6 +9,6 @@ pub mod geometry;
 pub mod timing;
 pub mod variation;
 
-pub use geometry::{add_mod, inc_mod, Geometry, GeometryConfig, Ppn};
+pub use geometry::{Geometry, GeometryConfig, Ppn};
 pub use timing::{Cell, CommandKind, Timing, TimingConfig};
 pub use variation::VariationConfig;
