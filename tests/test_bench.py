@@ -92,6 +92,24 @@ def test_reference_runs_are_paired_with_each_case() -> None:
     assert row["vs_reference"] == round(ref["run_s"] / row["run_s"], 3)
 
 
+def test_whole_process_case_runs_under_the_reference_interpreter(tmp_path, capsys) -> None:
+    """`run-trace` is a `flashsched run` process: paired with a reference,
+    the reference interpreter runs it on the same trace (it used to be
+    handed to the reference as a synthetic spec and refused); a reference
+    that cannot run it is named and left out."""
+    import sys
+
+    (row,) = bench.main(["run-trace"], 2000, reference=sys.executable)
+    ref = row["reference"]
+    assert ref["requests"] == row["requests"] == 2000
+    assert ref["events"] == row["events"] and ref["mean_latency_us"] == row["mean_latency_us"]
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\nexit 3\n")
+    fake.chmod(0o755)
+    assert bench._reference_run("run-trace", 500, str(fake)) is None
+    assert f"{fake} -m flashsched run exited 3" in capsys.readouterr().err
+
+
 def test_repeated_runs_report_the_median_run() -> None:
     runs = [{"run_s": t, "build_s": 0.0, "requests_per_s": round(1e6 / t)} for t in (0.5, 0.4, 0.7)]
     r = bench.summarize(runs)

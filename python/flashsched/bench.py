@@ -203,10 +203,11 @@ def run_case(name: str, n: int, seed: int = 1) -> dict[str, Any]:
     }
 
 
-def run_process_case(name: str, n: int) -> dict[str, Any]:
+def run_process_case(name: str, n: int, python: str | None = None) -> dict[str, Any]:
     """A `flashsched run` process on a generated trace: wall time, CPU time
     and peak memory of the whole process (the trace is written first, not
-    timed)."""
+    timed); with ``python``, that interpreter's flashsched runs it (a
+    reference install, on the same trace)."""
     from flashsched.bench_peers import random_trace
     from flashsched.proctime import timed
 
@@ -214,11 +215,13 @@ def run_process_case(name: str, n: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="flashsched-bench-") as d:
         trace = random_trace(Path(d), None, n)
         out = Path(d) / "summary.json"
-        cmd = [sys.executable, "-m", "flashsched", "run", "--trace", str(trace)]
+        cmd = [python or sys.executable, "-m", "flashsched", "run", "--trace", str(trace)]
         cmd += ["--format", "ascii-ns", "--device", case.device, "--no-progress"]
         cost = timed([*cmd, "--json", str(out)])
         if cost.returncode != 0:
-            raise RuntimeError(f"bench case {name}: flashsched run exited {cost.returncode}")
+            raise RuntimeError(
+                f"bench case {name}: {cmd[0]} -m flashsched run exited {cost.returncode}"
+            )
         s = json.loads(out.read_text())
     return {
         "case": name,
@@ -324,8 +327,8 @@ def reference_build(python: str) -> str:
 def run_isolated(name: str, n: int, python: str | None = None) -> dict[str, Any]:
     """Run a case in a fresh interpreter so peak memory is its own; with
     ``python``, in that interpreter's flashsched (a reference install)."""
-    if CASES[name].process and python is None:
-        r = run_process_case(name, n)
+    if CASES[name].process:
+        r = run_process_case(name, n, python)
         r["load_before"] = round(os.getloadavg()[0], 2)
         return r
     r = isolated(
@@ -435,6 +438,9 @@ def _reference_run(case: str, n: int, python: str) -> dict[str, Any] | None:
     except subprocess.CalledProcessError as e:
         last = (e.stderr or "").strip().splitlines()[-1:] or ["no message"]
         print(f"  reference cannot run {case}: {last[0]}", file=sys.stderr)
+        return None
+    except RuntimeError as e:  # a whole-process case's run failed
+        print(f"  reference cannot run {case}: {e}", file=sys.stderr)
         return None
 
 
