@@ -80,16 +80,27 @@ pub fn inc_mod(a: u32, n: u32) -> u32 {
     }
 }
 
+/// `ceil(y / unit)` for a `u64` unit (at least 1), by a shift when it is a
+/// power of two.
+#[inline(always)]
+pub fn ceil_u64(y: u64, unit: u64) -> u64 {
+    if unit.is_power_of_two() {
+        (y >> unit.trailing_zeros()) + ((y & (unit - 1)) != 0) as u64
+    } else {
+        y.div_ceil(unit)
+    }
+}
+
 /// `(x / unit, ceil(y / unit))` for a `u64` unit (at least 1), by shifts
 /// when it is a power of two.
 #[inline(always)]
 pub fn floor_ceil_u64(x: u64, y: u64, unit: u64) -> (u64, u64) {
-    if unit.is_power_of_two() {
-        let sh = unit.trailing_zeros();
-        (x >> sh, (y >> sh) + ((y & (unit - 1)) != 0) as u64)
+    let floor = if unit.is_power_of_two() {
+        x >> unit.trailing_zeros()
     } else {
-        (x / unit, y.div_ceil(unit))
-    }
+        x / unit
+    };
+    (floor, ceil_u64(y, unit))
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@
 //!   reads (`Channel::by_class`).
 
 use super::{DevEvent, EventSink, Ssd};
+use crate::divisor::inc_mod;
 use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::flash::Geometry;
@@ -62,12 +63,9 @@ impl Ssd {
                 return Ok(());
             };
             let way = cd.next[ch as usize];
-            cd.next[ch as usize] = if way + 1 == cpc { 0 } else { way + 1 };
+            cd.next[ch as usize] = inc_mod(way, cpc);
             let chip = ch * cpc + way;
-            // A `per_die` scheduler has nothing for a chip with nothing
-            // queued or running (and asking it changes nothing), unless
-            // the chip may take pooled writes (`write_pool.rs`).
-            if self.per_die && !self.chip_loaded(chip) && self.write_pool.is_empty() {
+            if self.nothing_for_chip(chip) {
                 continue;
             }
             self.visit_chip(chip, now, sink)?;

@@ -52,7 +52,7 @@ impl Ssd {
         // (`serve_channel`): one mark per channel, whichever die asked, so
         // a channel is not served again at an instant for each of its dies
         // (a suspending scheduler is asked about the die itself).
-        let die = if self.chan_dispatch.is_some() && !self.suspends {
+        let die = if self.marks_channels() {
             self.geo.channel_first_die(die)
         } else {
             die
@@ -62,6 +62,33 @@ impl Ssd {
             d.dirty = true;
             self.dirty.push(die);
         }
+    }
+
+    /// A mark stands for a die's whole channel (`mark`).
+    #[inline]
+    fn marks_channels(&self) -> bool {
+        self.chan_dispatch.is_some() && !self.suspends
+    }
+
+    /// Mark every die of `chip`, from the one after the last that started
+    /// (one mark when marks stand for channels).
+    pub(super) fn mark_chip(&mut self, chip: u32) {
+        let dpc = self.geo.dies_per_chip;
+        if self.marks_channels() {
+            return self.mark(chip * dpc);
+        }
+        let first = self.cmds.chip_next[chip as usize];
+        for k in 0..dpc {
+            self.mark(chip * dpc + add_mod(first, k, dpc));
+        }
+    }
+
+    /// A visit to `chip` would start nothing: a `per_die` scheduler has
+    /// nothing for a chip with nothing queued or running (and asking it
+    /// changes nothing), and no pooled write (`write_pool.rs`) waits.
+    #[inline]
+    pub(super) fn nothing_for_chip(&self, chip: u32) -> bool {
+        self.per_die && !self.chip_loaded(chip) && self.write_pool.is_empty()
     }
 
     /// `verify_hints`: a scheduler that does not declare `suspends` is
@@ -225,11 +252,8 @@ impl Ssd {
             return self.serve_channel(self.geo.channel_of_die(die), now, sink);
         }
         let chip = self.geo.chip_of_die(die);
-        // A `per_die` scheduler has nothing for a chip with nothing queued
-        // or running, and no pooled write waits: the visit would find
-        // nothing (SSDsim's pool marks every idle chip for each write; one
-        // takes it).
-        if self.per_die && !self.chip_loaded(chip) && self.write_pool.is_empty() {
+        // (SSDsim's pool marks every idle chip for each write; one takes it.)
+        if self.nothing_for_chip(chip) {
             return Ok(());
         }
         if self.cmds.chip_blocked(chip, now) {

@@ -8,7 +8,7 @@ use super::sched::program_stream;
 use super::tx::{Origin, Tx, TxId, TxKind, UNCHECKED_READ};
 use super::{pick_ctx, DevEvent, EventSink, Ssd};
 use crate::check::record::OpRecord;
-use crate::divisor::{add_mod, inc_mod};
+use crate::divisor::inc_mod;
 use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 use crate::flash::die::Phase;
@@ -44,16 +44,7 @@ impl Ssd {
             let active = &mut self.cmds.chip_active[chip as usize];
             *active -= 1;
             if *active == 0 {
-                let dpc = self.geo.dies_per_chip;
-                if self.chan_dispatch.is_some() && !self.suspends {
-                    // Every die of a channel marks the same one (`mark`).
-                    self.mark(chip * dpc);
-                    return;
-                }
-                let first = self.cmds.chip_next[chip as usize];
-                for k in 0..dpc {
-                    self.mark(chip * dpc + add_mod(first, k, dpc));
-                }
+                self.mark_chip(chip);
             }
         }
     }

@@ -14,7 +14,7 @@
 //! them (`Host_Interface_NVMe`/`_SATA`, its PCIe link).
 
 use super::config::{CacheConfig, InterfaceConfig, LinkKind};
-use crate::divisor::floor_ceil_u64;
+use crate::divisor::ceil_u64;
 use crate::engine::Ns;
 
 /// Transfer direction on the host link.
@@ -86,7 +86,7 @@ impl Pipe {
         };
         if self.tlp_payload > 0 {
             // Every packet, the last partial one too, carries the overhead.
-            let packets = floor_ceil_u64(0, bytes, self.tlp_payload).1.max(1);
+            let packets = ceil_u64(bytes, self.tlp_payload).max(1);
             return self.latency + at_rate(bytes + packets * self.tlp_overhead);
         }
         if self.row == 0 || bytes <= self.row {

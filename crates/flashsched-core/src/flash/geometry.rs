@@ -107,11 +107,11 @@ pub struct Geometry {
     /// Each divisor used on hot paths: address arithmetic becomes shifts
     /// and masks for the usual (power-of-two) geometries, division for the
     /// others.
-    sh: Shifts,
+    div: Divisors,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Shifts {
+struct Divisors {
     planes_per_die: Divisor,
     dies_per_chip: Divisor,
     chips_per_channel: Divisor,
@@ -153,7 +153,7 @@ impl Geometry {
             blocks_per_plane,
             pages_per_block,
             page_size,
-            sh: Shifts {
+            div: Divisors {
                 planes_per_die: Divisor::new(planes_per_die),
                 dies_per_chip: Divisor::new(dies_per_chip),
                 chips_per_channel: Divisor::new(chips_per_channel),
@@ -197,32 +197,32 @@ impl Geometry {
     /// Die holding global plane `plane`.
     #[inline]
     pub fn die_of_plane(&self, plane: u32) -> u32 {
-        self.sh.planes_per_die.quotient(plane)
+        self.div.planes_per_die.quotient(plane)
     }
     /// Chip holding global die `die`.
     #[inline]
     pub fn chip_of_die(&self, die: u32) -> u32 {
-        self.sh.dies_per_chip.quotient(die)
+        self.div.dies_per_chip.quotient(die)
     }
     /// Index of global die `die` within its chip.
     #[inline]
     pub fn die_in_chip(&self, die: u32) -> u32 {
-        self.sh.dies_per_chip.remainder(die)
+        self.div.dies_per_chip.remainder(die)
     }
     /// Index of global plane `plane` within its die.
     #[inline]
     pub fn plane_in_die(&self, plane: u32) -> u32 {
-        self.sh.planes_per_die.remainder(plane)
+        self.div.planes_per_die.remainder(plane)
     }
     /// `x mod pages_per_block`.
     #[inline]
     pub fn rem_pages_per_block(&self, x: u32) -> u32 {
-        self.sh.pages_per_block.remainder(x)
+        self.div.pages_per_block.remainder(x)
     }
     /// Channel of global chip `chip`.
     #[inline]
     pub fn channel_of_chip(&self, chip: u32) -> u32 {
-        self.sh.chips_per_channel.quotient(chip)
+        self.div.chips_per_channel.quotient(chip)
     }
     /// Channel of global die `die`.
     #[inline]
@@ -232,7 +232,7 @@ impl Geometry {
     /// The first die of global die `die`'s channel.
     #[inline]
     pub fn channel_first_die(&self, die: u32) -> u32 {
-        let per = self.sh.dies_per_channel;
+        let per = self.div.dies_per_channel;
         per.quotient(die) * per.get()
     }
 
@@ -246,17 +246,17 @@ impl Geometry {
     /// Global block index of a ppn.
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
-        self.sh.pages_per_block.quotient(ppn)
+        self.div.pages_per_block.quotient(ppn)
     }
     /// Page offset inside its block.
     #[inline]
     pub fn page_in_block(&self, ppn: Ppn) -> u32 {
-        ppn - self.first_ppn(self.block_of(ppn))
+        self.rem_pages_per_block(ppn)
     }
     /// Plane holding global block `block`.
     #[inline]
     pub fn plane_of_block(&self, block: u32) -> u32 {
-        self.sh.blocks_per_plane.quotient(block)
+        self.div.blocks_per_plane.quotient(block)
     }
     /// Plane holding `ppn`.
     #[inline]
@@ -266,7 +266,7 @@ impl Geometry {
     /// Logical page holding byte `offset`.
     #[inline]
     pub fn page_of_byte(&self, offset: u64) -> u64 {
-        match self.sh.page_size.shift() {
+        match self.div.page_size.shift() {
             Some(sh) => offset >> sh,
             None => offset / self.page_size as u64,
         }
