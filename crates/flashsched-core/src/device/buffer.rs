@@ -9,9 +9,8 @@
 
 use std::collections::VecDeque;
 
-use rustc_hash::FxHashMap;
-
 use super::config::CachePolicy;
+use super::page_lru::PageLru;
 use super::sector_masks::{span_in_page, unit_bits};
 use super::tx::Tx;
 use super::Ssd;
@@ -31,21 +30,19 @@ pub(super) struct WriteBuffer {
     /// Sum of the waiting writes' room needs.
     waiting_need: u32,
     policy: CachePolicy,
-    /// `lru`: pages held (not being flushed), with their newest stamp.
-    held: FxHashMap<u32, u64>,
-    /// `lru`: (page, stamp) in write order; entries whose stamp is not the
-    /// page's newest are skipped (a rewrite moved the page to the back).
-    order: VecDeque<(u32, u64)>,
-    stamp: u64,
+    /// `lru`: pages held (not being flushed), least recently written
+    /// first, each with its written sectors as mask bits where they are
+    /// tracked (`sectors`, `track_masks`; else 0).
+    held: PageLru<u64>,
     /// `lru`: pages being flushed (their room returns when programmed).
     flushing: u32,
     /// `cache.sectors` (`ssdsim-lru`): room counted in sectors, each held
     /// page with the sectors written (bit k = sectors `k × unit ..`);
     /// `None` = whole pages.
     sectors: Option<SectorRoom>,
-    /// `ftl.update_reads` with whole-page room: the sectors written of each
-    /// held page (what its write-back carries), as `SectorRoom::masks`.
-    masks: Option<FxHashMap<u32, u64>>,
+    /// `ftl.update_reads` with whole-page room: each held page's written
+    /// sectors are tracked (what its write-back carries).
+    track_masks: bool,
 }
 
 /// Sector-counted room of SSDsim's buffer.
@@ -55,8 +52,6 @@ pub(super) struct SectorRoom {
     per_page: u32,
     /// Sectors per mask bit (1 for pages of up to 64 sectors).
     unit: u32,
-    /// Written sectors of each held page.
-    masks: FxHashMap<u32, u64>,
 }
 
 impl SectorRoom {
@@ -85,20 +80,17 @@ impl WriteBuffer {
         let sectors = sectors_per_page.map(|per_page| SectorRoom {
             per_page,
             unit: per_page.div_ceil(64),
-            masks: FxHashMap::default(),
         });
         let capacity = capacity * sectors_per_page.unwrap_or(1);
         WriteBuffer {
-            masks: (track_masks && sectors.is_none()).then(FxHashMap::default),
+            track_masks: track_masks && sectors.is_none(),
             sectors,
             capacity,
             used: 0,
             waiting: VecDeque::new(),
             waiting_need: 0,
             policy,
-            held: FxHashMap::default(),
-            order: VecDeque::new(),
-            stamp: 0,
+            held: PageLru::default(),
             flushing: 0,
         }
     }
@@ -109,7 +101,7 @@ impl WriteBuffer {
             // (`hot-cold` has its own cache, `hot_cold.rs`.)
             CachePolicy::Eager | CachePolicy::HotCold => lpns.count() as u32,
             CachePolicy::Lru | CachePolicy::SsdsimLru => {
-                lpns.filter(|l| !self.held.contains_key(l)).count() as u32
+                lpns.filter(|&l| !self.held.contains(l)).count() as u32
             }
         }
     }
@@ -126,15 +118,12 @@ impl WriteBuffer {
         let mut deficit = want.saturating_sub(self.flushing);
         let mut out = Vec::new();
         while deficit > 0 {
-            let Some((lpn, stamp)) = self.order.pop_front() else {
+            let Some((lpn, mask)) = self.held.pop_lru() else {
                 break;
             };
-            if self.held.get(&lpn) == Some(&stamp) {
-                self.held.remove(&lpn);
-                self.flushing += 1;
-                deficit -= 1;
-                out.push((lpn, self.take_mask(lpn)));
-            }
+            self.flushing += 1;
+            deficit -= 1;
+            out.push((lpn, mask));
         }
         out
     }
@@ -143,58 +132,42 @@ impl WriteBuffer {
     /// returns at once (it is on its way to flash). Returns the page, the
     /// room it took and its written sectors (`forget`).
     fn evict(&mut self) -> Option<(u32, u32, u64)> {
-        while let Some((lpn, stamp)) = self.order.pop_front() {
-            if self.held.get(&lpn) == Some(&stamp) {
-                let (n, mask) = self.forget(lpn);
-                return Some((lpn, n, mask));
-            }
-        }
-        None
+        let (lpn, mask) = self.held.pop_lru()?;
+        let (n, mask) = self.release(mask);
+        Some((lpn, n, mask))
     }
 
     /// Drop held page `lpn` and return the room it took (a page, or its
     /// written sectors) and its written sectors as mask bits (0: not
     /// tracked, the whole page).
     fn forget(&mut self, lpn: u32) -> (u32, u64) {
-        self.held.remove(&lpn);
-        let (n, mask) = match &mut self.sectors {
-            Some(sr) => {
-                let m = sr.masks.remove(&lpn).unwrap_or(0);
-                (sr.count(m), m)
-            }
-            None => (1, self.take_mask(lpn)),
+        let mask = self.held.remove(lpn).unwrap_or(0);
+        self.release(mask)
+    }
+
+    /// The room of a page that left, holding the sectors of `mask`, returns.
+    fn release(&mut self, mask: u64) -> (u32, u64) {
+        let n = match &self.sectors {
+            Some(sr) => sr.count(mask),
+            None => 1,
         };
         self.used -= n;
         (n, mask)
     }
 
-    /// The tracked written sectors of `lpn` (0: not tracked), forgotten.
-    fn take_mask(&mut self, lpn: u32) -> u64 {
-        self.masks
-            .as_mut()
-            .and_then(|m| m.remove(&lpn))
-            .unwrap_or(0)
-    }
-
     /// `lpn` was written in the sectors of `mask` (tracked only with
     /// `ftl.update_reads` and whole-page room).
     fn add_mask(&mut self, lpn: u32, mask: u64) {
-        if let Some(m) = &mut self.masks {
-            *m.entry(lpn).or_default() |= mask;
+        if self.track_masks {
+            if let Some(m) = self.held.get_mut(lpn) {
+                *m |= mask;
+            }
         }
     }
 
     /// Note a (re)write of held page `lpn`; returns whether it was new.
     fn touch(&mut self, lpn: u32) -> bool {
-        self.stamp += 1;
-        self.order.push_back((lpn, self.stamp));
-        let new = self.held.insert(lpn, self.stamp).is_none();
-        // Rewrites leave skipped entries behind: drop them now and then.
-        if self.order.len() > 2 * self.held.len() + 64 {
-            let held = &self.held;
-            self.order.retain(|(l, s)| held.get(l) == Some(s));
-        }
-        new
+        self.held.touch_or_insert(lpn, 0).1
     }
 }
 
@@ -307,7 +280,7 @@ impl Ssd {
         for raw in a..=b {
             let lpn = self.fold(raw);
             while let Some(buf) = &mut self.buffer {
-                if buf.held.contains_key(&lpn) {
+                if buf.held.contains(lpn) {
                     break;
                 }
                 if buf.used < buf.capacity {
@@ -342,11 +315,13 @@ impl Ssd {
             let Some(sr) = &mut buf.sectors else { return };
             // Sectors of this page the write covers, as mask bits.
             let mask = sr.bits(page, offset, size, raw);
-            let held = sr.masks.get(&lpn).copied().unwrap_or(0);
+            let held = buf.held.get(lpn).unwrap_or(0);
             let added = sr.count(held | mask) - sr.count(held);
-            sr.masks.insert(lpn, held | mask);
             buf.used += added;
             self.cache_page(lpn);
+            if let Some(m) = self.buffer.as_mut().and_then(|b| b.held.get_mut(lpn)) {
+                *m = held | mask;
+            }
             while let Some(buf) = &mut self.buffer {
                 if buf.used <= buf.capacity || buf.held.len() <= 1 {
                     break;
@@ -419,8 +394,7 @@ impl Ssd {
         }
         let Some(sr) = &buf.sectors else { return 0 };
         let want = sr.bits(page, offset, size, raw);
-        // Only held pages have sectors (`forget` drops them).
-        let held = sr.masks.get(&lpn).copied().unwrap_or(0);
+        let held = buf.held.get(lpn).unwrap_or(0);
         let missing = sr.count(want & !held);
         if want & held != 0 {
             buf.touch(lpn);
@@ -438,7 +412,7 @@ impl Ssd {
             // A sector buffer refreshed the page already (`buffer_read_miss`).
             if buf.policy == CachePolicy::SsdsimLru
                 && buf.sectors.is_none()
-                && buf.held.contains_key(&lpn)
+                && buf.held.contains(lpn)
             {
                 buf.touch(lpn);
             }
@@ -477,7 +451,7 @@ impl Ssd {
             hc.forget(lpn);
         }
         if let Some(buf) = &mut self.buffer {
-            if buf.held.contains_key(&lpn) {
+            if buf.held.contains(lpn) {
                 buf.forget(lpn);
             }
         }

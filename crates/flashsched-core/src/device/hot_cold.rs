@@ -26,6 +26,7 @@ use std::collections::VecDeque;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::config::CacheConfig;
+use super::page_lru::PageLru;
 use super::sector_masks::{span_in_page, unit_bits};
 use super::tx::Tx;
 use super::Ssd;
@@ -42,8 +43,6 @@ const SECTOR: u64 = 512;
 struct Slot {
     /// The version held (the newest written).
     seq: u64,
-    /// LRU stamp (entries of `order` with another stamp are stale).
-    stamp: u64,
     /// Parts of the page written since it entered, one bit per `unit`.
     written: u64,
     /// Its data is on its way to flash (else it is held: dirty).
@@ -90,9 +89,8 @@ pub(super) struct HotCold {
     window: Ns,
     window_end: Ns,
     seen: FxHashSet<u32>,
-    slots: FxHashMap<u32, Slot>,
-    order: VecDeque<(u32, u64)>,
-    stamp: u64,
+    /// The pages held, least recently used first.
+    slots: PageLru<Slot>,
     pub(super) waiting: VecDeque<Pending>,
 }
 
@@ -113,9 +111,7 @@ impl HotCold {
             window: (cfg.hot_window_ms * 1e6).round() as Ns,
             window_end: 0,
             seen: FxHashSet::default(),
-            slots: FxHashMap::default(),
-            order: VecDeque::new(),
-            stamp: 0,
+            slots: PageLru::default(),
             waiting: VecDeque::new(),
         }
     }
@@ -140,28 +136,6 @@ impl HotCold {
         (bytes.min(self.page), unit_bits(lo, hi, self.unit))
     }
 
-    fn touch(&mut self, lpn: u32) -> u64 {
-        self.stamp += 1;
-        self.order.push_back((lpn, self.stamp));
-        // Touches leave stale entries behind: drop them now and then.
-        if self.order.len() > 2 * self.slots.len() + 64 {
-            let slots = &self.slots;
-            self.order
-                .retain(|(l, s)| slots.get(l).is_some_and(|x| x.stamp == *s));
-        }
-        self.stamp
-    }
-
-    /// Take the least recently used slot out.
-    fn evict(&mut self) -> Option<(u32, Slot)> {
-        while let Some((lpn, stamp)) = self.order.pop_front() {
-            if self.slots.get(&lpn).is_some_and(|s| s.stamp == stamp) {
-                return self.slots.remove(&lpn).map(|s| (lpn, s));
-            }
-        }
-        None
-    }
-
     /// Version `seq` of `lpn` (`bytes` of it written, `bits` of the page)
     /// enters the cache. The caller has checked `has_room`.
     pub(super) fn admit(&mut self, lpn: u32, seq: u64, bytes: u64, bits: u64) -> Admitted {
@@ -172,18 +146,17 @@ impl HotCold {
             bits: 0,
             evicted_bits: 0,
         };
-        let stamp = self.touch(lpn);
-        if let Some(s) = self.slots.get_mut(&lpn) {
+        if let Some(s) = self.slots.touch(lpn) {
             // A rewrite: the newest data is held, not yet on its way.
             *s = Slot {
                 seq,
-                stamp,
                 written: s.written | bits,
                 writing: false,
             };
         } else {
             if self.slots.len() >= self.capacity {
-                if let Some((victim, s)) = self.evict() {
+                // The least recently used page makes room.
+                if let Some((victim, s)) = self.slots.pop_lru() {
                     if !s.writing {
                         let b = (s.written.count_ones() as u64 * self.unit).min(self.page);
                         self.depth += b;
@@ -194,19 +167,16 @@ impl HotCold {
                     }
                 }
             }
-            self.slots.insert(
-                lpn,
-                Slot {
-                    seq,
-                    stamp,
-                    written: bits,
-                    writing: false,
-                },
-            );
+            let slot = Slot {
+                seq,
+                written: bits,
+                writing: false,
+            };
+            self.slots.touch_or_insert(lpn, slot);
         }
         if self.seen.insert(lpn) {
             // Cold: written back at once.
-            if let Some(s) = self.slots.get_mut(&lpn) {
+            if let Some(s) = self.slots.get_mut(lpn) {
                 s.writing = true;
                 out.bits = s.written;
             }
@@ -230,24 +200,19 @@ impl HotCold {
         if let Some(b) = self.flushing.remove(&seq) {
             self.depth -= b;
         }
-        if self.slots.get(&lpn).is_some_and(|s| s.seq <= seq) {
-            self.slots.remove(&lpn);
+        if self.slots.get(lpn).is_some_and(|s| s.seq <= seq) {
+            self.slots.remove(lpn);
         }
     }
 
     /// A read found `lpn` in DRAM: it is now the most recently used.
     pub(super) fn read_hit(&mut self, lpn: u32) {
-        if self.slots.contains_key(&lpn) {
-            let stamp = self.touch(lpn);
-            if let Some(s) = self.slots.get_mut(&lpn) {
-                s.stamp = stamp;
-            }
-        }
+        self.slots.touch(lpn);
     }
 
     /// `lpn` was TRIMmed: its slot goes (a write-back in flight still ends).
     pub(super) fn forget(&mut self, lpn: u32) {
-        self.slots.remove(&lpn);
+        self.slots.remove(lpn);
     }
 }
 
@@ -414,10 +379,10 @@ mod tests {
         // The first program ends: the newer version stays in DRAM.
         c.programmed(7, 1);
         assert_eq!(c.depth(), 0);
-        assert!(c.slots.contains_key(&7));
+        assert!(c.slots.contains(7));
         // A third write within the window is absorbed too.
         assert!(!write(&mut c, 7, 3).flush);
-        assert_eq!(c.slots[&7].seq, 3);
+        assert_eq!(c.slots.get(7).unwrap().seq, 3);
     }
 
     #[test]
@@ -425,10 +390,10 @@ mod tests {
         let mut c = cache(4, 1000.0);
         write(&mut c, 3, 1);
         c.programmed(3, 1);
-        assert!(c.slots.is_empty());
+        assert_eq!(c.slots.len(), 0);
         // Seen in this window: written again, it is hot and held.
         assert!(!write(&mut c, 3, 2).flush);
-        assert!(c.slots.contains_key(&3));
+        assert!(c.slots.contains(3));
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod buffer;
 mod channel_dispatch;
 mod hot_cold;
 mod lpn_index;
+mod page_lru;
 use buffer::{Inflight, WriteBuffer};
 use command::Commands;
 use gc_job::GcJob;
