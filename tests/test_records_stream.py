@@ -67,6 +67,25 @@ def test_run_records_to_streams_and_save_copies(tmp_path: Path, whole: RunResult
     pd.testing.assert_frame_equal(pd.read_parquet(out / "requests.parquet"), whole.requests)
 
 
+def test_rows_are_encoded_for_their_values(tmp_path: Path, whole: RunResult) -> None:
+    # Times as deltas, a dictionary only where there are few values: the
+    # streamed file and one saved from memory alike (PARQUET_OPTIONS).
+    _streamed(tmp_path / "r.parquet", rows=3000)
+    saved = whole.save(tmp_path / "s") / "requests.parquet"
+    pd.testing.assert_frame_equal(pd.read_parquet(saved), whole.requests)
+    times = ("arrival_ns", "dispatch_ns", "complete_ns")
+    for path in (tmp_path / "r.parquet", saved):
+        rg = pq.ParquetFile(path).metadata.row_group(0)
+        cols = (rg.column(i) for i in range(rg.num_columns))
+        enc = {c.path_in_schema: set(c.encodings) for c in cols}
+        for c in times:
+            assert "DELTA_BINARY_PACKED" in enc[c], (path, c, enc[c])
+        for c in (*times, "offset", "latency_us", "wait_us"):
+            assert not enc[c] & {"RLE_DICTIONARY", "PLAIN_DICTIONARY"}, (path, c, enc[c])
+        for c in ("op", "size", "stream"):
+            assert "RLE_DICTIONARY" in enc[c], (path, c, enc[c])
+
+
 def test_a_stream_without_rows_writes_the_columns(tmp_path: Path, whole: RunResult) -> None:
     stream = RecordStream(tmp_path / "r.parquet", bin_ms=10.0)
     stream.close()

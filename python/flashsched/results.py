@@ -159,7 +159,9 @@ class RunResult:
             if target.resolve() != self.requests_file.resolve():
                 shutil.copyfile(self.requests_file, target)
         elif self.has_records:
-            self.requests.to_parquet(target, index=False)
+            from flashsched.records_stream import PARQUET_OPTIONS
+
+            self.requests.to_parquet(target, index=False, **PARQUET_OPTIONS)
         return d
 
     # -- display ------------------------------------------------------------
