@@ -109,14 +109,16 @@ impl Ssd {
         let dpc = self.geo.dies_per_chip;
         let first = self.cmds.chip_next[chip as usize];
         s.dies.clear();
-        s.dies.extend(
-            (0..dpc)
-                .map(|k| add_mod(first, k, dpc))
-                .filter(|k| dies & (1 << k) != 0)
-                .map(|k| chip * dpc + k),
-        );
-        if !(self.cmds.unit == BusyUnit::Chip && self.cmds.interleave) {
-            s.dies.truncate(1);
+        // With interleaving every idle die of the chip, else the first.
+        let most = match self.cmds.unit == BusyUnit::Chip && self.cmds.interleave {
+            true => dpc as usize,
+            false => 1,
+        };
+        for k in 0..dpc {
+            let k = add_mod(first, k, dpc);
+            if dies & (1 << k) != 0 && s.dies.len() < most {
+                s.dies.push(chip * dpc + k);
+            }
         }
         let per_die = match self.cmds.multiplane {
             MultiPlane::Off => 1,
@@ -184,23 +186,23 @@ impl Ssd {
         };
         let ctx = pick_ctx!(self, now);
         let before = out.len();
-        out.extend(
-            (1..=ppd)
-                .map(|i| die * ppd + add_mod(start, i, ppd))
-                .filter(|&p| {
-                    let t = Tx {
-                        plane: p,
-                        die,
-                        ..probe
-                    };
-                    // A plane where GC found nothing to reclaim takes a
-                    // write only while it has a page for it now.
-                    (!self.ftl.is_starved(p) || self.ftl.can_alloc(p, Stream::User))
-                        && self.ftl.user_room_for(p, self.queued_user_programs(p))
-                        && ctx.can_issue(&t)
-                })
-                .take(n as usize),
-        );
+        // The oldest pooled write, as if queued on each plane in turn.
+        let mut t = Tx { die, ..probe };
+        for i in 1..=ppd {
+            if out.len() - before == n as usize {
+                break;
+            }
+            let p = die * ppd + add_mod(start, i, ppd);
+            t.plane = p;
+            // A plane where GC found nothing to reclaim takes a write only
+            // while it has a page for it now.
+            if (!self.ftl.is_starved(p) || self.ftl.can_alloc(p, Stream::User))
+                && self.ftl.user_room_for(p, self.queued_user_programs(p))
+                && ctx.can_issue(&t)
+            {
+                out.push(p);
+            }
+        }
         if out.len() > before {
             self.rr_plane[die as usize] = self.geo.plane_in_die(out[out.len() - 1]);
         }
