@@ -159,6 +159,20 @@ def test_cli_imports_no_heavy_modules_for_a_run() -> None:
     assert "HEAVY [] 0" in proc.stdout, proc.stdout + proc.stderr
 
 
+def test_cli_run_out_loads_no_pandas(tmp_path: Path) -> None:
+    """`flashsched run --out` streams rows through pyarrow and writes the
+    per-second series itself: pandas (~0.2 s to import) stays unloaded."""
+    code = (
+        "import sys\n"
+        "from flashsched import cli\n"
+        f"rc = cli.main(['run', '--synthetic', 'n=200', '--out', {str(tmp_path / 'o')!r}])\n"
+        "print('PANDAS', 'pandas' in sys.modules, rc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "PANDAS False 0" in proc.stdout, proc.stdout + proc.stderr
+    assert (tmp_path / "o" / "timeseries.csv").read_text().startswith("time_s,ios,")
+
+
 def test_command_map_names_every_command_of_its_module() -> None:
     # `flashsched CMD` builds only CMD's module (start-up): the map must say
     # exactly which module registers each name.

@@ -186,3 +186,34 @@ def test_text_summary_names_read_modify_write_reads(tmp_path: Path) -> None:
     off = run(["geometry.page_size=4096", "ftl.update_reads=off"])
     assert "1 page reads (1 read-modify-write)" in on, on
     assert "read-modify-write" not in off, off
+
+
+def test_timeseries_csv_is_what_pandas_writes(tmp_path: Path) -> None:
+    """`save` writes the core's series itself (no pandas import): the same
+    text pandas' `to_csv` gives, idle seconds included (zero counts, empty
+    latencies). Arrivals at 0, 2.5 and 7 s: seconds 1 and 3-6 are idle."""
+    trace = tmp_path / "t.csv"
+    times = [0, 25_000_000, 70_000_000]  # 100 ns units
+    trace.write_text(
+        "".join(
+            f"{128166372000000000 + t},hm,0,Read,{i * 4096},4096,100\n" for i, t in enumerate(times)
+        )
+    )
+    res = flashsched.run(trace=trace, format="msr")
+    out = res.save(tmp_path / "out")
+    ts = res.timeseries
+    assert list(ts["ios"]) == [1, 0, 1, 0, 0, 0, 0, 1]
+    assert ts["mean_latency_us"].isna().sum() == 5
+    assert (out / "timeseries.csv").read_text() == ts.to_csv(index=False)
+
+
+def test_csv_writer_formats_as_pandas(tmp_path: Path) -> None:
+    from flashsched.results import write_csv
+
+    cols = {
+        "i": np.array([0, -3, 2**40], np.int64),
+        "f": np.array([0.1, np.nan, 1e16]),
+        "g": np.array([1 / 3, 3.0, 2.5e-5]),
+    }
+    write_csv(tmp_path / "a.csv", cols)
+    assert (tmp_path / "a.csv").read_text() == pd.DataFrame(cols).to_csv(index=False)

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
     from flashsched import _core
 
-#: Rows per Parquet row group (~11 MB of columns in the core, ~15 MB as a
-#: DataFrame while it is written).
+#: Rows per Parquet row group (~11 MB of columns in the core, ~15 MB as an
+#: Arrow table while it is written).
 ROWS_PER_GROUP = 1 << 18
 
 #: How per-request rows are encoded (``pyarrow.parquet`` writer options).
@@ -64,9 +64,8 @@ class RecordStream:
         self.rows = 0
         self._partial = self.path.with_name(self.path.name + ".partial")
         self._writer: pq.ParquetWriter | None = None
-        self._schema: pa.Schema | None = None
         self._bin_ns = None if bin_ms is None else results.bin_width_ns(bin_ms)
-        self._bins: list[pd.DataFrame] = []
+        self._bins: list[dict[str, np.ndarray]] = []
         self._carry: dict[str, np.ndarray] | None = None
 
     def held(self, sim: _core.Simulation) -> int:
@@ -84,19 +83,16 @@ class RecordStream:
         n = len(cols["complete_ns"])
         if n == 0:
             return
-        self._write(results.frame(cols))
+        self._write(results.arrow_rows(cols))
         if self._bin_ns is not None:
             self._add_bins(cols)
         self.rows += n
 
-    def _write(self, df: pd.DataFrame) -> None:
-        import pyarrow as pa
+    def _write(self, table: pa.Table) -> None:
         import pyarrow.parquet as pq
 
-        table = pa.Table.from_pandas(df, preserve_index=False, schema=self._schema)
         if self._writer is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._schema = table.schema
             self._writer = pq.ParquetWriter(self._partial, table.schema, **PARQUET_OPTIONS)
         # One group per drain (a drain holds a group's worth, a little over).
         self._writer.write_table(table, row_group_size=max(table.num_rows, 1))
@@ -119,7 +115,7 @@ class RecordStream:
     def close(self) -> None:
         """Finish the file (an empty one with the columns if no row came)."""
         if self._writer is None:
-            self._write(results.frame({}))
+            self._write(results.arrow_rows({}))
         assert self._writer is not None
         self._writer.close()
         os.replace(self._partial, self.path)
@@ -135,7 +131,7 @@ class RecordStream:
         ``bin_ms``)."""
         if self._bin_ns is None:
             return None
-        import pandas as pd
+        import numpy as np
 
         parts = list(self._bins)
         if self._carry is not None and len(self._carry["complete_ns"]):
@@ -146,4 +142,5 @@ class RecordStream:
                     dict.fromkeys(("arrival_ns", "complete_ns", "op", "size"), []), self._bin_ns
                 )
             )
-        return results.finish_bins(pd.concat(parts, ignore_index=True), self._bin_ns)
+        joined = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        return results.finish_bins(joined, self._bin_ns)

@@ -21,6 +21,7 @@ from flashsched import summary as summaries
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
     from flashsched.records_stream import RecordStream
 
@@ -121,10 +122,13 @@ class RunResult:
             return self.series(self.bin_ms)
         import pandas as pd
 
-        df = pd.DataFrame(self._timeseries).rename(columns={"second": "bin"})
-        df = _fill_idle_bins(df)
-        df.insert(0, "time_s", df.pop("bin"))
-        return _rates(df, 1.0)
+        return pd.DataFrame(self._per_second())
+
+    def _per_second(self) -> dict[str, np.ndarray]:
+        """The core's per-second series as columns (:meth:`timeseries`)."""
+        raw = dict(self._timeseries)
+        raw["bin"] = raw.pop("second")
+        return series_columns(raw, 1.0, None)
 
     def series(self, bin_ms: float) -> pd.DataFrame:
         """The time series at any bin width, from the per-request records
@@ -153,7 +157,11 @@ class RunResult:
         d.mkdir(parents=True, exist_ok=True)
         (d / "summary.json").write_text(json.dumps(self.summary, indent=2))
         (d / "config.toml").write_text(self.config_toml)
-        self.timeseries.to_csv(d / "timeseries.csv", index=False)
+        if self._binned is None and self.bin_ms == 1000.0:
+            # The core's series, written without loading pandas (~0.2 s).
+            write_csv(d / "timeseries.csv", self._per_second())
+        else:
+            self.timeseries.to_csv(d / "timeseries.csv", index=False)
         target = d / "requests.parquet"
         if self.requests_file is not None:
             if target.resolve() != self.requests_file.resolve():
@@ -195,12 +203,11 @@ class RunResult:
         return _html_table("RunResult", self._headline())
 
 
-def frame(records: dict[str, Any]) -> pd.DataFrame:
-    """Per-request columns from the core as a DataFrame: the columns as
-    read-only views (no copy), ``op`` as a categorical of :data:`OPS`, and
-    ``latency_us`` / ``wait_us`` derived."""
+def _row_columns(records: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The core's per-request columns as numpy views (no copy), ``op`` as
+    its codes (indices into :data:`OPS`) after ``complete_ns``, with
+    ``latency_us`` and ``wait_us`` derived."""
     import numpy as np
-    import pandas as pd
 
     if records:
         # Derived in the core: (t - arrival) / 1000 in plain memory (numpy
@@ -212,17 +219,53 @@ def frame(records: dict[str, Any]) -> pd.DataFrame:
         records = {name: np.zeros(0, dtype) for name, dtype in ROW_DTYPES.items()}
         latency = wait = np.zeros(0)
     cols = {name: np.asarray(col) for name, col in records.items()}
-    # Op codes index OPS directly (no per-row strings to factorise).
-    op = pd.Categorical.from_codes(cols.pop("op"), categories=list(OPS))
-    data: dict[str, Any] = {}
+    op = cols.pop("op")
+    data: dict[str, np.ndarray] = {}
     for name, col in cols.items():
         data[name] = col
         if name == "complete_ns":
             data["op"] = op
     data["latency_us"] = latency
     data["wait_us"] = wait
+    return data
+
+
+def frame(records: dict[str, Any]) -> pd.DataFrame:
+    """Per-request columns from the core as a DataFrame: the columns as
+    read-only views (no copy), ``op`` as a categorical of :data:`OPS`, and
+    ``latency_us`` / ``wait_us`` derived."""
+    import pandas as pd
+
+    data: dict[str, Any] = _row_columns(records)
+    # Op codes index OPS directly (no per-row strings to factorise).
+    data["op"] = pd.Categorical.from_codes(data["op"], categories=list(OPS))
     # All columns at once: adding them one by one copies each.
     return pd.DataFrame(data, copy=False)
+
+
+def arrow_rows(records: dict[str, Any]) -> pa.Table:
+    """The rows of :func:`frame` as an Arrow table (what the Parquet file of
+    a streamed run holds), ``op`` as a dictionary of :data:`OPS` as the
+    categorical converts to. Arrays are made from the columns' buffers (no
+    copy): pyarrow's converters would import pandas (~0.2 s) to ask whether
+    the data is a DataFrame."""
+    import numpy as np
+    import pyarrow as pa
+
+    def column(a: np.ndarray) -> pa.Array:
+        a = np.ascontiguousarray(a)
+        return pa.Array.from_buffers(pa.from_numpy_dtype(a.dtype), len(a), [None, pa.py_buffer(a)])
+
+    words = "".join(OPS).encode()
+    ends = np.cumsum([0, *(len(op) for op in OPS)], dtype=np.int32)
+    names = pa.Array.from_buffers(
+        pa.string(), len(OPS), [None, pa.py_buffer(ends), pa.py_buffer(words)]
+    )
+    data = _row_columns(records)
+    arrays = {k: column(v) for k, v in data.items() if k != "op"}
+    codes = column(data["op"].astype(np.int8))
+    arrays["op"] = pa.DictionaryArray.from_arrays(codes, names)
+    return pa.Table.from_arrays([arrays[k] for k in data], names=list(data))
 
 
 def _value_error(msg: str) -> Exception:
@@ -240,30 +283,70 @@ def _html_table(title: str, rows: list[tuple[str, str]]) -> str:
     return f"<table><caption><b>{html.escape(title)}</b></caption>{cells}</table>"
 
 
-def _rates(df: pd.DataFrame, bin_s: float) -> pd.DataFrame:
-    df["iops"] = df["ios"] / bin_s
-    df["mib_s"] = df["bytes"] / MIB / bin_s
-    cols = ["time_s", "ios", "reads", "writes", "bytes", "iops", "mib_s"]
-    return df[cols + [c for c in df.columns if c not in cols]]
-
-
 MAX_DENSE_BINS = 10_000_000
+#: Per-bin counts: integers, 0 in an idle bin (other columns: NaN).
+COUNTS = ("ios", "reads", "writes", "bytes")
 
 
-def _fill_idle_bins(df: pd.DataFrame) -> pd.DataFrame:
-    """Bins listed only where something completed (column ``bin``) as every
-    bin from 0 to the last, idle ones with zero counts and NaN latencies,
-    when there are fewer than :data:`MAX_DENSE_BINS`; else as listed."""
+def series_columns(raw: dict[str, Any], bin_s: float, scale: float | None) -> dict[str, np.ndarray]:
+    """Per-bin sums listed only for the bins in column ``bin`` (ascending)
+    as the series' columns: every bin from 0 to the last, idle ones with
+    zero counts and NaN latencies, when there are fewer than
+    :data:`MAX_DENSE_BINS` (else as listed); ``time_s``, the bin's start
+    (``bin × scale``, or the bin itself when ``scale`` is None); rates per
+    second of bins ``bin_s`` wide. Columns: time_s, ios, reads, writes,
+    bytes, iops, mib_s, then the rest of ``raw``'s."""
     import numpy as np
 
-    n = len(df)
-    if n and df["bin"].iloc[-1] < MAX_DENSE_BINS and df["bin"].iloc[-1] + 1 != n:
-        df = df.set_index("bin").reindex(np.arange(df["bin"].iloc[-1] + 1))
-        counts = ["ios", "reads", "writes", "bytes"]
-        df[counts] = df[counts].fillna(0).astype(np.int64)
-        df = df.rename_axis("bin").reset_index()
-    df.loc[df["ios"] == 0, "mean_latency_us"] = np.nan
-    return df
+    cols = {k: np.asarray(v) for k, v in raw.items()}
+    b = cols.pop("bin").astype(np.int64)
+    n = len(b)
+    if n and b[-1] < MAX_DENSE_BINS and b[-1] + 1 != n:
+        full = int(b[-1]) + 1
+        for k, v in cols.items():
+            dense = np.zeros(full, np.int64) if k in COUNTS else np.full(full, np.nan)
+            dense[b] = v
+            cols[k] = dense
+        b = np.arange(full, dtype=np.int64)
+    for k in COUNTS:
+        cols[k] = cols[k].astype(np.int64)
+    mean = cols["mean_latency_us"].astype(np.float64)
+    mean[cols["ios"] == 0] = np.nan
+    cols["mean_latency_us"] = mean
+    out = {"time_s": b if scale is None else b * scale}
+    out.update({k: cols[k] for k in COUNTS})
+    out["iops"] = cols["ios"] / bin_s
+    out["mib_s"] = cols["bytes"] / MIB / bin_s
+    out.update({k: v for k, v in cols.items() if k not in out})
+    return out
+
+
+#: Rows up to which :func:`write_csv` formats in Python; above, pandas'
+#: writer (in C) is faster than its import.
+CSV_ROWS_IN_PYTHON = 100_000
+
+
+def write_csv(path: Path, cols: dict[str, np.ndarray]) -> None:
+    """``cols`` (integer and float columns) as CSV, exactly as pandas'
+    ``to_csv(index=False)`` writes them: integers as such, floats as their
+    shortest repr, NaN as an empty field."""
+    import numpy as np
+
+    n = len(next(iter(cols.values()))) if cols else 0
+    if n > CSV_ROWS_IN_PYTHON:
+        import pandas as pd
+
+        pd.DataFrame(cols).to_csv(path, index=False)
+        return
+
+    def text(a: np.ndarray) -> list[str]:
+        if a.dtype.kind == "f":
+            return ["" if x != x else repr(x) for x in a.tolist()]
+        return [str(x) for x in a.tolist()]
+
+    fields = [text(np.asarray(c)) for c in cols.values()]
+    lines = [",".join(cols), *(",".join(row) for row in zip(*fields))]
+    path.write_text("\n".join(lines) + "\n")
 
 
 def binned(records: dict[str, Any], bin_ms: float) -> pd.DataFrame:
@@ -284,11 +367,10 @@ def bin_width_ns(bin_ms: float) -> int:
     return bin_ns
 
 
-def raw_bins(records: dict[str, Any], bin_ns: int) -> pd.DataFrame:
+def raw_bins(records: dict[str, Any], bin_ns: int) -> dict[str, np.ndarray]:
     """Per-bin sums of the rows in ``records``, only the bins they touch:
     bin, ios, reads, writes, bytes, mean_latency_us, p99_latency_us."""
     import numpy as np
-    import pandas as pd
 
     complete = np.asarray(records["complete_ns"]).astype(np.int64)
     arrival = np.asarray(records["arrival_ns"]).astype(np.int64)
@@ -298,25 +380,23 @@ def raw_bins(records: dict[str, Any], bin_ns: int) -> pd.DataFrame:
     bins, inv = np.unique(complete // bin_ns, return_inverse=True)
     n = len(bins)
     ios = np.bincount(inv, minlength=n)
-    return pd.DataFrame(
-        {
-            "bin": bins,
-            "ios": ios,
-            "reads": np.bincount(inv, weights=op == 0, minlength=n).astype(np.int64),
-            "writes": np.bincount(inv, weights=op == 1, minlength=n).astype(np.int64),
-            "bytes": np.bincount(inv, weights=size, minlength=n).astype(np.int64),
-            "mean_latency_us": np.bincount(inv, weights=lat, minlength=n) / np.maximum(ios, 1),
-            "p99_latency_us": _p99_per_bin(inv[op != 2], lat[op != 2], n),
-        }
-    )
+    return {
+        "bin": bins,
+        "ios": ios,
+        "reads": np.bincount(inv, weights=op == 0, minlength=n).astype(np.int64),
+        "writes": np.bincount(inv, weights=op == 1, minlength=n).astype(np.int64),
+        "bytes": np.bincount(inv, weights=size, minlength=n).astype(np.int64),
+        "mean_latency_us": np.bincount(inv, weights=lat, minlength=n) / np.maximum(ios, 1),
+        "p99_latency_us": _p99_per_bin(inv[op != 2], lat[op != 2], n),
+    }
 
 
-def finish_bins(df: pd.DataFrame, bin_ns: int) -> pd.DataFrame:
+def finish_bins(raw: dict[str, np.ndarray], bin_ns: int) -> pd.DataFrame:
     """Raw bins (:func:`raw_bins`) as the series: idle bins filled, the
     start time in seconds, rates per second."""
-    df = _fill_idle_bins(df)
-    df.insert(0, "time_s", df.pop("bin") * (bin_ns / 1e9))
-    return _rates(df, bin_ns / 1e9)
+    import pandas as pd
+
+    return pd.DataFrame(series_columns(raw, bin_ns / 1e9, bin_ns / 1e9))
 
 
 def _p99_per_bin(inv: np.ndarray, lat: np.ndarray, n: int) -> np.ndarray:
