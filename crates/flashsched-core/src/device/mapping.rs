@@ -9,31 +9,24 @@
 //! page `base + t` (past the host's logical space), so the FTL places,
 //! maps and garbage-collects it like any other page.
 
-use std::mem::size_of;
-
 use rustc_hash::FxHashMap;
 
-use super::lpn_index::LpnIndex;
+use super::page_lru::{Held, PageLru};
 
 use super::config::MappingConfig;
 use super::tx::Tx;
 use crate::divisor::Divisor;
 use crate::flash::Geometry;
-use crate::ftl::footprint::grown_vec;
 
-const NIL: u32 = u32::MAX;
-/// `Slot::dirty_gen` of an entry that matches flash.
+/// `Entry::dirty_gen` of an entry that matches flash.
 const CLEAN: u32 = u32::MAX;
 /// `MappingCache::phase` bits.
 const READING: u8 = 1;
 const DEPARTING: u8 = 2;
 
+/// One cached mapping entry.
 #[derive(Debug, Clone, Copy)]
-struct Slot {
-    lpn: u32,
-    /// Neighbours in LRU order (towards `head`, the most recent; `tail`).
-    prev: u32,
-    next: u32,
+struct Entry {
     /// The entry changed since its translation page was last written back
     /// iff this equals that page's write-back generation.
     dirty_gen: u32,
@@ -88,11 +81,8 @@ pub(crate) struct MappingCache {
     pub(crate) pages: u32,
     /// Entries the cache holds.
     pub(crate) capacity: u32,
-    slots: Vec<Slot>,
-    index: LpnIndex,
-    head: u32,
-    tail: u32,
-    free: Vec<u32>,
+    /// The entries cached or reserved, least recently used first.
+    entries: PageLru<Entry>,
     /// Write-back generation per translation page.
     gen: Vec<u32>,
     tps: FxHashMap<u32, TpState>,
@@ -128,11 +118,7 @@ impl MappingCache {
             base: logical,
             pages,
             capacity,
-            slots: Vec::new(),
-            index: LpnIndex::default(),
-            head: NIL,
-            tail: NIL,
-            free: Vec::new(),
+            entries: PageLru::default(),
             gen: vec![0; pages as usize],
             tps: FxHashMap::default(),
             spare: Vec::new(),
@@ -169,8 +155,8 @@ impl MappingCache {
     }
 
     /// Bytes the cache `cfg` asks for allocates once full, computed without
-    /// building it (the run's memory estimate, `footprint.rs`): a slot and
-    /// an index entry per entry it can hold (at most one per host page), a
+    /// building it (the run's memory estimate, `footprint.rs`): a table
+    /// entry per entry it can hold (at most one per host page), a
     /// write-back generation and a phase byte per translation page, and the FTL's mapping
     /// entries of the hidden translation pages. 0 without a cache.
     pub(crate) fn footprint(cfg: &MappingConfig, geo: &Geometry, logical: u32) -> u64 {
@@ -178,9 +164,7 @@ impl MappingCache {
             return 0;
         };
         let entries = capacity.min(logical) as u64;
-        grown_vec(entries, size_of::<Slot>() as u64)
-            + LpnIndex::footprint(entries)
-            + 9 * pages as u64
+        PageLru::<Entry>::footprint(entries) + 9 * pages as u64
     }
 
     /// Translation page holding `lpn`'s entry.
@@ -199,16 +183,16 @@ impl MappingCache {
     #[cfg(test)]
     #[allow(clippy::len_without_is_empty)]
     pub(crate) fn len(&self) -> usize {
-        self.index.len()
+        self.entries.len()
     }
 
     /// Look up `lpn`'s entry (a hit makes it the most recent).
     pub(crate) fn query(&mut self, lpn: u32) -> Query {
-        if let Some(s) = self.index.get(lpn) {
-            if self.slots[s as usize].waiting {
+        if let Some(h) = self.entries.find(lpn) {
+            if self.entries.value(h).waiting {
                 return Query::Wait;
             }
-            self.touch(s);
+            self.entries.touch_held(h);
             return Query::Hit;
         }
         let tp = self.tp_of(lpn);
@@ -238,23 +222,24 @@ impl MappingCache {
     /// and dirty (one is made without a flash read if absent, as MQSim does
     /// for GC: the new location is known).
     pub(crate) fn update(&mut self, lpn: u32) {
-        let s = match self.index.get(lpn) {
-            Some(s) => {
-                self.touch(s);
-                s
+        let h = match self.entries.find(lpn) {
+            Some(h) => {
+                self.entries.touch_held(h);
+                h
             }
             None => self.insert(lpn, false),
         };
+        // (After the insert: its eviction may have moved the generation on.)
         let g = self.gen[self.tp_of(lpn) as usize];
-        self.slots[s as usize].dirty_gen = g;
+        self.entries.value_mut(h).dirty_gen = g;
     }
 
     /// Whether `lpn`'s entry is cached and changed since its last write-back.
     #[cfg(test)]
     pub(crate) fn is_dirty(&self, lpn: u32) -> bool {
-        self.index
+        self.entries
             .get(lpn)
-            .is_some_and(|s| self.slots[s as usize].dirty_gen == self.gen[self.tp_of(lpn) as usize])
+            .is_some_and(|e| e.dirty_gen == self.gen[self.tp_of(lpn) as usize])
     }
 
     /// Start writing back translation page `tp` (an eviction asked):
@@ -296,8 +281,8 @@ impl MappingCache {
             return 0;
         };
         for &lpn in &st.waiting {
-            if let Some(s) = self.index.get(lpn) {
-                self.slots[s as usize].waiting = false;
+            if let Some(e) = self.entries.get_mut(lpn) {
+                e.waiting = false;
             }
         }
         parked.append(&mut st.parked);
@@ -336,29 +321,14 @@ impl MappingCache {
     }
 
     /// Cache `lpn`'s entry (reserved if `waiting`), evicting the least
-    /// recent settled entry when full. Returns its slot.
-    fn insert(&mut self, lpn: u32, waiting: bool) -> u32 {
-        while self.index.len() >= self.capacity as usize && self.evict_one() {}
-        let slot = Slot {
-            lpn,
-            prev: NIL,
-            next: NIL,
+    /// recent settled entry when full.
+    fn insert(&mut self, lpn: u32, waiting: bool) -> Held {
+        while self.entries.len() >= self.capacity as usize && self.evict_one() {}
+        let entry = Entry {
             dirty_gen: CLEAN,
             waiting,
         };
-        let s = match self.free.pop() {
-            Some(s) => {
-                self.slots[s as usize] = slot;
-                s
-            }
-            None => {
-                self.slots.push(slot);
-                (self.slots.len() - 1) as u32
-            }
-        };
-        self.index.insert(lpn, s);
-        self.push_front(s);
-        s
+        self.entries.insert(lpn, entry)
     }
 
     /// Drop the least recent entry that is not waiting for a read (if every
@@ -366,20 +336,14 @@ impl MappingCache {
     /// dirty one asks for its translation page to be written back, which
     /// cleans every entry of that page.
     fn evict_one(&mut self) -> bool {
-        let mut s = self.tail;
-        while s != NIL && self.slots[s as usize].waiting {
-            s = self.slots[s as usize].prev;
-        }
-        if s == NIL {
+        let Some((lpn, entry)) = self.entries.pop_lru_where(|e| !e.waiting) else {
             return false;
-        }
-        self.unlink(s);
-        let slot = self.slots[s as usize];
-        self.index.remove(slot.lpn);
-        self.prefetch_next_victim();
-        self.free.push(s);
-        let tp = self.tp_of(slot.lpn) as usize;
-        if slot.dirty_gen == self.gen[tp] {
+        };
+        // Random pages leave a full cache by the least recent entry once
+        // per miss, and those loads were the misses' cost.
+        self.entries.prefetch_next_lru();
+        let tp = self.tp_of(lpn) as usize;
+        if entry.dirty_gen == self.gen[tp] {
             self.gen[tp] = match self.gen[tp].wrapping_add(1) {
                 CLEAN => 0,
                 g => g,
@@ -393,55 +357,7 @@ impl MappingCache {
     /// index keeps it (a hint only).
     #[inline]
     pub(crate) fn prefetch(&self, lpn: u32) {
-        self.index.prefetch(lpn);
-    }
-
-    /// After an eviction: the next victim is most likely the new tail, so
-    /// fetch its index bucket and the slot after it, each one eviction
-    /// ahead of its use (the tail's own slot was fetched by the eviction
-    /// before). Random pages leave a full cache by the tail once per miss,
-    /// and these loads were the misses' cost. A hint only.
-    #[inline]
-    fn prefetch_next_victim(&self) {
-        if let Some(t) = self.slots.get(self.tail as usize) {
-            self.index.prefetch(t.lpn);
-            if let Some(p) = self.slots.get(t.prev as usize) {
-                crate::engine::prefetch(p);
-            }
-        }
-    }
-
-    fn touch(&mut self, s: u32) {
-        if self.head != s {
-            self.unlink(s);
-            self.push_front(s);
-        }
-    }
-
-    fn unlink(&mut self, s: u32) {
-        let Slot { prev, next, .. } = self.slots[s as usize];
-        match prev {
-            NIL => self.head = next,
-            p => self.slots[p as usize].next = next,
-        }
-        match next {
-            NIL => self.tail = prev,
-            n => self.slots[n as usize].prev = prev,
-        }
-    }
-
-    fn push_front(&mut self, s: u32) {
-        let old = self.head;
-        {
-            let slot = &mut self.slots[s as usize];
-            slot.prev = NIL;
-            slot.next = old;
-        }
-        match old {
-            NIL => self.tail = s,
-            o => self.slots[o as usize].prev = s,
-        }
-        self.head = s;
+        self.entries.prefetch(lpn);
     }
 }
 

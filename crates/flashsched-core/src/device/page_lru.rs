@@ -1,6 +1,7 @@
 //! Logical pages in recency order, each with a small value: the DRAM data
-//! caches' contents (`buffer.rs`, `hot_cold.rs`), which touch, look up and
-//! evict a page on every page written.
+//! caches' contents (`buffer.rs`, `hot_cold.rs`) and the cached mapping
+//! table's entries (`mapping.rs`), which touch, look up and evict a page on
+//! every page written or translated.
 //!
 //! One index lookup per operation: the pages live in a slab linked in
 //! recency order (the least recently used at the front), found through an
@@ -8,7 +9,10 @@
 //! this replaces, needed two or three hashed lookups per page and left
 //! stale entries to skip on eviction.
 
+use std::mem::size_of;
+
 use super::lpn_index::LpnIndex;
+use crate::ftl::footprint::grown_vec;
 
 /// No slab entry.
 const NIL: u32 = u32::MAX;
@@ -21,6 +25,11 @@ struct Node<V> {
     next: u32,
     value: V,
 }
+
+/// Where a page is held: valid until the page is removed (it saves a
+/// second lookup when a caller reads an entry and then moves it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Held(u32);
 
 /// Pages (logical page numbers) with a value each, least recently used
 /// first.
@@ -47,6 +56,11 @@ impl<V: Copy> Default for PageLru<V> {
 }
 
 impl<V: Copy> PageLru<V> {
+    /// Bytes a table of `entries` pages holds at most (its slab and index).
+    pub(super) fn footprint(entries: u64) -> u64 {
+        grown_vec(entries, size_of::<Node<V>>() as u64) + LpnIndex::footprint(entries)
+    }
+
     /// Pages held.
     #[inline]
     pub(super) fn len(&self) -> usize {
@@ -56,6 +70,37 @@ impl<V: Copy> PageLru<V> {
     #[inline]
     pub(super) fn contains(&self, lpn: u32) -> bool {
         self.index.get(lpn).is_some()
+    }
+
+    /// Where `lpn` is held, if it is.
+    #[inline]
+    pub(super) fn find(&self, lpn: u32) -> Option<Held> {
+        self.index.get(lpn).map(Held)
+    }
+
+    /// The value of a held page.
+    #[inline]
+    pub(super) fn value(&self, h: Held) -> &V {
+        &self.nodes[h.0 as usize].value
+    }
+
+    /// The value of a held page, to change.
+    #[inline]
+    pub(super) fn value_mut(&mut self, h: Held) -> &mut V {
+        &mut self.nodes[h.0 as usize].value
+    }
+
+    /// Make a held page the most recently used.
+    #[inline]
+    pub(super) fn touch_held(&mut self, h: Held) {
+        self.make_mru(h.0);
+    }
+
+    /// Hold `lpn`, which is not held, as the most recently used.
+    #[inline]
+    pub(super) fn insert(&mut self, lpn: u32, value: V) -> Held {
+        debug_assert!(!self.contains(lpn), "page {lpn} is held already");
+        Held(self.insert_new(lpn, value))
     }
 
     /// The value of `lpn`, if held (its recency unchanged).
@@ -105,12 +150,41 @@ impl<V: Copy> PageLru<V> {
     /// Take the least recently used page out.
     #[inline]
     pub(super) fn pop_lru(&mut self) -> Option<(u32, V)> {
-        if self.lru == NIL {
+        self.pop_lru_where(|_| true)
+    }
+
+    /// Take out the least recently used page whose value `may_go`.
+    #[inline]
+    pub(super) fn pop_lru_where(&mut self, may_go: impl Fn(&V) -> bool) -> Option<(u32, V)> {
+        let mut n = self.lru;
+        while n != NIL && !may_go(&self.nodes[n as usize].value) {
+            n = self.nodes[n as usize].next;
+        }
+        if n == NIL {
             return None;
         }
-        let Node { lpn, value, .. } = self.nodes[self.lru as usize];
+        let Node { lpn, value, .. } = self.nodes[n as usize];
         self.remove(lpn);
         Some((lpn, value))
+    }
+
+    /// Start fetching where `lpn` is looked up (a hint only).
+    #[inline]
+    pub(super) fn prefetch(&self, lpn: u32) {
+        self.index.prefetch(lpn);
+    }
+
+    /// Start fetching what the next eviction reads: the least recently
+    /// used page's index bucket and the entry after it (its own entry the
+    /// eviction before fetched). A hint only.
+    #[inline]
+    pub(super) fn prefetch_next_lru(&self) {
+        if let Some(n) = self.nodes.get(self.lru as usize) {
+            self.index.prefetch(n.lpn);
+            if let Some(after) = self.nodes.get(n.next as usize) {
+                crate::engine::prefetch(after);
+            }
+        }
     }
 
     /// A new entry for `lpn` (not held) at the most recently used end.
@@ -219,13 +293,11 @@ mod tests {
     fn agrees_with_a_recency_queue() {
         let mut ours = PageLru::default();
         let mut model = Model::default();
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rng = crate::rng::Rng::new(7);
         for step in 0..100_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let lpn = (x % 300) as u32;
-            match (x >> 32) % 5 {
+            // Few pages, so most operations find theirs.
+            let lpn = rng.below(300) as u32;
+            match rng.below(7) {
                 0 => assert_eq!(
                     ours.remove(lpn),
                     model
@@ -236,6 +308,28 @@ mod tests {
                 ),
                 1 => assert_eq!(ours.pop_lru(), model.0.pop_front(), "step {step}"),
                 2 => assert_eq!(ours.touch(lpn).copied(), model.touch(lpn), "step {step}"),
+                3 => {
+                    // The least recent page with an even value leaves.
+                    let at = model.0.iter().position(|e| e.1 % 2 == 0);
+                    let want = at.and_then(|i| model.0.remove(i));
+                    assert_eq!(ours.pop_lru_where(|v| v % 2 == 0), want, "step {step}");
+                }
+                4 => {
+                    // Read by handle, then moved: one lookup.
+                    let h = ours.find(lpn);
+                    assert_eq!(h.map(|h| *ours.value(h)), model.touch(lpn), "step {step}");
+                    if let Some(h) = h {
+                        ours.touch_held(h);
+                        *ours.value_mut(h) += 2;
+                        if let Some(e) = model.0.back_mut() {
+                            e.1 += 2;
+                        }
+                    } else {
+                        let h = ours.insert(lpn, step);
+                        assert_eq!(*ours.value(h), step);
+                        model.0.push_back((lpn, step));
+                    }
+                }
                 _ => {
                     let (v, new) = ours.touch_or_insert(lpn, step);
                     let want = match model.touch(lpn) {
