@@ -36,7 +36,7 @@ ROWS_PER_GROUP = 1 << 18
 #: row group, at the cost of hashing every value (three quarters of the
 #: write time). The times (nondecreasing completions, near-sorted arrivals
 #: and dispatches) are stored as deltas. 1M rows of a random trace: 0.45
-#: -> 0.11 s and 31 -> 18 MB (BENCHMARKS.md, "Writing per-request rows").
+#: -> 0.11 s and 31 -> 18 MB (BENCHMARKS.md, session 40, "Rows to Parquet").
 PARQUET_OPTIONS: dict[str, Any] = {
     "use_dictionary": ["op", "size", "stream"],
     "column_encoding": dict.fromkeys(
