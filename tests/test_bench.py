@@ -72,9 +72,10 @@ def test_array_cases_run_sixteen_ssds(tmp_path: Path) -> None:
         assert r["mean_latency_us"] > 0
 
 
-def test_run_trace_times_a_whole_flashsched_process(tmp_path: Path) -> None:
+@pytest.mark.parametrize("case", ["run-trace", "run-trace-out"])
+def test_run_trace_times_a_whole_flashsched_process(tmp_path: Path, case: str) -> None:
     out = tmp_path / "bench.json"
-    assert cli.main(["bench", "--case", "run-trace", "--requests", "3000", "--json", str(out)]) == 0
+    assert cli.main(["bench", "--case", case, "--requests", "3000", "--json", str(out)]) == 0
     (r,) = json.loads(out.read_text())["cases"]
     assert r["requests"] == 3000 and r["device"] == "mqsim-default"
     # The whole process: at least the interpreter's start-up and memory.
@@ -163,3 +164,11 @@ def test_reference_build_names_the_other_install(tmp_path):
     fake.write_text("#!/bin/sh\nexit 1\n")
     fake.chmod(0o755)
     assert bench.reference_build(str(fake)) == "build unknown"
+
+
+def test_help_lists_every_bench_case() -> None:
+    # The list is spelled out so `flashsched bench --help` need not import
+    # the bench module: it must name exactly the cases there are.
+    from flashsched.commands import bench as command
+
+    assert [c.strip() for c in command.CASES.split(",")] == list(bench.CASES)

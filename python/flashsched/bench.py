@@ -62,6 +62,8 @@ class Case:
     array: str = ""
     #: timed as a whole `flashsched run` process on a generated trace
     process: bool = False
+    #: that process writes `--out` (rows streamed to Parquet, the series)
+    out: bool = False
 
 
 CASES: dict[str, Case] = {
@@ -101,6 +103,14 @@ CASES: dict[str, Case] = {
         "mqsim-default",
         "random trace of {n} requests (bench_peers.random_trace)",
         process=True,
+    ),
+    # The same with `--out DIR`, as a user keeping the per-request rows runs
+    # it: rows streamed to Parquet, the time series and config written.
+    "run-trace-out": Case(
+        "mqsim-default",
+        "random trace of {n} requests (bench_peers.random_trace), --out",
+        process=True,
+        out=True,
     ),
     # Arrays (issue #23): 16 copies of the default device, the
     # `mqsim-default` case's mix at 16x its rate over 16x its span.
@@ -217,7 +227,12 @@ def run_process_case(name: str, n: int, python: str | None = None) -> dict[str, 
         out = Path(d) / "summary.json"
         cmd = [python or sys.executable, "-m", "flashsched", "run", "--trace", str(trace)]
         cmd += ["--format", "ascii-ns", "--device", case.device, "--no-progress"]
-        cost = timed([*cmd, "--json", str(out)])
+        if case.out:
+            cmd += ["--out", str(Path(d) / "out")]
+            out = Path(d) / "out" / "summary.json"
+        else:
+            cmd += ["--json", str(out)]
+        cost = timed(cmd)
         if cost.returncode != 0:
             raise RuntimeError(
                 f"bench case {name}: {cmd[0]} -m flashsched run exited {cost.returncode}"

@@ -10,7 +10,10 @@ from pathlib import Path
 
 from flashsched.commands import args as A
 
-CASES = "mqsim-default, gc-heavy, precondition-512g, ssdsim-default, run-trace, raid0-16, serial-16"
+CASES = (
+    "mqsim-default, gc-heavy, precondition-512g, ssdsim-default, run-trace, run-trace-out, "
+    "raid0-16, serial-16"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
