@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 
 use super::config::CachePolicy;
-use super::page_lru::PageLru;
+use super::page_lru::{Held, PageLru};
 use super::sector_masks::{span_in_page, unit_bits};
 use super::tx::Tx;
 use super::Ssd;
@@ -130,22 +130,15 @@ impl WriteBuffer {
 
     /// `ssdsim-lru`: take the least recently used held page out; its room
     /// returns at once (it is on its way to flash). Returns the page, the
-    /// room it took and its written sectors (`forget`).
+    /// room it took and its written sectors (`release`).
     fn evict(&mut self) -> Option<(u32, u32, u64)> {
         let (lpn, mask) = self.held.pop_lru()?;
         let (n, mask) = self.release(mask);
         Some((lpn, n, mask))
     }
 
-    /// Drop held page `lpn` and return the room it took (a page, or its
-    /// written sectors) and its written sectors as mask bits (0: not
-    /// tracked, the whole page).
-    fn forget(&mut self, lpn: u32) -> (u32, u64) {
-        let mask = self.held.remove(lpn).unwrap_or(0);
-        self.release(mask)
-    }
-
-    /// The room of a page that left, holding the sectors of `mask`, returns.
+    /// The room of a page that left, holding the sectors of `mask`
+    /// (0: not tracked, the whole page), returns: (room, `mask`).
     fn release(&mut self, mask: u64) -> (u32, u64) {
         let n = match &self.sectors {
             Some(sr) => sr.count(mask),
@@ -155,19 +148,17 @@ impl WriteBuffer {
         (n, mask)
     }
 
-    /// `lpn` was written in the sectors of `mask` (tracked only with
-    /// `ftl.update_reads` and whole-page room).
-    fn add_mask(&mut self, lpn: u32, mask: u64) {
+    /// Held page `h` was written in the sectors of `mask` (tracked only
+    /// with `ftl.update_reads` and whole-page room).
+    fn add_mask(&mut self, h: Held, mask: u64) {
         if self.track_masks {
-            if let Some(m) = self.held.get_mut(lpn) {
-                *m |= mask;
-            }
+            *self.held.value_mut(h) |= mask;
         }
     }
 
     /// Note a (re)write of held page `lpn`; returns whether it was new.
-    fn touch(&mut self, lpn: u32) -> bool {
-        self.held.touch_or_insert(lpn, 0).1
+    fn touch(&mut self, lpn: u32) -> Held {
+        self.held.touch_or_insert(lpn, 0).0
     }
 }
 
@@ -237,32 +228,30 @@ impl Ssd {
         let (a, b) = self.lpn_range(offset, size);
         for raw in a..=b {
             let lpn = self.fold(raw);
-            self.cache_page(lpn);
-            self.cache_mask(offset, size, raw, lpn);
+            let h = self.cache_page(lpn);
+            self.cache_mask(offset, size, raw, h);
         }
         self.stats.write_requests += 1;
     }
 
-    /// Page `lpn` of a write is now held in DRAM (newest version).
-    fn cache_page(&mut self, lpn: u32) {
+    /// Page `lpn` of a write is now held in DRAM (newest version): where.
+    fn cache_page(&mut self, lpn: u32) -> Option<Held> {
         self.write_seq += 1;
         let seq = self.write_seq;
         self.log(OpRecord::Write { lpn, seq });
         let e = self.inflight.entry(lpn).or_default();
         e.newest = seq;
         e.newest_done = false;
-        if let Some(buf) = &mut self.buffer {
-            buf.touch(lpn);
-        }
+        self.buffer.as_mut().map(|buf| buf.touch(lpn))
     }
 
     /// Track the sectors a write of `size` bytes at `offset` put in held
-    /// page `lpn` (unfolded `raw`), for its write-back's update read.
-    fn cache_mask(&mut self, offset: u64, size: u32, raw: u64, lpn: u32) {
+    /// page `h` (unfolded `raw`), for its write-back's update read.
+    fn cache_mask(&mut self, offset: u64, size: u32, raw: u64, h: Option<Held>) {
         if self.update.is_some() {
             let mask = self.page_mask(offset, size, raw);
-            if let Some(buf) = &mut self.buffer {
-                buf.add_mask(lpn, mask);
+            if let (Some(buf), Some(h)) = (&mut self.buffer, h) {
+                buf.add_mask(h, mask);
             }
         }
     }
@@ -294,8 +283,8 @@ impl Ssd {
                     None => break,
                 }
             }
-            self.cache_page(lpn);
-            self.cache_mask(offset, size, raw, lpn);
+            let h = self.cache_page(lpn);
+            self.cache_mask(offset, size, raw, h);
         }
         self.evicting_write_done(r, size, now);
     }
@@ -311,17 +300,19 @@ impl Ssd {
         let page = self.geo.page_size as u64;
         for raw in a..=b {
             let lpn = self.fold(raw);
-            let Some(buf) = &mut self.buffer else { return };
-            let Some(sr) = &mut buf.sectors else { return };
+            let Some(sr) = self.buffer.as_ref().and_then(|b| b.sectors.as_ref()) else {
+                return;
+            };
             // Sectors of this page the write covers, as mask bits.
             let mask = sr.bits(page, offset, size, raw);
-            let held = buf.held.get(lpn).unwrap_or(0);
-            let added = sr.count(held | mask) - sr.count(held);
-            buf.used += added;
-            self.cache_page(lpn);
-            if let Some(m) = self.buffer.as_mut().and_then(|b| b.held.get_mut(lpn)) {
-                *m = held | mask;
-            }
+            let (Some(h), Some(buf)) = (self.cache_page(lpn), &mut self.buffer) else {
+                return;
+            };
+            let Some(sr) = &buf.sectors else { return };
+            // (A page new to the cache holds no sectors yet.)
+            let held = *buf.held.value(h);
+            buf.used += sr.count(held | mask) - sr.count(held);
+            *buf.held.value_mut(h) = held | mask;
             while let Some(buf) = &mut self.buffer {
                 if buf.used <= buf.capacity || buf.held.len() <= 1 {
                     break;
@@ -394,10 +385,11 @@ impl Ssd {
         }
         let Some(sr) = &buf.sectors else { return 0 };
         let want = sr.bits(page, offset, size, raw);
-        let held = buf.held.get(lpn).unwrap_or(0);
+        let h = buf.held.find(lpn);
+        let held = h.map_or(0, |h| *buf.held.value(h));
         let missing = sr.count(want & !held);
-        if want & held != 0 {
-            buf.touch(lpn);
+        if let Some(h) = h.filter(|_| want & held != 0) {
+            buf.held.touch_held(h);
         }
         missing
     }
@@ -410,11 +402,8 @@ impl Ssd {
         }
         if let Some(buf) = &mut self.buffer {
             // A sector buffer refreshed the page already (`buffer_read_miss`).
-            if buf.policy == CachePolicy::SsdsimLru
-                && buf.sectors.is_none()
-                && buf.held.contains(lpn)
-            {
-                buf.touch(lpn);
+            if buf.policy == CachePolicy::SsdsimLru && buf.sectors.is_none() {
+                buf.held.touch(lpn);
             }
         }
     }
@@ -451,8 +440,8 @@ impl Ssd {
             hc.forget(lpn);
         }
         if let Some(buf) = &mut self.buffer {
-            if buf.held.contains(lpn) {
-                buf.forget(lpn);
+            if let Some(mask) = buf.held.remove(lpn) {
+                buf.release(mask);
             }
         }
     }

@@ -146,13 +146,16 @@ impl HotCold {
             bits: 0,
             evicted_bits: 0,
         };
-        if let Some(s) = self.slots.touch(lpn) {
+        let held = if let Some(h) = self.slots.find(lpn) {
             // A rewrite: the newest data is held, not yet on its way.
+            self.slots.touch_held(h);
+            let s = self.slots.value_mut(h);
             *s = Slot {
                 seq,
                 written: s.written | bits,
                 writing: false,
             };
+            h
         } else {
             if self.slots.len() >= self.capacity {
                 // The least recently used page makes room.
@@ -172,14 +175,13 @@ impl HotCold {
                 written: bits,
                 writing: false,
             };
-            self.slots.touch_or_insert(lpn, slot);
-        }
+            self.slots.insert(lpn, slot)
+        };
         if self.seen.insert(lpn) {
             // Cold: written back at once.
-            if let Some(s) = self.slots.get_mut(lpn) {
-                s.writing = true;
-                out.bits = s.written;
-            }
+            let s = self.slots.value_mut(held);
+            s.writing = true;
+            out.bits = s.written;
             self.depth += bytes;
             self.flushing.insert(seq, bytes);
             out.flush = true;

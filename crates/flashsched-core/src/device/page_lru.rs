@@ -125,17 +125,16 @@ impl<V: Copy> PageLru<V> {
     }
 
     /// Hold `lpn` as the most recently used, with `value` if it is new;
-    /// returns its value (to change) and whether it was new.
+    /// returns where it is held and whether it was new.
     #[inline]
-    pub(super) fn touch_or_insert(&mut self, lpn: u32, value: V) -> (&mut V, bool) {
-        let (n, new) = match self.index.get(lpn) {
+    pub(super) fn touch_or_insert(&mut self, lpn: u32, value: V) -> (Held, bool) {
+        match self.index.get(lpn) {
             Some(n) => {
                 self.make_mru(n);
-                (n, false)
+                (Held(n), false)
             }
-            None => (self.insert_new(lpn, value), true),
-        };
-        (&mut self.nodes[n as usize].value, new)
+            None => (Held(self.insert_new(lpn, value)), true),
+        }
     }
 
     /// Drop `lpn`, returning its value.
@@ -274,11 +273,8 @@ mod tests {
         }
         // 7 becomes the most recent: 5 9 7.
         *l.touch(7).unwrap() += 1;
-        assert_eq!(
-            l.touch_or_insert(9, 0),
-            (&mut 90, false),
-            "9 kept its value"
-        );
+        let (h, new) = l.touch_or_insert(9, 0);
+        assert_eq!((*l.value(h), new), (90, false), "9 kept its value");
         // 5 7 9 now; the least recent leaves first.
         assert_eq!(l.pop_lru(), Some((5, 50)));
         assert_eq!(l.remove(9), Some(90));
@@ -331,7 +327,8 @@ mod tests {
                     }
                 }
                 _ => {
-                    let (v, new) = ours.touch_or_insert(lpn, step);
+                    let (h, new) = ours.touch_or_insert(lpn, step);
+                    let v = ours.value(h);
                     let want = match model.touch(lpn) {
                         Some(v) => (v, false),
                         None => {
