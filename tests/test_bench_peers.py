@@ -51,3 +51,49 @@ def test_missing_inputs_are_named(tmp_path: Path) -> None:
         bench_peers.versus(tmp_path, ["mqsim-trace-1m"], 1, None)
     with pytest.raises(ValueError, match="nope"):
         bench_peers.versus(tmp_path, ["nope"], 1, None)
+
+
+def _cc(tmp: Path, name: str, *flags: str) -> Path:
+    """A tiny C program compiled with ``flags`` (skips without a C compiler)."""
+    import shutil
+    import subprocess
+
+    cc = shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no gcc to build a peer-like binary")
+    src = tmp / "p.c"
+    src.write_text("int main(void) { return 0; }\n")
+    out = tmp / name
+    subprocess.run([cc, *flags, "-o", str(out), str(src)], check=True, cwd=tmp)
+    return out
+
+
+def test_peer_builds_name_their_optimisation_and_checkout(tmp_path: Path) -> None:
+    import subprocess
+
+    from flashsched import peer_build
+
+    # SSDsim's Makefile: `gcc -c -g`, no -O: unoptimised, and said so.
+    plain = _cc(tmp_path, "ssd", "-g")
+    d = peer_build.describe(plain)
+    assert d["optimisation"] == ["-O0"]
+    assert d["commit"] is None and d["dirty"] is None
+    assert len(d["sha256"]) == 64 and d["producers"][0].startswith("GNU C")
+    assert "warning: ssdsim is built without optimisation" in peer_build.summary_line("ssdsim", d)
+    # The last -O wins, as in GCC; no debug information: unknown, no warning.
+    assert peer_build.describe(_cc(tmp_path, "o2", "-g", "-O3", "-O2"))["optimisation"] == ["-O2"]
+    assert peer_build.optimisation("GNU C17 12.2.0 -g -O") == "-O1"
+    bare = peer_build.describe(_cc(tmp_path, "bare", "-O2"))
+    assert bare["optimisation"] == [] and bare["producers"] == []
+    line = peer_build.summary_line("mqsim", bare)
+    assert "unknown (no debug information)" in line and "warning" not in line
+    # In a git checkout: its commit, and whether tracked sources changed.
+    git = ["git", "-C", str(tmp_path), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "p.c"], check=True)
+    subprocess.run([*git, "commit", "-qm", "c"], check=True)
+    d = peer_build.describe(plain)
+    assert d["commit"] is not None and len(d["commit"]) == 40 and d["dirty"] is False
+    (tmp_path / "p.c").write_text("int main(void) { return 1; }\n")
+    assert peer_build.describe(plain)["dirty"] is True
+    assert "(modified)" in peer_build.summary_line("ssdsim", peer_build.describe(plain))

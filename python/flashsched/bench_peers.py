@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flashsched import peer_build
 from flashsched.proctime import ProcessCost, timed
 from flashsched.validate import cases as vcases
 from flashsched.validate import peer_mqsim, peer_ssdsim
@@ -219,15 +220,25 @@ def _med(xs: list[float]) -> float:
     return statistics.median(xs)
 
 
-def _check_peers(peers: Path, names: list[str]) -> None:
-    need = {"mqsim": peers / "mqsim" / "MQSim", "ssdsim": peers / "ssdsim" / "ssd"}
+def _binary(peers: Path, peer: str) -> Path:
+    return {"mqsim": peers / "mqsim" / "MQSim", "ssdsim": peers / "ssdsim" / "ssd"}[peer]
+
+
+def _check_peers(peers: Path, names: list[str]) -> dict[str, dict[str, Any]]:
+    """Each peer the cases need, described (``peer_build``); an error
+    naming the first binary missing."""
+    builds: dict[str, dict[str, Any]] = {}
     for n in names:
-        binary = need[CASES[n].peer]
+        peer = CASES[n].peer
+        binary = _binary(peers, peer)
         if not binary.is_file():
             raise FileNotFoundError(
                 f"bench --versus: {binary} not found (case {n}); build the peer there "
                 "(docs/validation.md, 'Regenerating the peers' numbers')"
             )
+        if peer not in builds:
+            builds[peer] = peer_build.describe(binary)
+    return builds
 
 
 def versus(
@@ -242,7 +253,9 @@ def versus(
     unknown = [n for n in names if n not in CASES]
     if unknown:
         raise ValueError(f"unknown --versus case(s) {unknown} (known: {', '.join(CASES)})")
-    _check_peers(peers, names)
+    builds = _check_peers(peers, names)
+    for peer, b in builds.items():
+        print(peer_build.summary_line(peer, b), flush=True)
     with tempfile.TemporaryDirectory(prefix="flashsched-versus-") as tmp:
         wdir = work or Path(tmp)
         wdir.mkdir(parents=True, exist_ok=True)
@@ -269,6 +282,8 @@ def versus(
                         flush=True,
                     )
         rows = [_row(CASES[n], ours[n], theirs[n], facts[n]) for n in names]
+    for r in rows:
+        r["peer_build"] = builds[r["peer"]]
     for r in rows:
         print_row(r)
     return rows
