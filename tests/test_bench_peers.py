@@ -97,3 +97,46 @@ def test_peer_builds_name_their_optimisation_and_checkout(tmp_path: Path) -> Non
     (tmp_path / "p.c").write_text("int main(void) { return 1; }\n")
     assert peer_build.describe(plain)["dirty"] is True
     assert "(modified)" in peer_build.summary_line("ssdsim", peer_build.describe(plain))
+
+
+def test_several_peer_builds_are_timed_interleaved_one_row_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from flashsched.proctime import ProcessCost
+
+    # Two peers directories (as shipped, and rebuilt), each with an SSDsim
+    # binary; the timed runs are stood in for, the bookkeeping is real.
+    dirs = []
+    for name, producer in [
+        ("plain", b"GNU C17 12.2.0 -g -fcommon"),
+        ("o2", b"GNU C17 12.2.0 -g -O2"),
+    ]:
+        d = tmp_path / name / "ssdsim"
+        d.mkdir(parents=True)
+        (d / "ssd").write_bytes(b"\x7fELF\x00" + producer + b"\x00")
+        dirs.append(tmp_path / name)
+    calls: list[str] = []
+    wall = {str(dirs[0]): 4.0, str(dirs[1]): 3.0}
+
+    def ours(case: object, trace: object, work: Path) -> tuple[ProcessCost, dict[str, object]]:
+        calls.append("ours")
+        s = {"latency_us": {"mean": 96.2}, "gc": {"pages_moved": 0}}
+        return ProcessCost(0, 1.0, 1.0, 80.0), s
+
+    def peer(case: object, peers: Path, trace: object, work: Path) -> tuple[ProcessCost, dict]:
+        calls.append(peers.name)
+        assert work.name in ("peers0", "peers1")  # each build runs in its own directory
+        return ProcessCost(0, wall[str(peers)], wall[str(peers)], 50.0), {"mean_us": 94.5}
+
+    monkeypatch.setattr(bench_peers, "_ours", ours)
+    monkeypatch.setattr(bench_peers, "_peer", peer)
+    monkeypatch.setattr(bench_peers, "_input", lambda case, wdir, traces: None)
+    rows = bench_peers.versus(dirs, ["ssdsim-x100"], 2, None, work=tmp_path / "w")
+    # Every repeat runs all three; the order flips between repeats.
+    assert calls == ["ours", "plain", "o2", "o2", "plain", "ours"]
+    assert [r["peers_dir"] for r in rows] == [str(d) for d in dirs]
+    assert [r["speedup_wall"] for r in rows] == [4.0, 3.0]
+    assert [r["peer_build"]["optimisation"] for r in rows] == [["-O0"], ["-O2"]]
+    out = capsys.readouterr().out
+    assert "warning: ssdsim is built without optimisation" in out
+    assert "ssdsim [-O0]" in out and "ssdsim [-O2]" in out

@@ -242,48 +242,60 @@ def _check_peers(peers: Path, names: list[str]) -> dict[str, dict[str, Any]]:
 
 
 def versus(
-    peers: Path,
+    peers: Path | list[Path],
     names: list[str],
     repeat: int,
     traces: Path | None,
     work: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """Run the named cases ``repeat`` times on flashsched and the peer,
-    interleaved; one result row per case (medians, ratios, verdicts)."""
+    """Run the named cases ``repeat`` times on flashsched and on the peer
+    of each ``peers`` directory (several: e.g. the peer as its Makefile
+    builds it and an optimised build), all interleaved; one result row per
+    case and peers directory (medians, ratios, verdicts)."""
+    dirs = [peers] if isinstance(peers, Path) else list(peers)
     unknown = [n for n in names if n not in CASES]
     if unknown:
         raise ValueError(f"unknown --versus case(s) {unknown} (known: {', '.join(CASES)})")
-    builds = _check_peers(peers, names)
-    for peer, b in builds.items():
-        print(peer_build.summary_line(peer, b), flush=True)
+    if not dirs:
+        raise ValueError("bench --versus needs a PEERS directory")
+    builds = [_check_peers(d, names) for d in dirs]
+    for found in builds:
+        for peer, b in found.items():
+            print(peer_build.summary_line(peer, b), flush=True)
+    runs = ["ours", *range(len(dirs))]
     with tempfile.TemporaryDirectory(prefix="flashsched-versus-") as tmp:
         wdir = work or Path(tmp)
         wdir.mkdir(parents=True, exist_ok=True)
         inputs = {n: _input(CASES[n], wdir, traces) for n in names}
         ours: dict[str, list[ProcessCost]] = {n: [] for n in names}
-        theirs: dict[str, list[ProcessCost]] = {n: [] for n in names}
-        facts: dict[str, dict[str, Any]] = {}
+        theirs: dict[tuple[str, int], list[ProcessCost]] = {}
+        facts: dict[str, dict[Any, Any]] = {n: {} for n in names}
         for k in range(repeat):
             for n in names:
                 case = CASES[n]
-                order = ("ours", "peer") if k % 2 == 0 else ("peer", "ours")
-                for who in order:
+                # Alternate who goes first, so a drifting machine slows all alike.
+                for who in runs if k % 2 == 0 else runs[::-1]:
                     if who == "ours":
                         cost, s = _ours(case, inputs[n], wdir)
                         ours[n].append(cost)
-                        facts.setdefault(n, {})["ours"] = s
+                        facts[n]["ours"] = s
+                        label = "ours"
                     else:
-                        pcost, m = _peer(case, peers, inputs[n], wdir)
-                        theirs[n].append(pcost)
-                        facts.setdefault(n, {})["peer"] = m
-                    print(
-                        f"  {n}: {who if who == 'ours' else case.peer} run {k + 1}/{repeat}",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-        rows = [_row(CASES[n], ours[n], theirs[n], facts[n]) for n in names]
-    for r in rows:
-        r["peer_build"] = builds[r["peer"]]
+                        i = int(who)
+                        sub = wdir / f"peers{i}" if len(dirs) > 1 else wdir
+                        pcost, m = _peer(case, dirs[i], inputs[n], sub)
+                        theirs.setdefault((n, i), []).append(pcost)
+                        facts[n][i] = m
+                        label = case.peer + (f" ({dirs[i]})" if len(dirs) > 1 else "")
+                    print(f"  {n}: {label} run {k + 1}/{repeat}", file=sys.stderr, flush=True)
+        rows = []
+        for n in names:
+            for i, d in enumerate(dirs):
+                f = {"ours": facts[n]["ours"], "peer": facts[n][i]}
+                r = _row(CASES[n], ours[n], theirs[(n, i)], f)
+                r["peers_dir"] = str(d)
+                r["peer_build"] = builds[i][CASES[n].peer]
+                rows.append(r)
     for r in rows:
         print_row(r)
     return rows
@@ -321,10 +333,12 @@ def _row(
 
 
 def print_row(r: dict[str, Any]) -> None:
+    build = r.get("peer_build", {})
+    opt = "/".join(build.get("optimisation", [])) or "?"
     print(
         f"{r['case']:<15} {r['requests']:>9,} req  flashsched {r['flashsched_wall_s']:7.2f} s "
         f"(CPU {r['flashsched_cpu_s']:.2f} s, {r['flashsched_peak_rss_mib']:.0f} MiB)  "
-        f"{r['peer']} {r['peer_wall_s']:7.2f} s (CPU {r['peer_cpu_s']:.2f} s, "
+        f"{r['peer']} [{opt}] {r['peer_wall_s']:7.2f} s (CPU {r['peer_cpu_s']:.2f} s, "
         f"{r['peer_peak_rss_mib']:.0f} MiB)  {r['speedup_wall']:.1f}x wall, "
         f"{r['speedup_cpu']:.1f}x CPU (target {r['target']:.0f}x) [{r['verdict']}]"
     )

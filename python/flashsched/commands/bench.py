@@ -51,9 +51,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--versus",
         metavar="PEERS",
         type=Path,
+        action="append",
         help="flashsched against MQSim/SSDsim whole process, interleaved: PEERS holds "
         "mqsim/MQSim and ssdsim/ssd built outside the project (cases with --case: "
-        "mqsim-trace-1m, mqsim-gc-2.4m, ssdsim-x100)",
+        "mqsim-trace-1m, mqsim-gc-2.4m, ssdsim-x100); repeat to time several builds "
+        "of the peers in the same run (each build's compiler flags are reported)",
     )
     b.add_argument(
         "--traces",
