@@ -4,6 +4,7 @@
 
 mod driver;
 mod queue;
+mod sorted_run;
 
 pub use driver::{advance, Clock, Model};
 pub use queue::{EventQueue, FIFO_RANK};
