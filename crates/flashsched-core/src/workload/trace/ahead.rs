@@ -28,9 +28,13 @@ const BATCH: usize = 1024;
 /// Batches the thread may be ahead (memory: `(AHEAD + 2) × BATCH` records).
 const AHEAD: usize = 2;
 
-/// One hand-over from the reading thread.
+/// One hand-over from the reading thread: records, and the error that
+/// ended the stream after them, if one did. (Plain records are half the
+/// size of results: the simulation's core reads each line of them from the
+/// other core's cache.)
 struct Batch {
-    items: Vec<SimResult<IoRecord>>,
+    items: Vec<IoRecord>,
+    error: Option<SimError>,
     /// The reader's statistics after the batch's last item.
     stats: TraceStats,
     /// Nothing follows (end of trace, the limit, or an error).
@@ -47,7 +51,9 @@ pub struct ReadAhead {
 enum Mode {
     Thread {
         rx: Receiver<Batch>,
-        items: std::vec::IntoIter<SimResult<IoRecord>>,
+        items: std::vec::IntoIter<IoRecord>,
+        /// The error after the last batch's records (the stream's end).
+        error: Option<SimError>,
         /// The reader's statistics as of the last batch received.
         stats: TraceStats,
         ended: bool,
@@ -112,6 +118,7 @@ fn spawn(reader: Box<TraceReader>, limit: Option<u64>) -> Result<Mode, Box<Trace
     Ok(Mode::Thread {
         rx,
         items: Vec::new().into_iter(),
+        error: None,
         stats,
         ended: false,
         thread,
@@ -124,6 +131,7 @@ fn produce(mut reader: TraceReader, limit: Option<u64>, tx: &SyncSender<Batch>) 
     let mut left = limit.unwrap_or(u64::MAX);
     loop {
         let mut items = Vec::with_capacity(BATCH);
+        let mut error = None;
         let mut last = false;
         while items.len() < BATCH {
             if left == 0 {
@@ -137,17 +145,23 @@ fn produce(mut reader: TraceReader, limit: Option<u64>, tx: &SyncSender<Batch>) 
                 }
                 Some(Ok(r)) => {
                     left -= 1;
-                    items.push(Ok(r));
+                    items.push(r);
                 }
                 Some(Err(e)) => {
-                    items.push(Err(e));
+                    error = Some(e);
                     last = true;
                     break;
                 }
             }
         }
         let stats = reader.stats().clone();
-        if tx.send(Batch { items, stats, last }).is_err() || last {
+        let batch = Batch {
+            items,
+            error,
+            stats,
+            last,
+        };
+        if tx.send(batch).is_err() || last {
             return;
         }
     }
@@ -157,7 +171,7 @@ impl Iterator for ReadAhead {
     type Item = SimResult<IoRecord>;
 
     fn next(&mut self) -> Option<SimResult<IoRecord>> {
-        let (rx, items, stats, ended) = match &mut self.mode {
+        let (rx, items, error, stats, ended) = match &mut self.mode {
             Mode::InPlace { reader, left } => {
                 if *left == 0 {
                     return None;
@@ -171,14 +185,18 @@ impl Iterator for ReadAhead {
             Mode::Thread {
                 rx,
                 items,
+                error,
                 stats,
                 ended,
                 ..
-            } => (rx, items, stats, ended),
+            } => (rx, items, error, stats, ended),
         };
         loop {
             if let Some(item) = items.next() {
-                return Some(item);
+                return Some(Ok(item));
+            }
+            if let Some(e) = error.take() {
+                return Some(Err(e));
             }
             if *ended {
                 return None;
@@ -186,6 +204,7 @@ impl Iterator for ReadAhead {
             match rx.recv() {
                 Ok(b) => {
                     *items = b.items.into_iter();
+                    *error = b.error;
                     *stats = b.stats;
                     *ended = b.last;
                 }
