@@ -34,7 +34,7 @@ const AHEAD: usize = 2;
 /// other core's cache.)
 struct Batch {
     items: Vec<IoRecord>,
-    error: Option<SimError>,
+    error: Option<Box<SimError>>,
     /// The reader's statistics after the batch's last item.
     stats: TraceStats,
     /// Nothing follows (end of trace, the limit, or an error).
@@ -53,7 +53,7 @@ enum Mode {
         rx: Receiver<Batch>,
         items: std::vec::IntoIter<IoRecord>,
         /// The error after the last batch's records (the stream's end).
-        error: Option<SimError>,
+        error: Option<Box<SimError>>,
         /// The reader's statistics as of the last batch received.
         stats: TraceStats,
         ended: bool,
@@ -148,7 +148,7 @@ fn produce(mut reader: TraceReader, limit: Option<u64>, tx: &SyncSender<Batch>) 
                     items.push(r);
                 }
                 Some(Err(e)) => {
-                    error = Some(e);
+                    error = Some(Box::new(e));
                     last = true;
                     break;
                 }
@@ -196,7 +196,7 @@ impl Iterator for ReadAhead {
                 return Some(Ok(item));
             }
             if let Some(e) = error.take() {
-                return Some(Err(e));
+                return Some(Err(*e));
             }
             if *ended {
                 return None;
