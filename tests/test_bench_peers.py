@@ -131,7 +131,12 @@ def test_several_peer_builds_are_timed_interleaved_one_row_each(
     monkeypatch.setattr(bench_peers, "_ours", ours)
     monkeypatch.setattr(bench_peers, "_peer", peer)
     monkeypatch.setattr(bench_peers, "_input", lambda case, wdir, traces: None)
-    rows = bench_peers.versus(dirs, ["ssdsim-x100"], 2, None, work=tmp_path / "w")
+    # A third directory with the first one's binary: timed once, one row.
+    (tmp_path / "again" / "ssdsim").mkdir(parents=True)
+    (tmp_path / "again" / "ssdsim" / "ssd").write_bytes((dirs[0] / "ssdsim" / "ssd").read_bytes())
+    rows = bench_peers.versus(
+        [*dirs, tmp_path / "again"], ["ssdsim-x100"], 2, None, work=tmp_path / "w"
+    )
     # Every repeat runs all three; the order flips between repeats.
     assert calls == ["ours", "plain", "o2", "o2", "plain", "ours"]
     assert [r["peers_dir"] for r in rows] == [str(d) for d in dirs]

@@ -259,10 +259,16 @@ def versus(
     if not dirs:
         raise ValueError("bench --versus needs a PEERS directory")
     builds = [_check_peers(d, names) for d in dirs]
-    for found in builds:
-        for peer, b in found.items():
-            print(peer_build.summary_line(peer, b), flush=True)
-    runs = ["ours", *range(len(dirs))]
+    # The same binary in two PEERS directories (MQSim, when only SSDsim was
+    # rebuilt) is timed once: per peer, the first directory with each build.
+    distinct: dict[str, list[int]] = {}
+    for peer in {CASES[n].peer for n in names}:
+        seen: set[str] = set()
+        for i, found in enumerate(builds):
+            if found[peer]["sha256"] not in seen:
+                seen.add(found[peer]["sha256"])
+                distinct.setdefault(peer, []).append(i)
+                print(peer_build.summary_line(peer, found[peer]), flush=True)
     with tempfile.TemporaryDirectory(prefix="flashsched-versus-") as tmp:
         wdir = work or Path(tmp)
         wdir.mkdir(parents=True, exist_ok=True)
@@ -274,6 +280,7 @@ def versus(
             for n in names:
                 case = CASES[n]
                 # Alternate who goes first, so a drifting machine slows all alike.
+                runs: list[str | int] = ["ours", *distinct[case.peer]]
                 for who in runs if k % 2 == 0 else runs[::-1]:
                     if who == "ours":
                         cost, s = _ours(case, inputs[n], wdir)
@@ -290,10 +297,10 @@ def versus(
                     print(f"  {n}: {label} run {k + 1}/{repeat}", file=sys.stderr, flush=True)
         rows = []
         for n in names:
-            for i, d in enumerate(dirs):
+            for i in distinct[CASES[n].peer]:
                 f = {"ours": facts[n]["ours"], "peer": facts[n][i]}
                 r = _row(CASES[n], ours[n], theirs[(n, i)], f)
-                r["peers_dir"] = str(d)
+                r["peers_dir"] = str(dirs[i])
                 r["peer_build"] = builds[i][CASES[n].peer]
                 rows.append(r)
     for r in rows:
