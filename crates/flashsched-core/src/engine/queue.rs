@@ -32,8 +32,8 @@ pub const FIFO_RANK: u64 = 1 << 63;
 /// touches a line long gone from the cache (measured: -6 % wall time on
 /// SSDsim's case, -4 % on MQSim's; the GC case, mostly above `SMALL_MAX`,
 /// as before). The queue moves back to one run when fewer than `SMALL_LOW`
-/// remain. Either way, pops come out in key order, equal keys in the order
-/// they were pushed.
+/// remain. Either way, pops come out in key order; equal keys within the
+/// wheel's horizon in the order they were pushed, in both forms.
 #[derive(Debug)]
 pub struct EventQueue<E> {
     /// Every pending event while `small`.
@@ -92,8 +92,8 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedule `payload` at absolute time `at`; among events at `at` it pops
-    /// in `rank` order (ranks below `FIFO_RANK`; equal ranks in the order
-    /// they were pushed).
+    /// in `rank` order (ranks below `FIFO_RANK`; equal ranks in an order
+    /// fixed by the pushes: as pushed, within the wheel's horizon).
     #[inline(always)]
     pub fn push_ranked(&mut self, at: Ns, rank: u64, payload: E) {
         debug_assert!(rank < FIFO_RANK || rank - FIFO_RANK < self.seq);
@@ -500,7 +500,7 @@ mod tests {
     }
 
     #[test]
-    fn equal_keys_pop_in_push_order_in_either_mode() {
+    fn equal_keys_near_now_pop_in_push_order_in_either_form() {
         let mut q = EventQueue::new();
         for i in 0..SMALL_MAX as u64 + 50 {
             q.push_ranked(1_000 + (i % 3) * 2_000_000, 7, i);
