@@ -15,11 +15,16 @@ impl Ssd {
             return self.pool_write(tx, now);
         }
         self.decide_stamp += 1;
-        let tx = self.with_queued_offset(tx);
         let die = tx.die;
+        // Stored as it came, then its offset set in place: copying a `Tx`
+        // just after one field of it was written reads that field back
+        // wider than it was stored, which the CPU cannot forward.
         let id = self.txs.insert(tx);
+        if let Some(offset) = self.queued_offset(&tx) {
+            self.txs.get_mut(id).epoch = offset;
+        }
         self.load_inc(die);
-        self.sched.push(id, &tx, now);
+        self.sched.push(id, self.txs.get(id), now);
         self.note_queued(&tx, now);
         // A busy die is re-marked when it frees; only a suspending scheduler
         // needs to see new work arrive at a busy die (to preempt it).
@@ -30,20 +35,21 @@ impl Ssd {
         }
     }
 
-    /// `tx` as queued: under `onfi-queued` a program gets its page offset
-    /// now, as MQSim's mapping unit gives it its page (its frontier's next
-    /// page plus the programs of that frontier already waiting there: host
-    /// programs on the user frontier, GC programs on the GC frontier).
+    /// The page offset `tx` takes when queued (its `epoch`), if any: under
+    /// `onfi-queued` a program gets it now, as MQSim's mapping unit gives
+    /// it its page (its frontier's next page plus the programs of that
+    /// frontier already waiting there: host programs on the user frontier,
+    /// GC programs on the GC frontier).
     #[inline]
-    pub(super) fn with_queued_offset(&self, mut tx: Tx) -> Tx {
-        if self.cmds.multiplane == MultiPlane::OnfiQueued && tx.kind == TxKind::Program {
-            let p = tx.plane as usize;
-            let stream = program_stream(&self.ftl, tx.origin);
-            let waiting = self.queued_programs[p][stream as usize];
-            let next = self.ftl.next_page_offset(tx.plane, stream);
-            tx.epoch = self.geo.rem_pages_per_block(next + waiting);
+    pub(super) fn queued_offset(&self, tx: &Tx) -> Option<u32> {
+        if self.cmds.multiplane != MultiPlane::OnfiQueued || tx.kind != TxKind::Program {
+            return None;
         }
-        tx
+        let p = tx.plane as usize;
+        let stream = program_stream(&self.ftl, tx.origin);
+        let waiting = self.queued_programs[p][stream as usize];
+        let next = self.ftl.next_page_offset(tx.plane, stream);
+        Some(self.geo.rem_pages_per_block(next + waiting))
     }
 
     #[inline]

@@ -210,13 +210,15 @@ impl Ssd {
 
     /// Queue pooled write `id` on `plane` of `die`.
     fn place(&mut self, id: TxId, die: u32, plane: u32, now: Ns) {
-        let mut tx = *self.txs.get(id);
-        tx.plane = plane;
-        tx.die = die;
-        let tx = self.with_queued_offset(tx);
-        *self.txs.get_mut(id) = tx;
+        let t = self.txs.get_mut(id);
+        t.plane = plane;
+        t.die = die;
+        let tx = *t;
+        if let Some(offset) = self.queued_offset(&tx) {
+            self.txs.get_mut(id).epoch = offset;
+        }
         self.load_inc(die);
-        self.sched.push(id, &tx, now);
+        self.sched.push(id, self.txs.get(id), now);
         self.note_queued(&tx, now);
         self.mark(die);
     }
