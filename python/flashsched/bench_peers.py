@@ -262,7 +262,7 @@ def versus(
     # The same binary in two PEERS directories (MQSim, when only SSDsim was
     # rebuilt) is timed once: per peer, the first directory with each build.
     distinct: dict[str, list[int]] = {}
-    for peer in {CASES[n].peer for n in names}:
+    for peer in dict.fromkeys(CASES[n].peer for n in names):
         seen: set[str] = set()
         for i, found in enumerate(builds):
             if found[peer]["sha256"] not in seen:
@@ -275,7 +275,9 @@ def versus(
         inputs = {n: _input(CASES[n], wdir, traces) for n in names}
         ours: dict[str, list[ProcessCost]] = {n: [] for n in names}
         theirs: dict[tuple[str, int], list[ProcessCost]] = {}
-        facts: dict[str, dict[Any, Any]] = {n: {} for n in names}
+        # Each simulator's numbers from its last run (the same every run).
+        our_facts: dict[str, dict[str, Any]] = {}
+        peer_facts: dict[tuple[str, int], dict[str, Any]] = {}
         for k in range(repeat):
             for n in names:
                 case = CASES[n]
@@ -285,20 +287,20 @@ def versus(
                     if who == "ours":
                         cost, s = _ours(case, inputs[n], wdir)
                         ours[n].append(cost)
-                        facts[n]["ours"] = s
+                        our_facts[n] = s
                         label = "ours"
                     else:
                         i = int(who)
                         sub = wdir / f"peers{i}" if len(dirs) > 1 else wdir
                         pcost, m = _peer(case, dirs[i], inputs[n], sub)
                         theirs.setdefault((n, i), []).append(pcost)
-                        facts[n][i] = m
+                        peer_facts[(n, i)] = m
                         label = case.peer + (f" ({dirs[i]})" if len(dirs) > 1 else "")
                     print(f"  {n}: {label} run {k + 1}/{repeat}", file=sys.stderr, flush=True)
         rows = []
         for n in names:
             for i in distinct[CASES[n].peer]:
-                f = {"ours": facts[n]["ours"], "peer": facts[n][i]}
+                f = {"ours": our_facts[n], "peer": peer_facts[(n, i)]}
                 r = _row(CASES[n], ours[n], theirs[(n, i)], f)
                 r["peers_dir"] = str(dirs[i])
                 r["peer_build"] = builds[i][CASES[n].peer]

@@ -22,11 +22,11 @@ _PRODUCER = re.compile(rb"GNU (?:C|C\+\+|Fortran)[\w+]* \d+\.\d+(?:\.\d+)? [ -~]
 _OPT = re.compile(r"(?:^|\s)(-O(?:[0-3sgz]|fast)?)(?=\s|$)")
 
 
-def producers(binary: Path) -> list[str]:
-    """The distinct compiler producer strings in ``binary`` (empty without
-    debug information)."""
+def producers(data: bytes) -> list[str]:
+    """The distinct compiler producer strings in a binary's bytes (empty
+    without debug information)."""
     seen: dict[str, None] = {}
-    for m in _PRODUCER.finditer(binary.read_bytes()):
+    for m in _PRODUCER.finditer(data):
         seen.setdefault(m.group(0).decode("ascii", "replace"), None)
     return list(seen)
 
@@ -58,7 +58,7 @@ def describe(binary: Path) -> dict[str, Any]:
     data = binary.read_bytes()
     commit = _git(binary.parent, "rev-parse", "HEAD")
     status = _git(binary.parent, "status", "--porcelain", "--untracked-files=no")
-    prods = producers(binary)
+    prods = producers(data)
     levels = sorted({optimisation(p) for p in prods})
     return {
         "binary": str(binary.resolve()),
