@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::check::{self, invariants::RequestLedger};
 use crate::config::DeviceConfig;
-use crate::device::{DevEvent, EventSink, Ssd};
+use crate::device::{DevEvent, EventSink, PackedEvent, Ssd};
 use crate::engine::{self, Clock, EventQueue, Model, Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
 use crate::host::{BufferedLatency, Host};
@@ -27,12 +27,38 @@ pub enum Ev {
     Dev(DevEvent),
 }
 
-struct QSink<'a>(&'a mut EventQueue<Ev>);
+impl Ev {
+    const WORKLOAD: u8 = PackedEvent::FIRST_FREE_TAG;
+    const HOST_TIMER: u8 = PackedEvent::FIRST_FREE_TAG + 1;
+
+    /// As queued (`PackedEvent`).
+    #[inline(always)]
+    fn pack(self) -> PackedEvent {
+        match self {
+            Ev::Dev(e) => e.pack(),
+            Ev::Workload => PackedEvent::other(Self::WORKLOAD, 0),
+            Ev::HostTimer => PackedEvent::other(Self::HOST_TIMER, 0),
+        }
+    }
+
+    #[inline(always)]
+    fn unpack(p: PackedEvent) -> Ev {
+        match p.device() {
+            Some(e) => Ev::Dev(e),
+            None if p.tag() == Self::WORKLOAD => Ev::Workload,
+            None => Ev::HostTimer,
+        }
+    }
+}
+
+struct QSink<'a>(&'a mut EventQueue<PackedEvent>);
 
 impl EventSink for QSink<'_> {
-    #[inline]
+    // Inlined at each of its few callers, so the event is packed and
+    // stored from the registers it was built in.
+    #[inline(always)]
     fn push(&mut self, at: Ns, ev: DevEvent) {
-        self.0.push_ranked(at, ev.rank(), Ev::Dev(ev));
+        self.0.push_ranked(at, ev.rank(), ev.pack());
     }
 }
 
@@ -77,7 +103,7 @@ pub struct Simulation {
     pub cfg: DeviceConfig,
     /// Options the run was built with.
     pub opts: RunOptions,
-    clock: Clock<Ev>,
+    clock: Clock<PackedEvent>,
     workload: Box<dyn Workload>,
     feed: Feed,
     /// The host queue and its I/O scheduler.
@@ -326,10 +352,10 @@ impl Simulation {
 }
 
 impl Model for Simulation {
-    type Ev = Ev;
+    type Ev = PackedEvent;
 
     #[inline]
-    fn clock(&mut self) -> &mut Clock<Ev> {
+    fn clock(&mut self) -> &mut Clock<PackedEvent> {
         &mut self.clock
     }
 
@@ -348,13 +374,14 @@ impl Model for Simulation {
         if let Some(r) = self.workload.peek() {
             self.ssd.prefetch_request(r.op, r.offset, r.size);
         }
-        self.feed.schedule(now, &mut self.clock.q, Ev::Workload);
+        self.feed
+            .schedule(now, &mut self.clock.q, Ev::Workload.pack());
         Ok(())
     }
 
     #[inline]
-    fn apply(&mut self, ev: Ev, now: Ns) -> SimResult<()> {
-        match ev {
+    fn apply(&mut self, ev: PackedEvent, now: Ns) -> SimResult<()> {
+        match Ev::unpack(ev) {
             Ev::Dev(e) => self.ssd.handle(e, now),
             Ev::Workload => self.poll(),
             Ev::HostTimer => {
@@ -433,7 +460,7 @@ impl Model for Simulation {
         }
         if asked {
             if let Some(t) = self.host.arm_timer(now) {
-                self.clock.q.push(t, Ev::HostTimer);
+                self.clock.q.push(t, Ev::HostTimer.pack());
             }
         }
         if let Some(over) = self.metrics.over_budget() {

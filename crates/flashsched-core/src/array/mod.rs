@@ -29,7 +29,7 @@ use std::collections::VecDeque;
 
 use crate::check::{self, invariants::RequestLedger};
 use crate::config::DeviceConfig;
-use crate::device::{DevEvent, EventSink, Ssd};
+use crate::device::{DevEvent, EventSink, PackedEvent, Ssd};
 use crate::engine::{self, Clock, EventQueue, Model, Ns};
 use crate::error::{SimError, SimResult};
 use crate::host::{Host, Slot};
@@ -83,8 +83,37 @@ pub enum Ev {
     LinkOut(u32),
 }
 
+impl Ev {
+    /// As queued (`PackedEvent`): SSD events keep their SSD in the owner
+    /// bits; the array's own events take the tags the device leaves free.
+    #[inline(always)]
+    pub(crate) fn pack(self) -> PackedEvent {
+        let t = PackedEvent::FIRST_FREE_TAG;
+        match self {
+            Ev::Dev(i, e) => e.pack().with_owner(i),
+            Ev::Workload => PackedEvent::other(t, 0),
+            Ev::HostTimer => PackedEvent::other(t + 1, 0),
+            Ev::LinkIn(c) => PackedEvent::other(t + 2, c),
+            Ev::LinkOut(c) => PackedEvent::other(t + 3, c),
+        }
+    }
+
+    #[inline(always)]
+    fn unpack(p: PackedEvent) -> Ev {
+        if let Some(e) = p.device() {
+            return Ev::Dev(p.owner(), e);
+        }
+        match p.tag() - PackedEvent::FIRST_FREE_TAG {
+            0 => Ev::Workload,
+            1 => Ev::HostTimer,
+            2 => Ev::LinkIn(p.field(0)),
+            _ => Ev::LinkOut(p.field(0)),
+        }
+    }
+}
+
 struct Sink<'a> {
-    q: &'a mut EventQueue<Ev>,
+    q: &'a mut EventQueue<PackedEvent>,
     ssd: u32,
 }
 
@@ -95,7 +124,7 @@ impl EventSink for Sink<'_> {
         self.q.push_ranked(
             at,
             (self.ssd as u64) << 33 | ev.rank(),
-            Ev::Dev(self.ssd, ev),
+            Ev::Dev(self.ssd, ev).pack(),
         );
     }
 }
@@ -198,7 +227,7 @@ pub struct ArraySim {
     pub series: ArraySeries,
     /// Array-layer counters.
     pub(crate) stats: ArrayStats,
-    clock: Clock<Ev>,
+    clock: Clock<PackedEvent>,
     wl: Wl,
     feed: Feed,
     host: Host,
@@ -237,10 +266,10 @@ pub struct ArraySim {
 }
 
 impl Model for ArraySim {
-    type Ev = Ev;
+    type Ev = PackedEvent;
 
     #[inline]
-    fn clock(&mut self) -> &mut Clock<Ev> {
+    fn clock(&mut self) -> &mut Clock<PackedEvent> {
         &mut self.clock
     }
 
@@ -279,19 +308,20 @@ impl Model for ArraySim {
                 Some(l) => {
                     let data = if r.op == Op::Write { r.size as u64 } else { 0 };
                     let t = l.send_in(now, data);
-                    self.clock.q.push(t, Ev::LinkIn(idx));
+                    self.clock.q.push(t, Ev::LinkIn(idx).pack());
                 }
                 None => self.arrive_host(idx),
             }
         }
         self.prefetch_next();
-        self.feed.schedule(now, &mut self.clock.q, Ev::Workload);
+        self.feed
+            .schedule(now, &mut self.clock.q, Ev::Workload.pack());
         Ok(())
     }
 
     #[inline]
-    fn apply(&mut self, ev: Ev, now: Ns) -> SimResult<()> {
-        match ev {
+    fn apply(&mut self, ev: PackedEvent, now: Ns) -> SimResult<()> {
+        match Ev::unpack(ev) {
             Ev::Dev(i, e) => {
                 self.touched.mark(i);
                 self.ssds[i as usize].handle(e, now)?
@@ -385,7 +415,7 @@ impl Model for ArraySim {
         self.completed_any = false;
         if asked {
             if let Some(t) = self.host.arm_timer(now) {
-                self.clock.q.push(t, Ev::HostTimer);
+                self.clock.q.push(t, Ev::HostTimer.pack());
             }
         }
         if let Some((done, need)) = self.metrics.over_budget() {

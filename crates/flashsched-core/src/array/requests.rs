@@ -225,7 +225,7 @@ impl ArraySim {
                         0
                     };
                     let t = l.send_out(self.clock.now(), data);
-                    self.clock.q.push(t, Ev::LinkOut(c));
+                    self.clock.q.push(t, Ev::LinkOut(c).pack());
                 }
                 None => self.client_complete(c),
             }

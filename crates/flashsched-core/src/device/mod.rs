@@ -19,6 +19,7 @@ use gc_job::GcJob;
 mod command;
 pub mod config;
 mod decide;
+mod event;
 mod exec;
 pub mod footprint;
 mod front;
@@ -53,6 +54,7 @@ use crate::ftl::{Allocation, Ftl, STREAMS};
 use crate::io::DeviceView;
 use config::CachePolicy;
 pub use config::{ControllerConfig, SsdSpec};
+pub use event::{DevEvent, EventSink, PackedEvent};
 use parallel::Parallelism;
 use sched::{TxCaps, TxScheduler};
 pub use stats::DeviceStats;
@@ -83,66 +85,6 @@ pub(crate) use pick_ctx;
 
 /// Decide passes a planning scheduler may take at one instant (`schedule`).
 const MAX_DECIDE_PASSES: u32 = 100_000;
-
-/// Events a device schedules for itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DevEvent {
-    /// The cell operation on `die` finished (ignored if `gen` is stale).
-    DieDone {
-        /// Global die index.
-        die: u32,
-        /// The die's generation when the operation was scheduled.
-        gen: u32,
-    },
-    /// The data-out transfer of read `tx` (on channel `ch`) finished
-    /// (ignored if `gen` is stale: the transfer was delayed and rescheduled).
-    BusDone {
-        /// Channel index.
-        ch: u32,
-        /// The read transaction.
-        tx: u32,
-        /// The transaction slot's generation when the transfer was scheduled.
-        gen: u32,
-    },
-    /// The bus of channel `ch` may be idle now: offer its chips work
-    /// (`controller.dispatch = "channel-idle"`).
-    ChannelFree {
-        /// Channel index.
-        ch: u32,
-    },
-    /// A front-end step (host link, DRAM) planned in `slot` is due.
-    Front {
-        /// Host slot of the request the step belongs to.
-        slot: u32,
-        /// Plan order (wrapping): steps due at one instant run in it.
-        seq: u32,
-    },
-}
-
-impl DevEvent {
-    /// Order among device events at the same nanosecond (`EventQueue::
-    /// push_ranked`): bus transfers before cell operations, each by index,
-    /// as firmware polling channels then dies in a fixed order would see them
-    /// (channel wake-ups between the two); front-end steps last, in the
-    /// order they were planned (their slots are reused, so ranking them by
-    /// slot would reorder simultaneous host requests; the order wraps every
-    /// 2^31 steps). Below 2^33.
-    #[inline]
-    pub fn rank(self) -> u64 {
-        match self {
-            DevEvent::BusDone { ch, .. } => ch as u64,
-            DevEvent::ChannelFree { ch } => 1 << 31 | ch as u64,
-            DevEvent::DieDone { die, .. } => 1 << 32 | die as u64,
-            DevEvent::Front { seq, .. } => 3 << 31 | (seq & 0x7fff_ffff) as u64,
-        }
-    }
-}
-
-/// Where a device puts its future events.
-pub trait EventSink {
-    /// Schedule `ev` at time `at`.
-    fn push(&mut self, at: Ns, ev: DevEvent);
-}
 
 /// Timing of P/E suspension (controller config).
 #[derive(Debug, Clone, Copy)]
