@@ -22,7 +22,7 @@
 //!   reads (`Channel::by_class`).
 
 use super::{DevEvent, EventSink, Ssd};
-use crate::divisor::inc_mod;
+use crate::divisor::{add_mod, inc_mod};
 use crate::engine::Ns;
 use crate::error::SimResult;
 use crate::flash::Geometry;
@@ -34,14 +34,65 @@ pub(super) struct ChannelDispatch {
     next: Vec<u32>,
     /// When the wake-up set for each channel fires (`Ns::MAX`: none set).
     wake_at: Vec<Ns>,
+    /// Per channel, its chips holding queued or running transactions (bit
+    /// `k`: chip `k` of the channel), so a pass steps over the others at
+    /// once instead of testing each (an unpredictable branch per chip).
+    /// Kept with up to 64 chips per channel (else empty).
+    loaded: Vec<u64>,
+    /// Chips per channel.
+    cpc: u32,
 }
 
 impl ChannelDispatch {
     pub(super) fn new(geo: &Geometry) -> Self {
+        let masked = geo.chips_per_channel <= 64;
         ChannelDispatch {
             next: vec![0; geo.channels as usize],
             wake_at: vec![Ns::MAX; geo.channels as usize],
+            loaded: vec![0; if masked { geo.channels as usize } else { 0 }],
+            cpc: geo.chips_per_channel,
         }
+    }
+
+    /// Chip `way` of channel `ch` became loaded (`on`) or unloaded.
+    #[inline]
+    pub(super) fn set_loaded(&mut self, ch: u32, way: u32, on: bool) {
+        if let Some(m) = self.loaded.get_mut(ch as usize) {
+            if on {
+                *m |= 1 << way;
+            } else {
+                *m &= !(1 << way);
+            }
+        }
+    }
+
+    /// How many chips of channel `ch`, from chip `way` on (round robin, at
+    /// most `left`), hold nothing: a pass that may step over unloaded chips
+    /// (`may_skip`) passes them without a visit. 0 without the masks.
+    #[inline]
+    fn unloaded_run(&self, ch: u32, way: u32, left: u32, may_skip: bool) -> u32 {
+        let Some(&m) = self.loaded.get(ch as usize).filter(|_| may_skip) else {
+            return 0;
+        };
+        let cpc = self.cpc;
+        // The channel's chips from `way` on, as bits from bit 0.
+        let rot = if way == 0 {
+            m
+        } else {
+            (m >> way) | (m << (cpc - way))
+        };
+        let rot = if cpc == 64 {
+            rot
+        } else {
+            rot & ((1 << cpc) - 1)
+        };
+        rot.trailing_zeros().min(left)
+    }
+
+    /// The loaded chips of channel `ch` (indices within it), if kept.
+    #[inline]
+    fn loaded_ways(&self, ch: u32) -> Option<u64> {
+        self.loaded.get(ch as usize).copied()
     }
 }
 
@@ -55,14 +106,26 @@ impl Ssd {
         sink: &mut S,
     ) -> SimResult<()> {
         let cpc = self.geo.chips_per_channel;
-        for _ in 0..cpc {
+        // A chip that holds nothing is passed by (`nothing_for_chip`): the
+        // pass only moves on. Runs of them are stepped over at once.
+        let may_skip = self.per_die && self.write_pool.is_empty();
+        let mut left = cpc;
+        while left > 0 {
             if !self.channels[ch as usize].idle_at(now) {
                 break;
             }
             let Some(cd) = self.chan_dispatch.as_mut() else {
                 return Ok(());
             };
-            let way = cd.next[ch as usize];
+            let first = cd.next[ch as usize];
+            let skip = cd.unloaded_run(ch, first, left, may_skip);
+            let way = add_mod(first, skip, cpc);
+            left -= skip;
+            if left == 0 {
+                cd.next[ch as usize] = way;
+                break;
+            }
+            left -= 1;
             cd.next[ch as usize] = inc_mod(way, cpc);
             let chip = ch * cpc + way;
             if self.nothing_for_chip(chip) {
@@ -98,8 +161,23 @@ impl Ssd {
             return true;
         }
         let cpc = self.geo.chips_per_channel;
-        (ch * cpc..(ch + 1) * cpc)
-            .any(|chip| self.chip_loaded(chip) && !self.cmds.chip_blocked(chip, now))
+        let unblocked = |chip| self.chip_loaded(chip) && !self.cmds.chip_blocked(chip, now);
+        match self
+            .chan_dispatch
+            .as_ref()
+            .and_then(|cd| cd.loaded_ways(ch))
+        {
+            Some(mut m) => {
+                while m != 0 {
+                    if unblocked(ch * cpc + m.trailing_zeros()) {
+                        return true;
+                    }
+                    m &= m - 1;
+                }
+                false
+            }
+            None => (ch * cpc..(ch + 1) * cpc).any(unblocked),
+        }
     }
 
     /// The wake-up of channel `ch` fired: its chips are offered work in the

@@ -32,14 +32,34 @@ impl Ssd {
     #[inline]
     pub(super) fn load_inc(&mut self, die: u32) {
         self.die_load[die as usize] += 1;
-        self.chip_load[self.geo.chip_of_die(die) as usize] += 1;
+        let chip = self.geo.chip_of_die(die);
+        let load = &mut self.chip_load[chip as usize];
+        *load += 1;
+        if *load == 1 {
+            self.chip_load_changed(chip, true);
+        }
     }
 
     /// One fewer transaction queued or running on `die`.
     #[inline]
     pub(super) fn load_dec(&mut self, die: u32) {
         self.die_load[die as usize] -= 1;
-        self.chip_load[self.geo.chip_of_die(die) as usize] -= 1;
+        let chip = self.geo.chip_of_die(die);
+        let load = &mut self.chip_load[chip as usize];
+        *load -= 1;
+        if *load == 0 {
+            self.chip_load_changed(chip, false);
+        }
+    }
+
+    /// Chip `chip` became loaded (`on`) or idle of work: channel-idle
+    /// dispatch keeps which chips of each channel are.
+    #[inline]
+    fn chip_load_changed(&mut self, chip: u32, on: bool) {
+        if let Some(cd) = self.chan_dispatch.as_mut() {
+            let ch = self.geo.channel_of_chip(chip);
+            cd.set_loaded(ch, chip - ch * self.geo.chips_per_channel, on);
+        }
     }
 
     /// Conflict accounting for the page of the request being split on `die`

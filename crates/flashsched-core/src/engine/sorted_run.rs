@@ -30,20 +30,18 @@ impl<E: Copy> SortedRun<E> {
     }
 
     /// After every event with a key at most `key` (so equal keys pop in
-    /// the order they came), found by bisection; the later events move up
-    /// one place in one block copy (a short run, but a new event often
-    /// lands well before its end: shifting one by one with a compare each
-    /// cost more).
+    /// the order they came): the later events move up one place, from the
+    /// end (a run is short, and a new event is rarely far from its end).
     #[inline(never)]
     fn insert_before_end(&mut self, key: u128, payload: E) {
         let n = self.items.len();
-        // Mostly just before the last.
-        let at = if n - 1 == self.head || self.items[n - 2].0 <= key {
-            n - 1
-        } else {
-            self.head + self.items[self.head..n - 2].partition_point(|e| e.0 <= key)
-        };
-        self.items.insert(at, (key, payload));
+        self.items.push(self.items[n - 1]);
+        let mut j = n - 1;
+        while j > self.head && self.items[j - 1].0 > key {
+            self.items[j] = self.items[j - 1];
+            j -= 1;
+        }
+        self.items[j] = (key, payload);
     }
 
     /// The least key (`u128::MAX` when empty).
