@@ -291,7 +291,11 @@ impl Ssd {
     }
 
     /// A read of `lpn` at `ppn` for `owner` (oracle id `id`), translated
-    /// now: its plane, die and the block's erase count.
+    /// now: its plane, die and the block's erase count. Inlined, so its
+    /// callers' changes to the result are made before it is stored:
+    /// returned through memory field by field and then copied whole, it
+    /// was read back wider than written, which the CPU cannot forward.
+    #[inline(always)]
     pub(super) fn user_read_at(&self, owner: u32, lpn: u32, ppn: u32, id: u64, now: Ns) -> Tx {
         let plane = self.geo.plane_of(ppn);
         let die = self.geo.die_of_plane(plane);

@@ -99,6 +99,7 @@ impl Tx {
     /// `die`); `epoch` is the erase count of `ppn`'s block now, `id` the
     /// read's oracle id, `req` its device request.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn user_read(
         req: u32,
         lpn: u32,
@@ -127,6 +128,7 @@ impl Tx {
 
     /// Version `seq` of `lpn` written by device request `req` to `plane`
     /// (its page is taken when it starts).
+    #[inline]
     pub fn user_program(req: u32, lpn: u32, plane: u32, die: u32, seq: u64, now: Ns) -> Tx {
         Tx {
             kind: TxKind::Program,
@@ -145,6 +147,7 @@ impl Tx {
     }
 
     /// A read of translation page `tp`, stored as hidden `lpn` at `ppn`.
+    #[inline]
     pub fn map_read(tp: u32, lpn: u32, ppn: u32, plane: u32, die: u32, epoch: u32, now: Ns) -> Tx {
         Tx {
             origin: Origin::Mapping,
@@ -155,6 +158,7 @@ impl Tx {
     }
 
     /// Version `seq` of translation page `tp` (hidden `lpn`) written back.
+    #[inline]
     pub fn map_program(tp: u32, lpn: u32, plane: u32, die: u32, seq: u64, now: Ns) -> Tx {
         Tx {
             origin: Origin::Mapping,
@@ -164,6 +168,7 @@ impl Tx {
 
     /// A GC move of `lpn` from `ppn` within `plane`: a read, then a program
     /// queued when it completes (or one on-die copyback).
+    #[inline]
     pub fn gc_move(lpn: u32, ppn: u32, plane: u32, die: u32, copyback: bool, now: Ns) -> Tx {
         Tx {
             kind: TxKind::Read,
@@ -182,6 +187,7 @@ impl Tx {
     }
 
     /// The erase of `block` in `plane` (a GC victim or a block TRIM emptied).
+    #[inline]
     pub fn erase(origin: Origin, block: u32, plane: u32, die: u32, now: Ns) -> Tx {
         Tx {
             kind: TxKind::Erase,
