@@ -241,10 +241,9 @@ impl Engine {
         self.records.clear();
         self.next = self.workload.poll(now, &mut self.records)?;
         for r in &self.records {
-            let req = self
+            let id = self
                 .host
-                .arrive(now, r.op, r.offset, r.size, r.stream, false);
-            let id = req.id as usize;
+                .arrive(now, r.op, r.offset, r.size, r.stream, false) as usize;
             if self.intended.len() <= id {
                 self.intended.resize(id + 1, 0);
             }

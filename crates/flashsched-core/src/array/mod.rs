@@ -630,10 +630,10 @@ impl ArraySim {
 
     fn arrive_host(&mut self, idx: u32) {
         let c = self.creqs[idx as usize];
-        let h = self
+        let id = self
             .host
-            .arrive(self.clock.now(), c.op, c.offset, c.size, c.stream, false);
-        let id = h.id as usize;
+            .arrive(self.clock.now(), c.op, c.offset, c.size, c.stream, false)
+            as usize;
         if id >= self.host_client.len() {
             self.host_client.resize(id + 1, NONE);
             self.remaining.resize(id + 1, 0);

@@ -10,22 +10,32 @@ use crate::engine::Ns;
 use crate::error::{SimError, SimResult};
 
 impl Ssd {
+    /// Queue `tx` for its die (or pool it, when it has no plane yet).
+    /// Inlined where transactions are built, so each is stored as it is
+    /// built: passed in memory it was written field by field and then
+    /// copied whole, a load wider than the stores it reads, which the CPU
+    /// cannot forward (a stall on every transaction).
+    #[inline(always)]
     pub(super) fn enqueue(&mut self, tx: Tx, now: Ns) {
         if tx.plane == super::write_pool::UNPLACED {
             return self.pool_write(tx, now);
         }
+        let id = self.txs.insert(tx);
+        self.enqueue_stored(id, &tx, now);
+    }
+
+    /// Queue `tx`, stored in the arena as `id`, for its die.
+    fn enqueue_stored(&mut self, id: TxId, tx: &Tx, now: Ns) {
         self.decide_stamp += 1;
         let die = tx.die;
-        // Stored as it came, then its offset set in place: copying a `Tx`
-        // just after one field of it was written reads that field back
-        // wider than it was stored, which the CPU cannot forward.
-        let id = self.txs.insert(tx);
-        if let Some(offset) = self.queued_offset(&tx) {
+        // Its offset set in place: copying a `Tx` just after one field of
+        // it was written reads that field back wider than it was stored.
+        if let Some(offset) = self.queued_offset(tx) {
             self.txs.get_mut(id).epoch = offset;
         }
         self.load_inc(die);
         self.sched.push(id, self.txs.get(id), now);
-        self.note_queued(&tx, now);
+        self.note_queued(tx, now);
         // A busy die is re-marked when it frees; only a suspending scheduler
         // needs to see new work arrive at a busy die (to preempt it).
         if self.suspends || self.dies[die as usize].is_idle() {
@@ -122,11 +132,22 @@ impl Ssd {
     /// turn out to be a DRAM hit) become events.
     pub fn schedule<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
         let r = self.decide(now, sink);
+        self.push_planned(now, sink);
+        // An `Ok` is made afresh, not passed on: copied whole, the result
+        // (whose tag alone was just written) stalled the CPU.
+        if r.is_err() {
+            return r;
+        }
+        Ok(())
+    }
+
+    /// Front-end steps planned at this instant become events.
+    #[inline]
+    fn push_planned<S: EventSink>(&mut self, now: Ns, sink: &mut S) {
         for (at, slot, seq) in self.front.take_planned() {
             debug_assert!(at >= now, "front-end step planned in the past");
             sink.push(at, super::DevEvent::Front { slot, seq });
         }
-        r
     }
 
     fn decide<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {

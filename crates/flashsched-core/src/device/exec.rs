@@ -90,8 +90,12 @@ impl Ssd {
         let mut ids = std::mem::take(&mut self.cmds.scratch);
         ids.clear();
         ids.push(id);
-        let lead = (self.cmds.multiplane != MultiPlane::Off).then(|| *self.txs.get(id));
-        if let Some(lead) = lead.filter(|l| !(self.cmds.lone_reads && l.is_plain_read())) {
+        // (Copied plainly: moved around as an `Option<Tx>` it was copied in
+        // pieces and read back whole, a store-forwarding stall.)
+        let lead = *self.txs.get(id);
+        if self.cmds.multiplane != MultiPlane::Off
+            && !(self.cmds.lone_reads && lead.is_plain_read())
+        {
             let ppd = self.geo.planes_per_die;
             let mut taken = 1u64 << self.geo.plane_in_die(lead.plane);
             while (ids.len() as u32) < ppd {

@@ -236,7 +236,9 @@ impl Front {
         self.command
     }
 
-    /// Plan `job` for time `at`.
+    /// Plan `job` for time `at` (inlined: the job is stored as built, not
+    /// copied whole from the fields just written, which would stall).
+    #[inline(always)]
     pub(super) fn plan(&mut self, at: Ns, job: Job) {
         self.arriving += matches!(job, Job::Arrive { .. }) as usize;
         let slot = match self.free.pop() {

@@ -135,7 +135,7 @@ impl Host {
         &self.name
     }
 
-    /// Admit a new request into the host queue.
+    /// Admit a new request into the host queue; returns its id.
     pub fn arrive(
         &mut self,
         now: Ns,
@@ -144,9 +144,12 @@ impl Host {
         size: u32,
         stream: u32,
         priority: bool,
-    ) -> HostRequest {
+    ) -> u32 {
         let id = self.alloc_slot(op);
-        let req = HostRequest {
+        // Built in its slot and read from there: built apart and copied in,
+        // it was read back wider than written (a store-forwarding stall).
+        let slot = &mut self.slots[id as usize];
+        slot.req = HostRequest {
             id,
             seq: self.next_seq,
             arrival: now,
@@ -156,15 +159,12 @@ impl Host {
             stream,
             priority,
         };
+        slot.dispatched = 0;
+        slot.probe = false;
         self.next_seq += 1;
-        self.slots[id as usize] = Slot {
-            req,
-            dispatched: 0,
-            probe: false,
-        };
-        self.sched.enqueue(&req, now);
+        self.sched.enqueue(&self.slots[id as usize].req, now);
         self.held += 1;
-        req
+        id
     }
 
     fn alloc_slot(&mut self, op: Op) -> u32 {
