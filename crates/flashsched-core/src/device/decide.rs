@@ -135,9 +135,7 @@ impl Ssd {
         self.push_planned(now, sink);
         // An `Ok` is made afresh, not passed on: copied whole, the result
         // (whose tag alone was just written) stalled the CPU.
-        if r.is_err() {
-            return r;
-        }
+        r?;
         Ok(())
     }
 
