@@ -106,14 +106,15 @@ impl Ssd {
         sink: &mut S,
     ) -> SimResult<()> {
         let cpc = self.geo.chips_per_channel;
-        // A chip that holds nothing is passed by (`nothing_for_chip`): the
-        // pass only moves on. Runs of them are stepped over at once.
-        let may_skip = self.per_die && self.write_pool.is_empty();
         let mut left = cpc;
         while left > 0 {
             if !self.channels[ch as usize].idle_at(now) {
                 break;
             }
+            // A chip that holds nothing is passed by (`nothing_for_chip`):
+            // the pass only moves on. Runs of them are stepped over at once
+            // (asked each time: a visit may pool a write).
+            let may_skip = self.per_die && self.write_pool.is_empty();
             let Some(cd) = self.chan_dispatch.as_mut() else {
                 return Ok(());
             };
@@ -189,5 +190,52 @@ impl Ssd {
         cd.wake_at[ch as usize] = Ns::MAX;
         let chip = ch * self.geo.chips_per_channel + cd.next[ch as usize];
         self.mark(chip * self.geo.dies_per_chip);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flash::GeometryConfig;
+
+    fn dispatch(cpc: u32) -> ChannelDispatch {
+        ChannelDispatch::new(&Geometry::new(&GeometryConfig {
+            channels: 2,
+            chips_per_channel: cpc,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: 2,
+            pages_per_block: 1,
+            page_size: 4096,
+        }))
+    }
+
+    /// The run of unloaded chips a pass steps over, counted round robin
+    /// from its first chip, by hand.
+    #[test]
+    fn a_pass_steps_over_the_unloaded_chips_round_robin() {
+        let mut cd = dispatch(4);
+        assert_eq!(cd.unloaded_run(1, 0, 4, true), 4, "nothing loaded: all");
+        cd.set_loaded(1, 2, true);
+        assert_eq!(cd.unloaded_run(0, 0, 4, true), 4, "another channel's chip");
+        // From chip 3: chips 3, 0, 1 hold nothing, chip 2 is next.
+        assert_eq!(cd.unloaded_run(1, 3, 4, true), 3);
+        assert_eq!(cd.unloaded_run(1, 3, 2, true), 2, "at most what is left");
+        assert_eq!(cd.unloaded_run(1, 2, 4, true), 0);
+        assert_eq!(cd.unloaded_run(1, 3, 4, false), 0, "no skipping asked");
+        cd.set_loaded(1, 2, false);
+        assert_eq!(cd.unloaded_run(1, 3, 4, true), 4);
+
+        // 64 chips (the widest kept): chip 0 seen from chip 63 is one on.
+        let mut cd = dispatch(64);
+        cd.set_loaded(0, 0, true);
+        assert_eq!(cd.unloaded_run(0, 63, 64, true), 1);
+        assert_eq!(cd.unloaded_run(0, 1, 64, true), 63);
+        // Wider channels keep no masks: every chip is visited.
+        let cd = dispatch(65);
+        assert_eq!(
+            (cd.unloaded_run(0, 5, 65, true), cd.loaded_ways(0)),
+            (0, None)
+        );
     }
 }
