@@ -20,13 +20,14 @@ impl Ssd {
         if tx.plane == super::write_pool::UNPLACED {
             return self.pool_write(tx, now);
         }
+        self.decide_stamp += 1;
         let id = self.txs.insert(tx);
         self.enqueue_stored(id, &tx, now);
     }
 
-    /// Queue `tx`, stored in the arena as `id`, for its die.
-    fn enqueue_stored(&mut self, id: TxId, tx: &Tx, now: Ns) {
-        self.decide_stamp += 1;
+    /// Queue `tx`, stored in the arena as `id`, for its die (a new one, or
+    /// a pooled write just given its plane).
+    pub(super) fn enqueue_stored(&mut self, id: TxId, tx: &Tx, now: Ns) {
         let die = tx.die;
         // Its offset set in place: copying a `Tx` just after one field of
         // it was written reads that field back wider than it was stored.

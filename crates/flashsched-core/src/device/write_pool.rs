@@ -214,12 +214,8 @@ impl Ssd {
         t.plane = plane;
         t.die = die;
         let tx = *t;
-        if let Some(offset) = self.queued_offset(&tx) {
-            self.txs.get_mut(id).epoch = offset;
-        }
-        self.load_inc(die);
-        self.sched.push(id, self.txs.get(id), now);
-        self.note_queued(&tx, now);
-        self.mark(die);
+        // Offered work, the die is idle: it is marked.
+        debug_assert!(self.dies[die as usize].is_idle());
+        self.enqueue_stored(id, &tx, now);
     }
 }
