@@ -1,6 +1,7 @@
 //! Run one workload from the command line without Python (handy for
 //! profiling): `cargo run --release --example simulate -- DEVICE SPEC
-//! [OVERRIDE...]`, SPEC a synthetic spec or `trace:PATH[:FORMAT]`.
+//! [OVERRIDE...]`, SPEC a synthetic spec or `trace:PATH[:FORMAT]`;
+//! `RECORDS=1` keeps per-request records, as `flashsched run` does.
 
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 
@@ -34,7 +35,7 @@ fn main() {
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(1),
-        keep_records: false,
+        keep_records: std::env::var("RECORDS").is_ok_and(|v| v == "1"),
     };
     let result = run::build(&run_spec).and_then(|mut sim| {
         sim.run()?;

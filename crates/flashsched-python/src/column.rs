@@ -168,17 +168,17 @@ pub(crate) fn us_since(t: &Column, start: &Column) -> PyResult<Column> {
 }
 
 /// A run's per-request columns, shared without a copy: {name: Column}.
-pub(crate) fn records_dict<'py>(py: Python<'py>, m: &Metrics) -> PyResult<Bound<'py, PyDict>> {
-    rows_dict(py, &m.records)
+pub(crate) fn records_dict<'py>(py: Python<'py>, m: &mut Metrics) -> PyResult<Bound<'py, PyDict>> {
+    rows_dict(py, &mut m.records)
 }
 
 /// Per-request columns, shared without a copy: {name: Column}.
-pub(crate) fn rows_dict<'py>(py: Python<'py>, r: &Records) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn rows_dict<'py>(py: Python<'py>, r: &mut Records) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let u64s = [
-        ("arrival_ns", &r.arrival),
-        ("dispatch_ns", &r.dispatch),
-        ("complete_ns", &r.complete),
+        ("arrival_ns", &mut r.arrival),
+        ("dispatch_ns", &mut r.dispatch),
+        ("complete_ns", &mut r.complete),
     ];
     for (name, c) in u64s {
         d.set_item(name, Column::new(ColumnData::U64(c.share())))?;

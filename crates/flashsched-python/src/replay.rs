@@ -163,7 +163,7 @@ impl Replay {
     }
 
     fn records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        records_dict(py, self.inner.lock().map_err(poisoned)?.metrics())
+        records_dict(py, self.inner.lock().map_err(poisoned)?.metrics_mut())
     }
 
     fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -127,15 +127,15 @@ impl Simulation {
     /// Per-request columns, shared with the core without a copy:
     /// {name: Column} (pass each to `numpy.asarray`).
     fn records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        records_dict(py, &self.inner.lock().map_err(poisoned)?.metrics)
+        records_dict(py, &mut self.inner.lock().map_err(poisoned)?.metrics)
     }
 
     /// The per-request columns recorded since the last call, leaving none
     /// held (to stream a long run's rows out in pieces; build with
     /// `records_held`): {name: Column}.
     fn take_records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let rows = self.inner.lock().map_err(poisoned)?.take_records();
-        rows_dict(py, &rows)
+        let mut rows = self.inner.lock().map_err(poisoned)?.take_records();
+        rows_dict(py, &mut rows)
     }
 
     /// Per-second series over the seconds in which something completed

@@ -183,6 +183,12 @@ impl Replay {
         &self.engine.metrics
     }
 
+    /// The replay's metrics, to share their record columns out (see
+    /// `Column::share`).
+    pub fn metrics_mut(&mut self) -> &mut Metrics {
+        &mut self.engine.metrics
+    }
+
     /// The device config whose host section drove the replay (TOML).
     pub fn config_toml(&self) -> String {
         self.cfg.to_toml()
