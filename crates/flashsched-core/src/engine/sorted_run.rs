@@ -1,43 +1,47 @@
 //! A short run of events sorted by key, consumed from the front: a timing
 //! wheel bucket, and the whole queue while few events are pending.
 
-/// Events sorted by key (equal keys in insertion order), consumed from
-/// `head`; the consumed prefix is dropped when the run empties, or moved
-/// out when it outgrows what is left.
+/// Events sorted by key, stored latest first: the next event to pop is the
+/// last element (equal keys pop in the order they came, so among them the
+/// earliest pushed is nearest the end).
+///
+/// Latest first because of where events land: a new event is usually due
+/// before most of those pending (a transfer or a sense ends sooner than
+/// the commands queued behind it; a quarter of them before all of them).
+/// Measured on the MQSim trace (~13 pending), an insertion had ~9.5 events
+/// after it but only ~3 before: stored earliest first, each insertion
+/// moved ~9.5 events, stored this way ~3, and a new earliest event is a
+/// plain push.
 #[derive(Debug)]
 pub(super) struct SortedRun<E> {
     items: Vec<(u128, E)>,
-    head: usize,
 }
 
 impl<E> Default for SortedRun<E> {
     fn default() -> Self {
-        SortedRun {
-            items: Vec::new(),
-            head: 0,
-        }
+        SortedRun { items: Vec::new() }
     }
 }
 
 impl<E: Copy> SortedRun<E> {
     #[inline(always)]
     pub(super) fn insert(&mut self, key: u128, payload: E) {
-        // Mostly in key order: the new event goes last.
         match self.items.last() {
-            Some(last) if last.0 > key => self.insert_before_end(key, payload),
+            Some(next) if next.0 <= key => self.insert_after_next(key, payload),
+            // Due before every pending event: it pops next.
             _ => self.items.push((key, payload)),
         }
     }
 
-    /// After every event with a key at most `key` (so equal keys pop in
-    /// the order they came): the later events move up one place, from the
-    /// end (a run is short, and a new event is rarely far from its end).
+    /// Before (nearer the start than) every event with a key at most `key`,
+    /// so it pops after them: those events move along one place, from the
+    /// end.
     #[inline(never)]
-    fn insert_before_end(&mut self, key: u128, payload: E) {
+    fn insert_after_next(&mut self, key: u128, payload: E) {
         let n = self.items.len();
         self.items.push(self.items[n - 1]);
         let mut j = n - 1;
-        while j > self.head && self.items[j - 1].0 > key {
+        while j > 0 && self.items[j - 1].0 <= key {
             self.items[j] = self.items[j - 1];
             j -= 1;
         }
@@ -47,32 +51,22 @@ impl<E: Copy> SortedRun<E> {
     /// The least key (`u128::MAX` when empty).
     #[inline]
     pub(super) fn front_key(&self) -> u128 {
-        self.items.get(self.head).map_or(u128::MAX, |e| e.0)
+        self.items.last().map_or(u128::MAX, |e| e.0)
     }
 
     #[inline]
     pub(super) fn is_empty(&self) -> bool {
-        self.head == self.items.len()
+        self.items.is_empty()
     }
 
     #[inline]
     pub(super) fn len(&self) -> usize {
-        self.items.len() - self.head
+        self.items.len()
     }
 
     #[inline]
     pub(super) fn pop_front(&mut self) -> Option<(u128, E)> {
-        let e = *self.items.get(self.head)?;
-        self.head += 1;
-        if self.head == self.items.len() {
-            self.items.clear();
-            self.head = 0;
-        } else if self.head >= 64 && self.head >= self.len() {
-            // A run that never empties would grow without end.
-            self.items.drain(..self.head);
-            self.head = 0;
-        }
-        Some(e)
+        self.items.pop()
     }
 }
 
@@ -108,12 +102,39 @@ mod tests {
         for k in 10..100_000u128 {
             r.insert(k, k);
             assert_eq!(r.pop_front(), Some((k - 10, k - 10)));
-            assert!(
-                r.items.len() <= 2 * 64 + 10,
-                "{} held for 10 live",
-                r.items.len()
-            );
+            assert_eq!(r.items.len(), 10, "only the live events are held");
         }
         assert_eq!(r.len(), 10);
+    }
+
+    /// Against a stable sort, on keys drawn so that ties, new earliest
+    /// events and new latest events all happen, pops interleaved.
+    #[test]
+    fn matches_a_stable_sort_with_interleaved_pops() {
+        let mut r = SortedRun::default();
+        let mut reference: Vec<(u128, u32)> = Vec::new();
+        let mut x = 12345u64;
+        let mut now = 0u128;
+        for i in 0..20_000u32 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if x >> 62 == 0 && !reference.is_empty() {
+                let want = reference.remove(0);
+                assert_eq!(r.pop_front(), Some(want));
+                now = want.0;
+            } else {
+                let key = now + ((x >> 33) % 8) as u128;
+                r.insert(key, i);
+                // After every pending event with a key at most `key`.
+                let at = reference.partition_point(|e| e.0 <= key);
+                reference.insert(at, (key, i));
+            }
+            assert_eq!(r.front_key(), reference.first().map_or(u128::MAX, |e| e.0));
+        }
+        while let Some(want) = (!reference.is_empty()).then(|| reference.remove(0)) {
+            assert_eq!(r.pop_front(), Some(want));
+        }
+        assert!(r.is_empty());
     }
 }
