@@ -165,22 +165,32 @@ impl Ssd {
             return;
         }
         let (a, b) = self.lpn_range(offset, size);
-        // 16 entries per 64-byte line; long requests: the first few lines.
-        for lpn in (a..=b.min(a + 63)).step_by(16).chain([b]) {
+        // 16 entries per 64-byte line; long requests: the first few lines,
+        // and the last. (Plain loops: as a chain of stepped ranges this
+        // cost ~300 instructions a request, 2 % of the MQSim trace case.)
+        let mut lpn = a;
+        while lpn <= b.min(a + 63) {
             self.ftl.prefetch_lookup(self.fold(lpn));
+            lpn += 16;
+        }
+        if b > a {
+            self.ftl.prefetch_lookup(self.fold(b));
         }
         // One line per page: the first few pages of a long request.
-        let few = a..=b.min(a + 3);
-        if let Some(cmt) = &self.cmt {
-            few.clone().for_each(|lpn| cmt.prefetch(self.fold(lpn)));
-        }
-        if let Some(u) = &self.update {
+        let placed = matches!(self.ftl.alloc, Allocation::Static { .. });
+        for lpn in a..=b.min(a + 3) {
+            let lpn = self.fold(lpn);
+            if let Some(cmt) = &self.cmt {
+                cmt.prefetch(lpn);
+            }
             // A write's program updates the pages' valid sectors, and so
             // does a read that places a page never written.
-            few.clone().for_each(|lpn| u.prefetch(self.fold(lpn)));
-        }
-        if matches!(self.ftl.alloc, Allocation::Static { .. }) {
-            few.for_each(|lpn| self.ftl.prefetch_placement(self.fold(lpn)));
+            if let Some(u) = &self.update {
+                u.prefetch(lpn);
+            }
+            if placed {
+                self.ftl.prefetch_placement(lpn);
+            }
         }
     }
 
