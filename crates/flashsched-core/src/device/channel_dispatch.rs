@@ -114,7 +114,7 @@ impl Ssd {
             // A chip that holds nothing is passed by (`nothing_for_chip`):
             // the pass only moves on. Runs of them are stepped over at once
             // (asked each time: a visit may pool a write).
-            let may_skip = self.per_die && self.write_pool.is_empty();
+            let may_skip = self.idle_chips_pass();
             let Some(cd) = self.chan_dispatch.as_mut() else {
                 return Ok(());
             };

@@ -105,7 +105,15 @@ impl Ssd {
     /// changes nothing), and no pooled write (`write_pool.rs`) waits.
     #[inline]
     pub(super) fn nothing_for_chip(&self, chip: u32) -> bool {
-        self.per_die && !self.chip_loaded(chip) && self.write_pool.is_empty()
+        self.idle_chips_pass() && !self.chip_loaded(chip)
+    }
+
+    /// Whether a chip with nothing queued or running is passed without a
+    /// visit (`nothing_for_chip`; channel-idle dispatch steps over runs of
+    /// them).
+    #[inline]
+    pub(super) fn idle_chips_pass(&self) -> bool {
+        self.per_die && self.write_pool.is_empty()
     }
 
     /// `verify_hints`: a scheduler that does not declare `suspends` is

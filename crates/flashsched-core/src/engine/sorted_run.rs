@@ -6,12 +6,11 @@
 /// earliest pushed is nearest the end).
 ///
 /// Latest first because of where events land: a new event is usually due
-/// before most of those pending (a transfer or a sense ends sooner than
-/// the commands queued behind it; a quarter of them before all of them).
+/// before most of those pending (a quarter of them before all of them).
 /// Measured on the MQSim trace (~13 pending), an insertion had ~9.5 events
 /// after it but only ~3 before: stored earliest first, each insertion
-/// moved ~9.5 events, stored this way ~3, and a new earliest event is a
-/// plain push.
+/// moved ~9.5 events; stored this way ~3, and a new earliest event is a
+/// plain push (BENCHMARKS.md, session 43).
 #[derive(Debug)]
 pub(super) struct SortedRun<E> {
     items: Vec<(u128, E)>,

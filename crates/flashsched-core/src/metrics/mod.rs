@@ -74,9 +74,17 @@ impl<T: Clone> Column<T> {
 
     /// Rows allocated (for the memory estimate).
     pub(crate) fn capacity(&self) -> usize {
+        self.contents().capacity()
+    }
+}
+
+impl<T> Column<T> {
+    /// The vector holding the rows, whoever shares it.
+    #[inline]
+    fn contents(&self) -> &Vec<T> {
         match self {
-            Column::Owned(v) => v.capacity(),
-            Column::Shared(a) => a.capacity(),
+            Column::Owned(v) => v,
+            Column::Shared(a) => a,
         }
     }
 }
@@ -84,10 +92,7 @@ impl<T: Clone> Column<T> {
 impl<T> Deref for Column<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
-        match self {
-            Column::Owned(v) => v,
-            Column::Shared(a) => a,
-        }
+        self.contents()
     }
 }
 
