@@ -382,7 +382,7 @@ impl Model for Simulation {
     #[inline]
     fn apply(&mut self, ev: PackedEvent, now: Ns) -> SimResult<()> {
         match Ev::unpack(ev) {
-            Ev::Dev(e) => self.ssd.handle(e, now),
+            Ev::Dev(e) => self.ssd.handle(e, now, &mut QSink(&mut self.clock.q)),
             Ev::Workload => self.poll(),
             Ev::HostTimer => {
                 self.host.timer_fired();

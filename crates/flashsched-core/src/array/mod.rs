@@ -324,7 +324,11 @@ impl Model for ArraySim {
         match Ev::unpack(ev) {
             Ev::Dev(i, e) => {
                 self.touched.mark(i);
-                self.ssds[i as usize].handle(e, now)?
+                let sink = &mut Sink {
+                    q: &mut self.clock.q,
+                    ssd: i,
+                };
+                self.ssds[i as usize].handle(e, now, sink)?
             }
             Ev::Workload => self.poll()?,
             Ev::HostTimer => {

@@ -13,15 +13,11 @@ pub enum DevEvent {
         /// The die's generation when the operation was scheduled.
         gen: u32,
     },
-    /// The data-out transfer of read `tx` (on channel `ch`) finished
-    /// (ignored if `gen` is stale: the transfer was delayed and rescheduled).
+    /// The next data-out on channel `ch` may have ended (ignored if none
+    /// ends now: it was delayed, and a new event queued for it).
     BusDone {
         /// Channel index.
         ch: u32,
-        /// The read transaction.
-        tx: u32,
-        /// The transaction slot's generation when the transfer was scheduled.
-        gen: u32,
     },
     /// The bus of channel `ch` may be idle now: offer its chips work
     /// (`controller.dispatch = "channel-idle"`).
@@ -65,7 +61,7 @@ impl DevEvent {
         };
         match self {
             DevEvent::DieDone { die, gen } => f(0, die, gen, 0),
-            DevEvent::BusDone { ch, tx, gen } => f(1, ch, tx, gen),
+            DevEvent::BusDone { ch } => f(1, ch, 0, 0),
             DevEvent::ChannelFree { ch } => f(2, ch, 0, 0),
             DevEvent::Front { slot, seq } => f(3, slot, seq, 0),
         }
@@ -127,11 +123,7 @@ impl PackedEvent {
                 die: f(0),
                 gen: f(1),
             },
-            1 => DevEvent::BusDone {
-                ch: f(0),
-                tx: f(1),
-                gen: f(2),
-            },
+            1 => DevEvent::BusDone { ch: f(0) },
             2 => DevEvent::ChannelFree { ch: f(0) },
             3 => DevEvent::Front {
                 slot: f(0),
@@ -159,11 +151,7 @@ mod tests {
                 die: 7,
                 gen: u32::MAX,
             },
-            DevEvent::BusDone {
-                ch: u32::MAX,
-                tx: 0,
-                gen: 0x8000_0001,
-            },
+            DevEvent::BusDone { ch: u32::MAX },
             DevEvent::ChannelFree { ch: 3 },
             DevEvent::Front {
                 slot: 12,

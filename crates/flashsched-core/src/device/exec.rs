@@ -202,9 +202,9 @@ impl Ssd {
                         Origin::Gc | Origin::Reclaim => 2,
                     };
                     let c = &mut self.channels[ch as usize];
-                    c.add_readout(ready, dur, die as u32, m, class, &mut self.retimed);
+                    c.add_readout(ready, dur, die as u32, m, class);
                 }
-                self.push_retimed(ch, sink);
+                self.arm_channel(ch, sink);
             }
         }
         self.cmds.members[die] = kept;
@@ -301,7 +301,7 @@ impl Ssd {
             } else {
                 let ch = self.geo.channel_of_die(die as u32);
                 let end = self.data_in(die as u32, &kept, cycles, now);
-                self.push_retimed(ch, sink);
+                self.arm_channel(ch, sink);
                 self.dies[die].xfer_end = end;
                 self.arm(die, t_prog, end, sink);
             }
@@ -340,7 +340,7 @@ impl Ssd {
             let mut lead = cycles;
             for &m in members {
                 let dur = std::mem::take(&mut lead) + xfer(self, m);
-                end = self.channels[ch].reserve(now, dur, &mut self.retimed);
+                end = self.channels[ch].reserve(now, dur);
                 self.ack_at_data_in(m, end);
             }
             return end;
@@ -353,7 +353,7 @@ impl Ssd {
         } else {
             // The first page starts a group; alone, it is an ordinary transfer.
             let dur = cycles + xfer(self, members[0]);
-            let end = self.channels[ch].reserve(now, dur, &mut self.retimed);
+            let end = self.channels[ch].reserve(now, dur);
             self.ack_at_data_in(members[0], end);
             if members.len() == 1 {
                 return end;
@@ -364,7 +364,7 @@ impl Ssd {
         for &m in rest {
             let end = start + xfer(self, m);
             if end > bus_end {
-                bus_end = self.channels[ch].reserve(now, end - bus_end, &mut self.retimed);
+                bus_end = self.channels[ch].reserve(now, end - bus_end);
             }
             self.ack_at_data_in(m, end);
         }
@@ -450,11 +450,11 @@ impl Ssd {
         let ch = self.geo.channel_of_die(die as u32);
         let chan = &mut self.channels[ch as usize];
         let end = if kind == CommandKind::Read && self.cmds.read_first {
-            chan.reserve_command_first(now, dur, &mut self.retimed)
+            chan.reserve_command_first(now, dur)
         } else {
-            chan.reserve_command(now, dur, &mut self.retimed)
+            chan.reserve_command(now, dur)
         };
-        self.push_retimed(ch, sink);
+        self.arm_channel(ch, sink);
         end - now
     }
 
@@ -473,16 +473,13 @@ impl Ssd {
         }
     }
 
-    /// (Re)schedule the completion of data-outs whose end changed; events
-    /// already queued for them go stale.
+    /// Queue the completion event of channel `ch`'s next data-out, unless
+    /// it is queued already (one per channel: `Channel::arm`).
     #[inline]
-    pub(super) fn push_retimed<S: EventSink>(&mut self, ch: u32, sink: &mut S) {
-        for i in 0..self.retimed.len() {
-            let (tx, end) = self.retimed[i];
-            let gen = self.txs.bump_gen(tx);
-            sink.push(end, DevEvent::BusDone { ch, tx, gen });
+    pub(super) fn arm_channel<S: EventSink>(&mut self, ch: u32, sink: &mut S) {
+        if let Some(end) = self.channels[ch as usize].arm() {
+            sink.push(end, DevEvent::BusDone { ch });
         }
-        self.retimed.clear();
     }
 
     /// Check a read's page right before sensing it. Returns the page to read,
@@ -554,8 +551,9 @@ impl Ssd {
         }
     }
 
-    /// Apply one of this device's events.
-    pub fn handle(&mut self, ev: DevEvent, now: Ns) -> SimResult<()> {
+    /// Apply one of this device's events (those it schedules in turn go to
+    /// `sink`).
+    pub fn handle<S: EventSink>(&mut self, ev: DevEvent, now: Ns, sink: &mut S) -> SimResult<()> {
         match ev {
             DevEvent::DieDone { die, gen } => {
                 let d = &self.dies[die as usize];
@@ -571,11 +569,11 @@ impl Ssd {
             }
             DevEvent::Front { slot, .. } => self.front_step(slot, now),
             DevEvent::ChannelFree { ch } => self.channel_free(ch),
-            DevEvent::BusDone { ch, tx, gen } => {
-                if self.txs.gen(tx) != gen {
-                    return Ok(()); // delayed and rescheduled
-                }
-                self.channels[ch as usize].finish_readout(tx);
+            DevEvent::BusDone { ch } => {
+                let Some(tx) = self.channels[ch as usize].finish_readout(now) else {
+                    return Ok(()); // the data-out it was queued for moved
+                };
+                self.arm_channel(ch, sink);
                 self.member_done(self.txs.get(tx).die as usize, TxKind::Read, now);
                 self.complete(tx, now)?;
             }

@@ -139,8 +139,6 @@ pub struct Ssd {
     decide_stamp: u64,
     /// What each die and chip is running.
     cmds: Commands,
-    /// Scratch: data-outs whose planned end changed (`push_retimed`).
-    retimed: Vec<(u32, Ns)>,
     /// Counts changes of the per-chip GC flags (`chip_in_gc`).
     gc_epoch: u64,
     /// Times a host read those flags (checks the `observes_device` hint).
@@ -294,7 +292,6 @@ impl Ssd {
             ],
             decide_stamp: 0,
             cmds: Commands::new(c, &geo),
-            retimed: Vec::new(),
             gc_epoch: 0,
             gc_flag_reads: Default::default(),
             verify_hints: false,

@@ -220,14 +220,11 @@ impl Tx {
     }
 }
 
-/// Slab of transactions with slot reuse. Each slot has a generation that
-/// changes when its data-out is retimed and when it is freed, so an event
-/// scheduled for an earlier transfer or an earlier occupant is recognised
-/// as stale.
+/// Slab of transactions with slot reuse (no event names a transaction:
+/// events name the die or channel, which tell what ended).
 #[derive(Debug, Default)]
 pub struct TxArena {
     slots: Vec<Tx>,
-    gens: Vec<u32>,
     free: Vec<TxId>,
     live: usize,
 }
@@ -244,33 +241,17 @@ impl TxArena {
             }
             None => {
                 self.slots.push(tx);
-                self.gens.push(0);
                 (self.slots.len() - 1) as TxId
             }
         }
     }
 
-    /// Free slot `id` (its pending events go stale); the transaction it held.
+    /// Free slot `id`; the transaction it held.
     #[inline]
     pub fn remove(&mut self, id: TxId) -> Tx {
         self.live -= 1;
         self.free.push(id);
-        self.bump_gen(id);
         self.slots[id as usize]
-    }
-
-    /// Generation of slot `id`.
-    #[inline]
-    pub fn gen(&self, id: TxId) -> u32 {
-        self.gens[id as usize]
-    }
-
-    /// Start a new generation of slot `id` (its pending events go stale).
-    #[inline]
-    pub fn bump_gen(&mut self, id: TxId) -> u32 {
-        let g = &mut self.gens[id as usize];
-        *g = g.wrapping_add(1);
-        *g
     }
 
     /// Transaction `id`.
