@@ -20,6 +20,11 @@
 //! - Data-outs waiting when the bus frees go by class, as MQSim's
 //!   controller takes them: translation reads, then user reads, then GC
 //!   reads (`Channel::by_class`).
+//!
+//! A pass steps over the chips a visit would leave as they are at once:
+//! those holding nothing (when no pooled write waits) and those busy with
+//! a command no new one may join (`Commands::chip_blocked`), as masks per
+//! channel; the round robin ends where visiting them would leave it.
 
 use super::{DevEvent, EventSink, Ssd};
 use crate::divisor::{add_mod, inc_mod};
@@ -37,21 +42,71 @@ pub(super) struct ChannelDispatch {
     /// Per channel, its chips holding queued or running transactions (bit
     /// `k`: chip `k` of the channel), so a pass steps over the others at
     /// once instead of testing each (an unpredictable branch per chip).
-    /// Kept with up to 64 chips per channel (else empty).
+    /// Kept with up to 64 chips per channel (else empty), as are the next
+    /// two.
     loaded: Vec<u64>,
+    /// Per channel, its chips running a command under chip-level busy.
+    active: Vec<u64>,
+    /// Per channel, its chips whose command started at `joinable_at` and
+    /// may be joined at that instant (die interleaving): not blocked then.
+    joinable: Vec<(Ns, u64)>,
     /// Chips per channel.
     cpc: u32,
 }
 
 impl ChannelDispatch {
     pub(super) fn new(geo: &Geometry) -> Self {
-        let masked = geo.chips_per_channel <= 64;
+        let masks = if geo.chips_per_channel <= 64 {
+            geo.channels as usize
+        } else {
+            0
+        };
         ChannelDispatch {
             next: vec![0; geo.channels as usize],
             wake_at: vec![Ns::MAX; geo.channels as usize],
-            loaded: vec![0; if masked { geo.channels as usize } else { 0 }],
+            loaded: vec![0; masks],
+            active: vec![0; masks],
+            joinable: vec![(Ns::MAX, 0); masks],
             cpc: geo.chips_per_channel,
         }
+    }
+
+    /// Chip `way` of channel `ch` started a command at `now` after being
+    /// idle (`joinable`: others may join it at this instant), under
+    /// chip-level busy.
+    #[inline]
+    pub(super) fn set_active(&mut self, ch: u32, way: u32, now: Ns, joinable: bool) {
+        let c = ch as usize;
+        if let Some(m) = self.active.get_mut(c) {
+            *m |= 1 << way;
+            let j = &mut self.joinable[c];
+            if j.0 != now {
+                *j = (now, 0);
+            }
+            if joinable {
+                j.1 |= 1 << way;
+            }
+        }
+    }
+
+    /// Chip `way` of channel `ch` has no command running any more.
+    #[inline]
+    pub(super) fn set_inactive(&mut self, ch: u32, way: u32) {
+        let c = ch as usize;
+        if let Some(m) = self.active.get_mut(c) {
+            *m &= !(1 << way);
+            self.joinable[c].1 &= !(1 << way);
+        }
+    }
+
+    /// The chips of channel `ch` that may not take a command at `now`
+    /// (`Commands::chip_blocked`), if the masks are kept.
+    #[inline]
+    fn blocked(&self, ch: u32, now: Ns) -> Option<u64> {
+        let c = ch as usize;
+        let active = *self.active.get(c)?;
+        let (at, j) = self.joinable[c];
+        Some(if at == now { active & !j } else { active })
     }
 
     /// Chip `way` of channel `ch` became loaded (`on`) or unloaded.
@@ -67,32 +122,37 @@ impl ChannelDispatch {
     }
 
     /// How many chips of channel `ch`, from chip `way` on (round robin, at
-    /// most `left`), hold nothing: a pass that may step over unloaded chips
-    /// (`may_skip`) passes them without a visit. 0 without the masks.
+    /// most `left`), a visit at `now` would leave as they are: blocked
+    /// ones, and those holding nothing when a pass may step over unloaded
+    /// chips (`may_skip`). A pass passes them without a visit. 0 without
+    /// the masks.
     #[inline]
-    fn unloaded_run(&self, ch: u32, way: u32, left: u32, may_skip: bool) -> u32 {
-        let Some(&m) = self.loaded.get(ch as usize).filter(|_| may_skip) else {
+    fn passed_run(&self, ch: u32, way: u32, left: u32, may_skip: bool, now: Ns) -> u32 {
+        let Some(blocked) = self.blocked(ch, now) else {
             return 0;
         };
+        let loaded = match may_skip {
+            true => self.loaded[ch as usize],
+            false => u64::MAX,
+        };
         let cpc = self.cpc;
+        let ways = if cpc == 64 { u64::MAX } else { (1 << cpc) - 1 };
+        // The chips a visit may change something on.
+        let m = loaded & !blocked & ways;
         // The channel's chips from `way` on, as bits from bit 0.
         let rot = if way == 0 {
             m
         } else {
             (m >> way) | (m << (cpc - way))
         };
-        let rot = if cpc == 64 {
-            rot
-        } else {
-            rot & ((1 << cpc) - 1)
-        };
-        rot.trailing_zeros().min(left)
+        (rot & ways).trailing_zeros().min(left)
     }
 
-    /// The loaded chips of channel `ch` (indices within it), if kept.
+    /// The chips of channel `ch` holding work that may take a command at
+    /// `now` (indices within it), if the masks are kept.
     #[inline]
-    fn loaded_ways(&self, ch: u32) -> Option<u64> {
-        self.loaded.get(ch as usize).copied()
+    fn unblocked_loaded(&self, ch: u32, now: Ns) -> Option<u64> {
+        Some(self.loaded.get(ch as usize)? & !self.blocked(ch, now)?)
     }
 }
 
@@ -111,15 +171,16 @@ impl Ssd {
             if !self.channels[ch as usize].idle_at(now) {
                 break;
             }
-            // A chip that holds nothing is passed by (`nothing_for_chip`):
-            // the pass only moves on. Runs of them are stepped over at once
-            // (asked each time: a visit may pool a write).
+            // A chip that holds nothing is passed by (`nothing_for_chip`),
+            // as is a blocked one: the pass only moves on. Runs of them are
+            // stepped over at once (asked each time: a visit may pool a
+            // write).
             let may_skip = self.idle_chips_pass();
             let Some(cd) = self.chan_dispatch.as_mut() else {
                 return Ok(());
             };
             let first = cd.next[ch as usize];
-            let skip = cd.unloaded_run(ch, first, left, may_skip);
+            let skip = cd.passed_run(ch, first, left, may_skip, now);
             let way = add_mod(first, skip, cpc);
             left -= skip;
             if left == 0 {
@@ -166,17 +227,9 @@ impl Ssd {
         match self
             .chan_dispatch
             .as_ref()
-            .and_then(|cd| cd.loaded_ways(ch))
+            .and_then(|cd| cd.unblocked_loaded(ch, now))
         {
-            Some(mut m) => {
-                while m != 0 {
-                    if unblocked(ch * cpc + m.trailing_zeros()) {
-                        return true;
-                    }
-                    m &= m - 1;
-                }
-                false
-            }
+            Some(m) => m != 0,
             None => (ch * cpc..(ch + 1) * cpc).any(unblocked),
         }
     }
@@ -215,27 +268,59 @@ mod tests {
     #[test]
     fn a_pass_steps_over_the_unloaded_chips_round_robin() {
         let mut cd = dispatch(4);
-        assert_eq!(cd.unloaded_run(1, 0, 4, true), 4, "nothing loaded: all");
+        let run = |cd: &ChannelDispatch, ch, way, left, may_skip| {
+            cd.passed_run(ch, way, left, may_skip, 0)
+        };
+        assert_eq!(run(&cd, 1, 0, 4, true), 4, "nothing loaded: all");
         cd.set_loaded(1, 2, true);
-        assert_eq!(cd.unloaded_run(0, 0, 4, true), 4, "another channel's chip");
+        assert_eq!(run(&cd, 0, 0, 4, true), 4, "another channel's chip");
         // From chip 3: chips 3, 0, 1 hold nothing, chip 2 is next.
-        assert_eq!(cd.unloaded_run(1, 3, 4, true), 3);
-        assert_eq!(cd.unloaded_run(1, 3, 2, true), 2, "at most what is left");
-        assert_eq!(cd.unloaded_run(1, 2, 4, true), 0);
-        assert_eq!(cd.unloaded_run(1, 3, 4, false), 0, "no skipping asked");
+        assert_eq!(run(&cd, 1, 3, 4, true), 3);
+        assert_eq!(run(&cd, 1, 3, 2, true), 2, "at most what is left");
+        assert_eq!(run(&cd, 1, 2, 4, true), 0);
+        assert_eq!(run(&cd, 1, 3, 4, false), 0, "no skipping asked");
         cd.set_loaded(1, 2, false);
-        assert_eq!(cd.unloaded_run(1, 3, 4, true), 4);
+        assert_eq!(run(&cd, 1, 3, 4, true), 4);
 
         // 64 chips (the widest kept): chip 0 seen from chip 63 is one on.
         let mut cd = dispatch(64);
         cd.set_loaded(0, 0, true);
-        assert_eq!(cd.unloaded_run(0, 63, 64, true), 1);
-        assert_eq!(cd.unloaded_run(0, 1, 64, true), 63);
+        assert_eq!(run(&cd, 0, 63, 64, true), 1);
+        assert_eq!(run(&cd, 0, 1, 64, true), 63);
         // Wider channels keep no masks: every chip is visited.
         let cd = dispatch(65);
         assert_eq!(
-            (cd.unloaded_run(0, 5, 65, true), cd.loaded_ways(0)),
+            (run(&cd, 0, 5, 65, true), cd.unblocked_loaded(0, 0)),
             (0, None)
         );
+    }
+
+    /// Busy chips are stepped over too, unless their command started at
+    /// this instant and may be joined (die interleaving); with pooled
+    /// writes waiting (no skipping of unloaded chips) only busy ones are.
+    #[test]
+    fn a_pass_steps_over_the_blocked_chips() {
+        let mut cd = dispatch(4);
+        for way in 0..4 {
+            cd.set_loaded(0, way, true);
+        }
+        // Chips 1 and 2 busy since 10; chip 2's command may be joined then.
+        cd.set_active(0, 1, 10, false);
+        cd.set_active(0, 2, 10, true);
+        assert_eq!(cd.passed_run(0, 1, 4, true, 10), 1, "chip 2 is joinable");
+        assert_eq!(cd.passed_run(0, 1, 4, true, 11), 2, "not any more");
+        assert_eq!(cd.passed_run(0, 1, 4, false, 11), 2);
+        assert_eq!(cd.unblocked_loaded(0, 11), Some(0b1001));
+        // A later start clears the joinable set of the earlier instant.
+        cd.set_active(0, 3, 12, false);
+        assert_eq!(cd.passed_run(0, 1, 4, true, 12), 3, "1, 2, 3 blocked");
+        assert_eq!(cd.unblocked_loaded(0, 12), Some(0b0001));
+        cd.set_inactive(0, 1);
+        assert_eq!(cd.passed_run(0, 1, 4, true, 12), 0);
+        // All blocked or unloaded: the whole channel is passed.
+        cd.set_active(0, 1, 12, false);
+        cd.set_loaded(0, 0, false);
+        assert_eq!(cd.passed_run(0, 2, 4, true, 12), 4);
+        assert_eq!(cd.passed_run(0, 2, 4, false, 12), 2, "chip 0 may pool");
     }
 }

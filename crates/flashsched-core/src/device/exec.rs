@@ -25,7 +25,12 @@ impl Ssd {
             let chip = self.geo.chip_of_die(die as u32) as usize;
             if self.cmds.chip_active[chip] == 0 {
                 self.cmds.chip_since[chip] = now;
-                self.cmds.solo[chip] = self.cmds.lone_reads && self.txs.get(lead).is_plain_read();
+                let solo = self.cmds.lone_reads && self.txs.get(lead).is_plain_read();
+                self.cmds.solo[chip] = solo;
+                if let Some(cd) = self.chan_dispatch.as_mut() {
+                    let (ch, way) = self.geo.channel_way(chip as u32);
+                    cd.set_active(ch, way, now, self.cmds.interleave && !solo);
+                }
             }
             self.cmds.chip_active[chip] += 1;
             let dpc = self.geo.dies_per_chip;
@@ -44,6 +49,10 @@ impl Ssd {
             let active = &mut self.cmds.chip_active[chip as usize];
             *active -= 1;
             if *active == 0 {
+                if let Some(cd) = self.chan_dispatch.as_mut() {
+                    let (ch, way) = self.geo.channel_way(chip);
+                    cd.set_inactive(ch, way);
+                }
                 self.mark_chip(chip);
             }
         }

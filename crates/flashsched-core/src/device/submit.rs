@@ -57,8 +57,8 @@ impl Ssd {
     #[inline]
     fn chip_load_changed(&mut self, chip: u32, on: bool) {
         if let Some(cd) = self.chan_dispatch.as_mut() {
-            let ch = self.geo.channel_of_chip(chip);
-            cd.set_loaded(ch, chip - ch * self.geo.chips_per_channel, on);
+            let (ch, way) = self.geo.channel_way(chip);
+            cd.set_loaded(ch, way, on);
         }
     }
 

@@ -224,6 +224,12 @@ impl Geometry {
     pub fn channel_of_chip(&self, chip: u32) -> u32 {
         self.div.chips_per_channel.quotient(chip)
     }
+    /// Channel of global chip `chip`, and the chip's index within it.
+    #[inline]
+    pub fn channel_way(&self, chip: u32) -> (u32, u32) {
+        let ch = self.channel_of_chip(chip);
+        (ch, chip - ch * self.chips_per_channel)
+    }
     /// Channel of global die `die`.
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 {
