@@ -47,8 +47,9 @@ pub(super) struct ChannelDispatch {
     loaded: Vec<u64>,
     /// Per channel, its chips running a command under chip-level busy.
     active: Vec<u64>,
-    /// Per channel, its chips whose command started at `joinable_at` and
-    /// may be joined at that instant (die interleaving): not blocked then.
+    /// Per channel, (when, chips): its chips whose command started then
+    /// and may be joined at that instant (die interleaving), so are not
+    /// blocked then.
     joinable: Vec<(Ns, u64)>,
     /// Chips per channel.
     cpc: u32,
@@ -183,12 +184,18 @@ impl Ssd {
             let skip = cd.passed_run(ch, first, left, may_skip, now);
             let way = add_mod(first, skip, cpc);
             left -= skip;
+            cd.next[ch as usize] = if left == 0 { way } else { inc_mod(way, cpc) };
+            debug_assert!(
+                (0..skip).all(|k| {
+                    let chip = ch * cpc + add_mod(first, k, cpc);
+                    self.nothing_for_chip(chip) || self.cmds.chip_blocked(chip, now)
+                }),
+                "a pass stepped over a chip a visit could change"
+            );
             if left == 0 {
-                cd.next[ch as usize] = way;
                 break;
             }
             left -= 1;
-            cd.next[ch as usize] = inc_mod(way, cpc);
             let chip = ch * cpc + way;
             if self.nothing_for_chip(chip) {
                 continue;
