@@ -108,6 +108,12 @@ impl Ssd {
             let ppd = self.geo.planes_per_die;
             let mut taken = 1u64 << self.geo.plane_in_die(lead.plane);
             while (ids.len() as u32) < ppd {
+                // Companions are queued transactions of the lead's die: its
+                // load counts them and the members taken, so with no more
+                // than those there is none to look for (the common case).
+                if self.die_load[lead.die as usize] as usize <= ids.len() {
+                    break;
+                }
                 let ctx = pick_ctx!(self, now);
                 if !ctx.companion_possible(&lead, taken) {
                     break;
