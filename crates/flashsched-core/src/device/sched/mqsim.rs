@@ -104,10 +104,10 @@ impl TxSchedulerType for MqsimPriority {
 }
 
 impl MqsimPriority {
-    /// Index of `plane`'s count in `queue`.
+    /// Index of `plane`'s count in `queue` (a plane's counts side by side).
     #[inline]
-    fn slot(&self, queue: Q, plane: u32) -> usize {
-        queue as usize * self.geo.planes() as usize + plane as usize
+    fn slot(queue: Q, plane: u32) -> usize {
+        plane as usize * QUEUES + queue as usize
     }
 
     /// Remove entry `pos` of `queue` of `chip`, keeping the counts.
@@ -120,8 +120,7 @@ impl MqsimPriority {
             q.remove(pos)
         }?
         .id;
-        let slot = self.slot(queue, ctx.txs.get(id).plane);
-        self.on_plane[slot] -= 1;
+        self.on_plane[Self::slot(queue, ctx.txs.get(id).plane)] -= 1;
         self.pending -= 1;
         Some(id)
     }
@@ -173,9 +172,12 @@ impl MqsimPriority {
     /// The first transaction of `queue` on a die in `dies` that can start.
     fn take_first(&mut self, chip: u32, queue: Q, dies: u64, ctx: &PickCtx) -> Option<TxId> {
         let q = &self.queues[chip as usize][queue as usize];
-        let pos = q
-            .iter()
-            .position(|e| dies & (1 << e.die) != 0 && ctx.can_issue(ctx.txs.get(e.id)))?;
+        let ok = |e: &Entry| dies & (1 << e.die) != 0 && ctx.can_issue(ctx.txs.get(e.id));
+        // Mostly the head (asked first: a queue's iterator costs more).
+        let pos = match q.front() {
+            Some(e) if ok(e) => 0,
+            _ => q.iter().skip(1).position(ok)? + 1,
+        };
         self.remove(chip, queue, pos, ctx)
     }
 }
@@ -191,8 +193,7 @@ impl TxScheduler for MqsimPriority {
             plane: self.geo.plane_in_die(tx.plane) as u8,
         };
         self.queues[chip as usize][queue as usize].push_back(entry);
-        let slot = self.slot(queue, tx.plane);
-        self.on_plane[slot] += 1;
+        self.on_plane[Self::slot(queue, tx.plane)] += 1;
         self.pending += 1;
     }
 
@@ -225,9 +226,9 @@ impl TxScheduler for MqsimPriority {
         let (first, second) = self.source;
         for queue in std::iter::once(first).chain(second) {
             // Anything queued on a free plane of the lead's die?
-            let base = self.slot(queue, die * ppd);
-            let any =
-                (0..ppd as usize).any(|k| taken & (1 << k) == 0 && self.on_plane[base + k] > 0);
+            let any = (0..ppd).any(|k| {
+                taken & (1 << k) == 0 && self.on_plane[Self::slot(queue, die * ppd + k)] > 0
+            });
             if !any {
                 continue;
             }
