@@ -154,6 +154,9 @@ impl Merger {
         let g = &mut self.groups[lead as usize];
         let (op, s, e) = (g.op, g.offset, g.end);
         out.append(&mut g.members);
+        if self.max_bytes == 0 {
+            return; // merging off: nothing was indexed
+        }
         if self.pending == Some(lead) {
             // Never indexed (so never extended: its keys are as inserted).
             // Indexed, it would own its keys now (overwriting any older
