@@ -60,6 +60,24 @@ def test_a_miss_on_a_busy_machine_is_not_judged() -> None:
     assert bench.verdict({**r, "requests_per_s": 2e6}) == "met"
 
 
+def test_a_rate_the_reference_missed_too_is_not_judged() -> None:
+    # 0.98 M/s against a 1 M/s target, beside a reference at 0.96 M/s.
+    r = {
+        "requests_per_s": 980_000,
+        "target_rps": 1e6,
+        "reference": {"requests_per_s": 957_000},
+        "vs_reference": 1.02,
+    }
+    assert bench.verdict(r) == "not judged: the reference ran at 0.96 M/s here"
+    # Slower than the reference by more than the spread: a miss.
+    assert bench.verdict({**r, "vs_reference": 0.9}) == "MISSED"
+    # The reference met the target: this build's miss is its own.
+    assert bench.verdict({**r, "reference": {"requests_per_s": 1_100_000}}) == "MISSED"
+    # Other targets are not the machine's speed.
+    over = {**r, "peak_rss_mib": 600, "target_rss_mib": 512}
+    assert bench.verdict(over) == "MISSED"
+
+
 def test_array_cases_run_sixteen_ssds(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     argv = ["bench", "--case", "raid0-16", "--case", "serial-16", "--requests", "3000"]
