@@ -369,9 +369,9 @@ def run_isolated(name: str, n: int, python: str | None = None) -> dict[str, Any]
 #: 1-minute load average above which a missed target is not judged: the
 #: bench itself adds about 1, so more means other work shared the CPU.
 BUSY_LOAD = 1.5
-# How far below the reference build's rate a run may fall and still count
-# as keeping up with it (interleaved medians differ by this much between
-# two runs of one build on this VM).
+#: How far below the reference build's rate a run may fall and still count
+#: as keeping up with it (interleaved medians differ by this much between
+#: two runs of one build on this VM).
 REFERENCE_SPREAD = 0.05
 
 
