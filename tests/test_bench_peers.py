@@ -44,6 +44,20 @@ def test_ssdsim_sample_is_played_100_times_in_order(traces_dir: Path, tmp_path: 
     assert lines[len(src)].split()[1:] == src[0].split()[1:]
 
 
+def test_our_side_runs_with_every_row_written(tmp_path: Path) -> None:
+    # Records on, as a user keeping them gets them: streamed to Parquet.
+    trace = bench_peers.random_trace(tmp_path, None, n=3000)
+    case = bench_peers.VersusCase(
+        "tiny", "mqsim", 3000, 25.0, {}, ["--format", "ascii-ns"], trace=None
+    )
+    cost, summary = bench_peers._ours(case, trace, tmp_path)
+    assert cost.returncode == 0 and summary["requests"] == 3000
+    assert bench_peers._parquet_rows(tmp_path / "tiny.flashsched" / "requests.parquet") == 3000
+    short = bench_peers.VersusCase("tiny", "mqsim", 3001, 25.0, {}, ["--format", "ascii-ns"])
+    with pytest.raises(RuntimeError, match="served 3000 of 3001 requests in tiny and wrote 3000"):
+        bench_peers._ours(short, trace, tmp_path)
+
+
 def test_missing_inputs_are_named(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="FLASHSCHED_TRACES"):
         bench_peers.ssdsim_example_x100(tmp_path, None)

@@ -126,3 +126,29 @@ def test_cli_run_out_streams_the_rows(tmp_path: Path, whole: RunResult) -> None:
     )
     assert rc == 0
     pd.testing.assert_frame_equal(pd.read_parquet(out / "requests.parquet"), whole.requests)
+
+
+def test_a_write_that_fails_is_raised_not_lost(tmp_path: Path) -> None:
+    # The writer thread's error reaches the caller (at the next drain or at
+    # close), and the run leaves no file.
+    (tmp_path / "file").write_text("in the way")
+    with pytest.raises(OSError):
+        flashsched.run(
+            synthetic=WORKLOAD, overrides=SET, seed=3, records_to=tmp_path / "file" / "r.parquet"
+        )
+    assert list(tmp_path.iterdir()) == [tmp_path / "file"]
+
+
+def test_cli_run_keeps_rows_only_for_out(capsys: pytest.CaptureFixture[str]) -> None:
+    from flashsched.cli import build_parser
+    from flashsched.commands.run import _keep
+
+    p = build_parser()
+    base = ["run", "--synthetic", WORKLOAD]
+    assert _keep(p.parse_args([*base, "--out", "d"]))
+    assert _keep(p.parse_args([*base, "--out", "d", "--no-records"]))
+    # Nothing a plain run prints reads the rows: held, they would cost ~10 %.
+    assert not _keep(p.parse_args(base))
+    assert capsys.readouterr().err == ""
+    assert not _keep(p.parse_args([*base, "--bin-ms", "10"]))
+    assert "without --out it has no effect" in capsys.readouterr().err

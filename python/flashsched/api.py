@@ -240,11 +240,10 @@ def run(
     if bin_ms is not None:
         A.number("bin_ms", bin_ms, positive=True)
         keep_records = True
-    stream = None
     if records_to is not None:
-        from flashsched.records_stream import RecordStream
+        from flashsched.records_stream import ROWS_PER_GROUP, RecordStream
 
-        stream = RecordStream(A.path("records_to", records_to), bin_ms=bin_ms)
+        records_to = A.path("records_to", records_to)
         keep_records = True
     sim = simulation(
         trace=trace,
@@ -263,14 +262,15 @@ def run(
         skip_bad=skip_bad,
         time_order=time_order,
         max_memory=max_memory,
-        records_held=None if stream is None else 2 * stream.rows_per_group,
+        records_held=None if records_to is None else 2 * ROWS_PER_GROUP,
     )
     from flashsched.results import RunResult
 
     width = 1000.0 if bin_ms is None else float(bin_ms)
-    if stream is None:
+    if records_to is None:
         drive(sim, progress)
         return RunResult.from_sim(sim, width)
+    stream = RecordStream(records_to, bin_ms=bin_ms)
     try:
         drive(sim, progress, between=lambda: stream.maybe_drain(sim))
         stream.drain(sim)

@@ -98,7 +98,8 @@ CASES: dict[str, Case] = {
     ),
     # What a user runs (issue #23): `flashsched run` on a trace file of the
     # mqsim-default mix in MQSim's ASCII format, as a fresh process: start-up,
-    # parsing, per-request records (the summary's percentiles) and all.
+    # parsing, the summary and all (no per-request rows: nothing it prints
+    # reads them; its percentiles come from histograms).
     "run-trace": Case(
         "mqsim-default",
         "random trace of {n} requests (bench_peers.random_trace)",

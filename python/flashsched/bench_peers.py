@@ -5,8 +5,10 @@ invocation (issue #23).
 Each repeat runs every case on both simulators, alternating which goes
 first, so a machine whose speed drifts slows both alike; the ratio of the
 medians is the result. flashsched runs as a user runs it: ``python -m
-flashsched run`` in a fresh interpreter (start-up, trace parsing and the
-per-request records the summary's percentiles come from included). The
+flashsched run --out DIR`` in a fresh interpreter: start-up, trace parsing
+and the per-request rows included, streamed to ``requests.parquet`` as a
+user keeping them gets them (a plain ``run`` keeps none: its summary's
+percentiles come from histograms, and nothing it prints reads rows). The
 peers run as ``flashsched.validate.regenerate`` runs them: MQSim with its
 shipped ``ssdconfig.xml`` (plus the case's changes), SSDsim with its
 shipped ``page.parameters``. ``PEERS`` holds ``mqsim/`` (binary ``MQSim``)
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -174,13 +177,14 @@ def _validate_case(case: VersusCase) -> vcases.Case:
 
 def _ours(case: VersusCase, trace: Path | None, work: Path) -> tuple[ProcessCost, dict[str, Any]]:
     base = vcases.load(case.peer)
-    out = work / f"{case.name}.flashsched.json"
+    out = work / f"{case.name}.flashsched"
+    shutil.rmtree(out, ignore_errors=True)
     cmd = [sys.executable, "-m", "flashsched", "run", "--device", base.device]
     for o in [*base.overrides, *case.overrides]:
         cmd += ["--set", o]
     if trace is not None:
         cmd += ["--trace", str(trace)]
-    cmd += [*case.ours, "--json", str(out), "--no-progress"]
+    cmd += [*case.ours, "--out", str(out), "--no-progress"]
     with (work / f"{case.name}.flashsched.log").open("w") as log:
         cost = timed(cmd, stdout=log)
     if cost.returncode != 0:
@@ -188,12 +192,20 @@ def _ours(case: VersusCase, trace: Path | None, work: Path) -> tuple[ProcessCost
             f"flashsched failed on {case.name} (exit {cost.returncode}); "
             f"see {work / (case.name + '.flashsched.log')}"
         )
-    summary = json.loads(out.read_text())
-    if summary["requests"] != case.requests:
+    summary = json.loads((out / "summary.json").read_text())
+    rows = _parquet_rows(out / "requests.parquet")
+    if summary["requests"] != case.requests or rows != case.requests:
         raise RuntimeError(
-            f"flashsched served {summary['requests']} of {case.requests} requests in {case.name}"
+            f"flashsched served {summary['requests']} of {case.requests} requests in "
+            f"{case.name} and wrote {rows} rows"
         )
     return cost, summary
+
+
+def _parquet_rows(path: Path) -> int:
+    import pyarrow.parquet as pq
+
+    return int(pq.ParquetFile(path).metadata.num_rows)
 
 
 def _peer(

@@ -3,7 +3,9 @@ any length holds at most one row group of them in memory (issue #23: 100M
 requests in bounded memory).
 
 The core keeps rows in completion order; :meth:`RecordStream.drain` takes
-the ones recorded since the last call and appends them as row groups. The
+the ones recorded since the last call and hands them to a writer thread,
+which appends them as row groups while the simulation goes on (the core
+runs with the GIL released, so encoding overlaps it on a second core). The
 file has the columns of :attr:`RunResult.requests <flashsched.results.RunResult.requests>`,
 and a time series at any bin width is summed up as the rows pass (the rows
 of the bin still filling are carried to the next piece, so a bin split
@@ -12,7 +14,9 @@ between pieces is counted once, with its exact p99).
 
 from __future__ import annotations
 
+import contextlib
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,9 +30,11 @@ if TYPE_CHECKING:
 
     from flashsched import _core
 
-#: Rows per Parquet row group (~11 MB of columns in the core, ~15 MB as an
-#: Arrow table while it is written).
-ROWS_PER_GROUP = 1 << 18
+#: Rows per Parquet row group (~2.7 MB of columns in the core, ~4 MB as an
+#: Arrow table while it is written). Small groups keep the write left after
+#: the run's last step short (1M rows: 2^18 -> 2^16 is ~0.04 s less wall
+#: time, BENCHMARKS.md, session 46).
+ROWS_PER_GROUP = 1 << 16
 
 #: How per-request rows are encoded (``pyarrow.parquet`` writer options).
 #: A dictionary only for the columns with few values: for times, offsets
@@ -67,6 +73,12 @@ class RecordStream:
         self._bin_ns = None if bin_ms is None else results.bin_width_ns(bin_ms)
         self._bins: list[dict[str, np.ndarray]] = []
         self._carry: dict[str, np.ndarray] | None = None
+        # One worker: row groups are written (and binned) in drain order.
+        # At most one group is in its hands while the core fills the next,
+        # the two groups `api.run`'s memory estimate counts.
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="records")
+        # pyarrow's import (~0.1 s) overlaps the start of the run.
+        self._pending: Future[None] | None = self._pool.submit(_import_arrow)
 
     def held(self, sim: _core.Simulation) -> int:
         """Rows the core holds now (completed and not yet drained)."""
@@ -78,15 +90,27 @@ class RecordStream:
             self.drain(sim)
 
     def drain(self, sim: _core.Simulation) -> None:
-        """Append every row the core holds to the file."""
+        """Take every row the core holds and queue it for the file (written
+        once the group before it is)."""
         cols = sim.take_records()
         n = len(cols["complete_ns"])
         if n == 0:
             return
+        self.rows += n
+        self._wait()
+        self._pending = self._pool.submit(self._append, cols)
+
+    def _wait(self) -> None:
+        """Let the group in the writer's hands finish; its error, if any,
+        is raised here."""
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            pending.result()
+
+    def _append(self, cols: dict[str, Any]) -> None:
         self._write(results.arrow_rows(cols))
         if self._bin_ns is not None:
             self._add_bins(cols)
-        self.rows += n
 
     def _write(self, table: pa.Table) -> None:
         import pyarrow.parquet as pq
@@ -114,6 +138,8 @@ class RecordStream:
 
     def close(self) -> None:
         """Finish the file (an empty one with the columns if no row came)."""
+        self._wait()
+        self._pool.shutdown()
         if self._writer is None:
             self._write(results.arrow_rows({}))
         assert self._writer is not None
@@ -121,7 +147,11 @@ class RecordStream:
         os.replace(self._partial, self.path)
 
     def abandon(self) -> None:
-        """Drop the partial file of a run that failed."""
+        """Drop the partial file of a run that failed (a write that failed
+        too is not reported: the run's own error is the one to see)."""
+        with contextlib.suppress(Exception):
+            self._wait()
+        self._pool.shutdown()
         if self._writer is not None:
             self._writer.close()
         self._partial.unlink(missing_ok=True)
@@ -131,6 +161,7 @@ class RecordStream:
         ``bin_ms``)."""
         if self._bin_ns is None:
             return None
+        self._wait()
         import numpy as np
 
         parts = list(self._bins)
@@ -144,3 +175,7 @@ class RecordStream:
             )
         joined = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
         return results.finish_bins(joined, self._bin_ns)
+
+
+def _import_arrow() -> None:
+    import pyarrow.parquet  # noqa: F401
