@@ -170,3 +170,19 @@ def test_main_argparse_error_exits_2(capsys):
         cli.main(["run", "--synthetic", "n=1", "--trace", "x.csv"])
     assert e.value.code == 2
     assert "not allowed with" in capsys.readouterr().err
+
+
+def test_cli_keeps_blas_to_one_thread_unless_told(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # OpenBLAS's spinning workers would take the core the trace reader and
+    # the Parquet writer use; a user's own setting wins.
+    import os
+
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "8")
+    assert cli.main(["presets"]) == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "8"
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+    assert cli.main(["presets"]) == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    capsys.readouterr()

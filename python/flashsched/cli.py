@@ -49,6 +49,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # numpy's OpenBLAS starts a thread per core at import that spins for a
+    # while (~4 % of a `run --out`'s samples) on the core the trace reader
+    # and the Parquet writer share; nothing here does BLAS work that needs
+    # them, and sweep workers inherit one thread each (no oversubscription).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     words = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(words).parse_args(words)
     try:
