@@ -232,10 +232,10 @@ def run(
     too.
 
     ``records_to`` (a ``.parquet`` path) streams the per-request rows to
-    that file in row groups as the run goes, so memory holds at most one
-    group of them whatever the run's length (the estimate counts only
-    that); ``res.requests`` then reads the file back, and ``bin_ms`` series
-    are summed as the rows pass.
+    that file in row groups as the run goes (encoded on a second thread),
+    so memory holds at most two groups of them whatever the run's length
+    (the estimate counts only those); ``res.requests`` then reads the file
+    back, and ``bin_ms`` series are summed as the rows pass.
     """
     if bin_ms is not None:
         A.number("bin_ms", bin_ms, positive=True)

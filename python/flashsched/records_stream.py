@@ -1,6 +1,6 @@
 """Per-request rows streamed to a Parquet file while a run goes, so a run of
-any length holds at most one row group of them in memory (issue #23: 100M
-requests in bounded memory).
+any length holds at most two row groups of them in memory, one being
+written and one filling (issue #23: 100M requests in bounded memory).
 
 The core keeps rows in completion order; :meth:`RecordStream.drain` takes
 the ones recorded since the last call and hands them to a writer thread,
