@@ -117,7 +117,9 @@ def _emit(res: RunResult, args: argparse.Namespace) -> None:
 
 def _keep(args: argparse.Namespace) -> bool:
     """Rows are kept only for ``--out`` (streamed to its Parquet file, bins
-    of ``--bin-ms`` summed as they pass), the one output that reads them."""
+    of ``--bin-ms`` summed as they pass), the one output that reads them;
+    without it ``bin_ms`` is not passed on either (`api.run` would keep
+    rows for it)."""
     if args.bin_ms is not None and not args.out:
         print(
             f"flashsched {args.command}: --bin-ms sets the bin width of --out's "
@@ -147,7 +149,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         check=args.check,
         skip_bad=args.skip_bad,
         time_order=args.time_order,
-        bin_ms=args.bin_ms,
+        bin_ms=args.bin_ms if args.out else None,
         max_memory=args.max_memory,
         # Rows go straight to the output file as the run goes: memory holds
         # one row group of them, however long the run (issue #23).
@@ -172,7 +174,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         seed=args.seed,
         keep_records=_keep(args),
         progress=args.progress,
-        bin_ms=args.bin_ms,
+        bin_ms=args.bin_ms if args.out else None,
     )
     _emit(res, args)
     return 0
