@@ -217,3 +217,35 @@ def test_csv_writer_formats_as_pandas(tmp_path: Path) -> None:
     }
     write_csv(tmp_path / "a.csv", cols)
     assert (tmp_path / "a.csv").read_text() == pd.DataFrame(cols).to_csv(index=False)
+
+
+def test_csv_writer_agrees_with_pandas_on_any_double(tmp_path: Path) -> None:
+    """Every float as Python's repr writes it: random bit patterns (all
+    magnitudes, subnormals, NaNs), values near the positional/scientific
+    boundaries, and the columns a series holds."""
+    from flashsched.results import write_csv
+
+    rng = np.random.default_rng(23)
+    bits = rng.integers(0, 2**63, 200_000, dtype=np.int64) * rng.choice([1, -1], 200_000)
+    edges = np.array(
+        [0.0, -0.0, 1e-4, 9.999999999999999e-05, 1e-5, 1e15, 9999999999999998.0, 1e16]
+        + [np.inf, -np.inf, 5e-324, np.finfo(float).max, 0.1 + 0.2, 123456.789e-9]
+    )
+    scaled = rng.random(50_000) * 10.0 ** rng.integers(-8, 20, 50_000)
+    cols = {
+        "n": np.arange(200_000, dtype=np.int64) - 7,
+        "bits": bits.view(np.float64),
+        "mixed": np.resize(np.concatenate([edges, scaled, -scaled]), 200_000),
+        "small": np.resize(np.array([3, 4_000_000_000, 0], np.uint32), 200_000),
+    }
+    write_csv(tmp_path / "a.csv", cols)
+    assert (tmp_path / "a.csv").read_text() == pd.DataFrame(cols).to_csv(index=False)
+
+
+def test_csv_writer_refuses_what_it_cannot_write_exactly(tmp_path: Path) -> None:
+    from flashsched.results import write_csv
+
+    with pytest.raises(TypeError, match="'u' is uint64"):
+        write_csv(tmp_path / "a.csv", {"u": np.array([2**64 - 1], np.uint64)})
+    with pytest.raises(ValueError, match="column `b` has 1 rows, the first has 2"):
+        write_csv(tmp_path / "a.csv", {"a": np.zeros(2), "b": np.zeros(1)})

@@ -23,6 +23,7 @@ __all__ = [
     "host_schedulers",
     "load_config",
     "memory_estimate",
+    "numeric_csv",
     "presets",
     "probe",
     "scan_trace",
@@ -86,6 +87,10 @@ class Column:
 
 def us_since(t: Column, start: Column) -> Column:
     """``(t - start) / 1000`` as float64 microseconds (two uint64 ns columns)."""
+
+def numeric_csv(names: list[str], columns: list[tuple[str, bytes]]) -> str:
+    """A table as CSV text, as pandas' ``to_csv(index=False)`` writes it;
+    each column ``("<i8" | "<f8", little-endian bytes)``."""
 
 @final
 class ArraySimulation:

@@ -321,32 +321,23 @@ def series_columns(raw: dict[str, Any], bin_s: float, scale: float | None) -> di
     return out
 
 
-#: Rows up to which :func:`write_csv` formats in Python; above, pandas'
-#: writer (in C) is faster than its import.
-CSV_ROWS_IN_PYTHON = 100_000
-
-
 def write_csv(path: Path, cols: dict[str, np.ndarray]) -> None:
     """``cols`` (integer and float columns) as CSV, exactly as pandas'
     ``to_csv(index=False)`` writes them: integers as such, floats as their
-    shortest repr, NaN as an empty field."""
+    shortest repr, NaN as an empty field. Formatted by the core (a series
+    of 26k rows took ~45 ms in Python, at the end of every such run)."""
     import numpy as np
 
-    n = len(next(iter(cols.values()))) if cols else 0
-    if n > CSV_ROWS_IN_PYTHON:
-        import pandas as pd
-
-        pd.DataFrame(cols).to_csv(path, index=False)
-        return
-
-    def text(a: np.ndarray) -> list[str]:
+    parts = []
+    for name, c in cols.items():
+        a = np.asarray(c)
         if a.dtype.kind == "f":
-            return ["" if x != x else repr(x) for x in a.tolist()]
-        return [str(x) for x in a.tolist()]
-
-    fields = [text(np.asarray(c)) for c in cols.values()]
-    lines = [",".join(cols), *(",".join(row) for row in zip(*fields))]
-    path.write_text("\n".join(lines) + "\n")
+            parts.append(("<f8", a.astype("<f8").tobytes()))
+        elif a.dtype.kind == "i" or (a.dtype.kind == "u" and a.dtype.itemsize < 8):
+            parts.append(("<i8", a.astype("<i8").tobytes()))
+        else:
+            raise TypeError(f"write_csv: column {name!r} is {a.dtype}, not integer or float")
+    path.write_text(_core.numeric_csv(list(cols), parts))
 
 
 def binned(records: dict[str, Any], bin_ms: float) -> pd.DataFrame:

@@ -2,10 +2,13 @@
 
 use std::sync::Arc;
 
+use flashsched_core::metrics::csv::{self, CsvColumn};
 use flashsched_core::metrics::{Metrics, Records};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+
+use crate::errors::guarded;
 
 /// One per-request column handed to numpy without a copy: it holds the
 /// core's shared column (whose contents never change once shared; see
@@ -213,4 +216,59 @@ pub(crate) fn timeseries_dict<'py>(py: Python<'py>, m: &Metrics) -> PyResult<Bou
     p99.resize(secs.len(), f64::NAN);
     d.set_item("p99_latency_us", p99)?;
     Ok(d)
+}
+
+/// A numeric table as CSV text, as pandas' `to_csv(index=False)` writes
+/// it (`flashsched_core::metrics::csv`): `names` heads `columns`, each a
+/// `(kind, data)` pair, `kind` `"<i8"` or `"<f8"` and `data` the column's
+/// little-endian bytes (numpy's `tobytes()`).
+#[pyfunction]
+pub(crate) fn numeric_csv(
+    names: Vec<String>,
+    columns: Vec<(String, Bound<'_, PyBytes>)>,
+) -> PyResult<String> {
+    guarded(|| {
+        let mut ints: Vec<Vec<i64>> = Vec::new();
+        let mut floats: Vec<Vec<f64>> = Vec::new();
+        let mut kinds = Vec::with_capacity(columns.len());
+        for (i, (kind, data)) in columns.iter().enumerate() {
+            let bytes = data.as_bytes();
+            if bytes.len() % 8 != 0 {
+                return Err(PyValueError::new_err(format!(
+                    "numeric_csv: column {i} has {} bytes, not a whole number of 8-byte values",
+                    bytes.len()
+                )));
+            }
+            let words = bytes.chunks_exact(8).map(|w| {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(w);
+                b
+            });
+            match kind.as_str() {
+                "<i8" => {
+                    ints.push(words.map(i64::from_le_bytes).collect());
+                    kinds.push((true, ints.len() - 1));
+                }
+                "<f8" => {
+                    floats.push(words.map(f64::from_le_bytes).collect());
+                    kinds.push((false, floats.len() - 1));
+                }
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "numeric_csv: column {i} has kind `{other}` (expected `<i8` or `<f8`)"
+                    )))
+                }
+            }
+        }
+        let cols: Vec<CsvColumn> = kinds
+            .iter()
+            .map(|&(int, k)| match int {
+                true => CsvColumn::Int(&ints[k]),
+                false => CsvColumn::Float(&floats[k]),
+            })
+            .collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        csv::numeric_csv(&names, &cols)
+            .map_err(|e| PyValueError::new_err(format!("numeric_csv: {e}")))
+    })
 }

@@ -22,7 +22,7 @@ mod _core {
         presets, scan_trace,
     };
     #[pymodule_export]
-    use super::column::{us_since, Column};
+    use super::column::{numeric_csv, us_since, Column};
     #[pymodule_export]
     use super::errors::{
         ConfigError, FlashschedError, MemoryLimitError, SimulationError, TraceError,

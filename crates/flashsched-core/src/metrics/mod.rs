@@ -3,6 +3,7 @@
 //! per-second series (sparse: only seconds in which something completed).
 
 pub mod bins;
+pub mod csv;
 pub mod gc_detect;
 pub mod histogram;
 pub mod summary;
