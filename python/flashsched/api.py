@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -264,11 +265,14 @@ def run(
         max_memory=max_memory,
         records_held=None if records_to is None else 2 * ROWS_PER_GROUP,
     )
-    from flashsched.results import RunResult
-
     width = 1000.0 if bin_ms is None else float(bin_ms)
     if records_to is None:
+        # The result's module is imported beside the run (the core releases
+        # the GIL), not before it; with `records_to` the writer thread does.
+        threading.Thread(target=_import_results, name="flashsched-import", daemon=True).start()
         drive(sim, progress)
+        from flashsched.results import RunResult
+
         return RunResult.from_sim(sim, width)
     stream = RecordStream(records_to, bin_ms=bin_ms)
     try:
@@ -278,7 +282,13 @@ def run(
     except BaseException:
         stream.abandon()
         raise
+    from flashsched.results import RunResult
+
     return RunResult.from_sim(sim, width, stream)
+
+
+def _import_results() -> None:
+    import flashsched.results  # noqa: F401
 
 
 def load_config(device: str | os.PathLike[str] = "default", overrides: Overrides = None) -> str:

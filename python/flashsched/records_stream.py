@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from flashsched import results
 
 if TYPE_CHECKING:
     import numpy as np
@@ -70,15 +69,19 @@ class RecordStream:
         self.rows = 0
         self._partial = self.path.with_name(self.path.name + ".partial")
         self._writer: pq.ParquetWriter | None = None
-        self._bin_ns = None if bin_ms is None else results.bin_width_ns(bin_ms)
+        self._bin_ns: int | None = None
+        if bin_ms is not None:
+            from flashsched import results
+
+            self._bin_ns = results.bin_width_ns(bin_ms)
         self._bins: list[dict[str, np.ndarray]] = []
         self._carry: dict[str, np.ndarray] | None = None
-        # One worker: row groups are written (and binned) in drain order.
-        # At most one group is in its hands while the core fills the next,
-        # the two groups `api.run`'s memory estimate counts.
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="records")
-        # pyarrow's import (~0.1 s) overlaps the start of the run.
-        self._pending: Future[None] | None = self._pool.submit(_import_arrow)
+        # One job at a time on a writer thread: row groups are written (and
+        # binned) in drain order. At most one group is in its hands while
+        # the core fills the next, the two groups `api.run`'s memory
+        # estimate counts. The first job imports pyarrow (~0.1 s) and what
+        # the result needs, beside the start of the run.
+        self._pending: _Job | None = _Job(_import_for_writing)
 
     def held(self, sim: _core.Simulation) -> int:
         """Rows the core holds now (completed and not yet drained)."""
@@ -98,7 +101,7 @@ class RecordStream:
             return
         self.rows += n
         self._wait()
-        self._pending = self._pool.submit(self._append, cols)
+        self._pending = _Job(self._append, cols)
 
     def _wait(self) -> None:
         """Let the group in the writer's hands finish; its error, if any,
@@ -108,6 +111,8 @@ class RecordStream:
             pending.result()
 
     def _append(self, cols: dict[str, Any]) -> None:
+        from flashsched import results
+
         self._write(results.arrow_rows(cols))
         if self._bin_ns is not None:
             self._add_bins(cols)
@@ -124,6 +129,8 @@ class RecordStream:
     def _add_bins(self, cols: dict[str, Any]) -> None:
         import numpy as np
 
+        from flashsched import results
+
         assert self._bin_ns is not None
         names = ("arrival_ns", "complete_ns", "op", "size")
         rows = {k: np.asarray(cols[k]) for k in names}
@@ -139,8 +146,9 @@ class RecordStream:
     def close(self) -> None:
         """Finish the file (an empty one with the columns if no row came)."""
         self._wait()
-        self._pool.shutdown()
         if self._writer is None:
+            from flashsched import results
+
             self._write(results.arrow_rows({}))
         assert self._writer is not None
         self._writer.close()
@@ -151,7 +159,6 @@ class RecordStream:
         too is not reported: the run's own error is the one to see)."""
         with contextlib.suppress(Exception):
             self._wait()
-        self._pool.shutdown()
         if self._writer is not None:
             self._writer.close()
         self._partial.unlink(missing_ok=True)
@@ -163,6 +170,8 @@ class RecordStream:
             return None
         self._wait()
         import numpy as np
+
+        from flashsched import results
 
         parts = list(self._bins)
         if self._carry is not None and len(self._carry["complete_ns"]):
@@ -177,5 +186,31 @@ class RecordStream:
         return results.finish_bins(joined, self._bin_ns)
 
 
-def _import_arrow() -> None:
+class _Job:
+    """``fn(*args)`` on a thread of its own; :meth:`result` waits for it and
+    raises what it raised. (A thread per row group, ~20 of them per million
+    rows, instead of ``concurrent.futures``, whose import, with
+    ``logging``'s, took ~7 ms before every run.)"""
+
+    def __init__(self, fn: Callable[..., None], *args: Any) -> None:
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                fn(*args)
+            except BaseException as e:  # re-raised by result()
+                self._error = e
+
+        self._thread = threading.Thread(target=run, name="flashsched-records")
+        self._thread.start()
+
+    def result(self) -> None:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+
+def _import_for_writing() -> None:
     import pyarrow.parquet  # noqa: F401
+
+    import flashsched.results  # noqa: F401
