@@ -152,3 +152,55 @@ def test_cli_run_keeps_rows_only_for_out(capsys: pytest.CaptureFixture[str]) -> 
     assert capsys.readouterr().err == ""
     assert not _keep(p.parse_args([*base, "--bin-ms", "10"]))
     assert "without --out it has no effect" in capsys.readouterr().err
+
+
+def test_the_first_group_does_not_wait_for_the_imports(
+    tmp_path: Path, whole: RunResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Until pyarrow is imported, the first group's job waits on the writer
+    # thread, not the simulation's: a drain returns with the imports still
+    # running, and the file is whole once they end.
+    import threading
+
+    from flashsched import records_stream
+
+    release = threading.Event()
+    imports = records_stream.start_imports
+
+    def slow_imports() -> None:
+        assert release.wait(10)
+        imports().result()
+
+    monkeypatch.setattr(records_stream, "start_imports", lambda: records_stream._Job(slow_imports))
+    stream = RecordStream(tmp_path / "r.parquet", rows_per_group=3000)
+    sim = api.simulation(synthetic=WORKLOAD, overrides=SET, seed=3, records_held=6000)
+    while stream.rows == 0:
+        assert not sim.advance(500)
+        stream.maybe_drain(sim)
+    assert not release.is_set(), "the drain did not wait for the imports"
+    release.set()
+    while not sim.advance(500):
+        stream.maybe_drain(sim)
+    stream.drain(sim)
+    stream.close()
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "r.parquet"), whole.requests)
+
+
+def test_imports_that_fail_are_raised_not_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from flashsched import records_stream
+
+    def missing() -> None:
+        raise ImportError("no pyarrow here")
+
+    monkeypatch.setattr(records_stream, "start_imports", lambda: records_stream._Job(missing))
+    stream = RecordStream(tmp_path / "r.parquet", rows_per_group=3000)
+    sim = api.simulation(synthetic=WORKLOAD, overrides=SET, seed=3, records_held=6000)
+    # Raised on the simulation's thread at the drain after the first group.
+    with pytest.raises(ImportError, match="no pyarrow here"):
+        while not sim.advance(500):
+            stream.maybe_drain(sim)
+    assert stream.rows >= 2 * 3000, "two groups were handed over"
+    stream.abandon()
+    assert list(tmp_path.iterdir()) == []

@@ -79,9 +79,12 @@ class RecordStream:
         # One job at a time on a writer thread: row groups are written (and
         # binned) in drain order. At most one group is in its hands while
         # the core fills the next, the two groups `api.run`'s memory
-        # estimate counts. The first job imports pyarrow (~0.1 s) and what
-        # the result needs, beside the start of the run.
-        self._pending: _Job | None = _Job(_import_for_writing)
+        # estimate counts. Its first job imports pyarrow (~0.1 s) and what
+        # the result needs, beside the start of the run; the first group
+        # does not wait for it on the simulation's thread (its job waits
+        # on the writer's, which holds no rows meanwhile).
+        self._pending: _Job | None = start_imports()
+        self._holds_rows = False
 
     def held(self, sim: _core.Simulation) -> int:
         """Rows the core holds now (completed and not yet drained)."""
@@ -100,8 +103,13 @@ class RecordStream:
         if n == 0:
             return
         self.rows += n
-        self._wait()
-        self._pending = _Job(self._append, cols)
+        before = None
+        if self._holds_rows:
+            self._wait()
+        else:
+            before, self._pending = self._pending, None
+        self._pending = _Job(self._append, cols, before)
+        self._holds_rows = True
 
     def _wait(self) -> None:
         """Let the group in the writer's hands finish; its error, if any,
@@ -110,7 +118,11 @@ class RecordStream:
             pending, self._pending = self._pending, None
             pending.result()
 
-    def _append(self, cols: dict[str, Any]) -> None:
+    def _append(self, cols: dict[str, Any], before: _Job | None = None) -> None:
+        """Write ``cols`` as a row group (after the job ``before``, the
+        imports, has finished; its error is this one's)."""
+        if before is not None:
+            before.result()
         from flashsched import results
 
         self._write(results.arrow_rows(cols))
@@ -192,7 +204,7 @@ class _Job:
     rows, instead of ``concurrent.futures``, whose import, with
     ``logging``'s, took ~7 ms before every run.)"""
 
-    def __init__(self, fn: Callable[..., None], *args: Any) -> None:
+    def __init__(self, fn: Callable[..., None], *args: Any, daemon: bool = False) -> None:
         self._error: BaseException | None = None
 
         def run() -> None:
@@ -201,13 +213,19 @@ class _Job:
             except BaseException as e:  # re-raised by result()
                 self._error = e
 
-        self._thread = threading.Thread(target=run, name="flashsched-records")
+        self._thread = threading.Thread(target=run, name="flashsched-records", daemon=daemon)
         self._thread.start()
 
     def result(self) -> None:
         self._thread.join()
         if self._error is not None:
             raise self._error
+
+
+def start_imports() -> _Job:
+    """Import what writing rows needs on a thread (a daemon: a process that
+    ends before the first row group need not wait for it)."""
+    return _Job(_import_for_writing, daemon=True)
 
 
 def _import_for_writing() -> None:
