@@ -147,8 +147,7 @@ def drive(
     """Run a single-device or array simulation to the end in chunks, with a
     tqdm bar when ``progress`` (``None`` = only when stderr is a terminal),
     calling ``between`` after every chunk."""
-    show = sys.stderr.isatty() if A.optional_flag("progress", progress) is None else progress
-    if not show:
+    if not _shows_progress(progress):
         if between is None:
             sim.run()
             return
@@ -167,6 +166,13 @@ def drive(
             bar.set_postfix_str(f"t={now_ns / 1e9:.2f}s", refresh=False)
             done = now_done
         bar.update(sim.progress()[0] - done)
+
+
+def _shows_progress(progress: bool | None) -> bool:
+    """Whether a run shows a progress bar (``None``: when stderr is a
+    terminal)."""
+    flag = A.optional_flag("progress", progress)
+    return sys.stderr.isatty() if flag is None else flag
 
 
 def run(
@@ -276,7 +282,14 @@ def run(
         return RunResult.from_sim(sim, width)
     stream = RecordStream(records_to, bin_ms=bin_ms)
     try:
-        drive(sim, progress, between=lambda: stream.maybe_drain(sim))
+        if _shows_progress(progress):
+            drive(sim, True, between=lambda: stream.maybe_drain(sim))
+        else:
+            # Back in Python once per row group, not per chunk of steps:
+            # each return takes the GIL, which the writer thread (and
+            # pyarrow's import, early on) may hold (SSDsim x100: ~0.05 s).
+            while not sim.advance_until(stream.rows + stream.rows_per_group):
+                stream.drain(sim)
         stream.drain(sim)
         stream.close()
     except BaseException:

@@ -93,6 +93,35 @@ pub(crate) fn advance<S: Driven>(py: Python<'_>, m: &Mutex<S>, max_steps: u64) -
     py.detach(|| locked(m, |s| s.advance(max_steps).map_err(to_py)))
 }
 
+/// Steps between checks of `advance_until`'s stop condition (~1 ms of a
+/// run; the check is a counter read).
+const UNTIL_CHECK_STEPS: u64 = 4096;
+
+/// Like [`advance`], stopping early once `completed` requests have
+/// completed: a caller that drains rows every so many requests returns to
+/// Python once per drain instead of once per chunk of steps (each return
+/// takes the GIL, which pyarrow's import or a writer thread may hold).
+pub(crate) fn advance_until<S: Driven>(
+    py: Python<'_>,
+    m: &Mutex<S>,
+    completed: u64,
+    max_steps: u64,
+) -> PyResult<bool> {
+    py.detach(|| {
+        locked(m, |s| {
+            let mut left = max_steps;
+            loop {
+                let k = left.min(UNTIL_CHECK_STEPS);
+                let finished = s.advance(k).map_err(to_py)?;
+                left -= k;
+                if finished || left == 0 || s.progress().0 >= completed {
+                    return Ok(finished);
+                }
+            }
+        })
+    })
+}
+
 /// Run to completion with the GIL released.
 pub(crate) fn run<S: Driven>(py: Python<'_>, m: &Mutex<S>) -> PyResult<()> {
     advance(py, m, u64::MAX).map(|_| ())

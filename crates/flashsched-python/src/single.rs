@@ -98,6 +98,13 @@ impl Simulation {
         driven::advance(py, &self.inner, max_steps)
     }
 
+    /// Run until `completed` requests have completed (or up to `max_steps`
+    /// event time steps, or the end); returns True when finished.
+    #[pyo3(signature = (completed, max_steps=u64::MAX))]
+    fn advance_until(&self, py: Python<'_>, completed: u64, max_steps: u64) -> PyResult<bool> {
+        driven::advance_until(py, &self.inner, completed, max_steps)
+    }
+
     /// Run to completion.
     fn run(&self, py: Python<'_>) -> PyResult<()> {
         driven::run(py, &self.inner)
