@@ -204,3 +204,18 @@ def test_imports_that_fail_are_raised_not_lost(
     assert stream.rows >= 2 * 3000, "two groups were handed over"
     stream.abandon()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_advance_until_stops_at_a_completion_count() -> None:
+    # Stops once that many requests completed (within a check interval of
+    # 4096 steps), runs to the end when asked past it, and the run is the
+    # run `advance` or `run` gives.
+    sim = api.simulation(synthetic=WORKLOAD, overrides=SET, seed=3, keep_records=False)
+    assert not sim.advance_until(5000)
+    assert 5000 <= sim.progress()[0] < 5000 + 4096
+    assert not sim.advance_until(0, max_steps=10), "max_steps bounds a call"
+    assert sim.advance_until(10**9)
+    assert sim.progress()[0] == 20_000
+    whole = api.simulation(synthetic=WORKLOAD, overrides=SET, seed=3, keep_records=False)
+    whole.run()
+    assert sim.summary_json(stable=True) == whole.summary_json(stable=True)
