@@ -134,7 +134,7 @@ def test_several_peer_builds_are_timed_interleaved_one_row_each(
 
     def ours(case: object, trace: object, work: Path) -> tuple[ProcessCost, dict[str, object]]:
         calls.append("ours")
-        s = {"latency_us": {"mean": 96.2}, "gc": {"pages_moved": 0}}
+        s = {"latency_us": {"mean": 96.2}, "gc": {"pages_moved": 0}, "wall_s": 0.8}
         return ProcessCost(0, 1.0, 1.0, 80.0), s
 
     def peer(case: object, peers: Path, trace: object, work: Path) -> tuple[ProcessCost, dict]:
@@ -155,7 +155,10 @@ def test_several_peer_builds_are_timed_interleaved_one_row_each(
     assert calls == ["ours", "plain", "o2", "o2", "plain", "ours"]
     assert [r["peers_dir"] for r in rows] == [str(d) for d in dirs]
     assert [r["speedup_wall"] for r in rows] == [4.0, 3.0]
+    # Our side's core time beside its whole-process time.
+    assert [r["flashsched_core_s"] for r in rows] == [0.8, 0.8]
     assert [r["peer_build"]["optimisation"] for r in rows] == [["-O0"], ["-O2"]]
     out = capsys.readouterr().out
     assert "warning: ssdsim is built without optimisation" in out
     assert "ssdsim [-O0]" in out and "ssdsim [-O2]" in out
+    assert "flashsched    1.00 s (core 0.80 s, CPU 1.00 s, 80 MiB)" in out
