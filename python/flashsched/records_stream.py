@@ -76,15 +76,15 @@ class RecordStream:
             self._bin_ns = results.bin_width_ns(bin_ms)
         self._bins: list[dict[str, np.ndarray]] = []
         self._carry: dict[str, np.ndarray] | None = None
-        # One job at a time on a writer thread: row groups are written (and
-        # binned) in drain order. At most one group is in its hands while
-        # the core fills the next, the two groups `api.run`'s memory
-        # estimate counts. Its first job imports pyarrow (~0.1 s) and what
-        # the result needs, beside the start of the run; the first group
-        # does not wait for it on the simulation's thread (its job waits
-        # on the writer's, which holds no rows meanwhile).
-        self._pending: _Job | None = start_imports()
-        self._holds_rows = False
+        # pyarrow (~0.1 s) and what the result needs are imported beside
+        # the start of the run; the first group's job waits for that on the
+        # writer's thread, not the simulation's.
+        self._imports: _Job | None = start_imports()
+        # One group's job at a time: groups are written (and binned) in
+        # drain order, and at most one is in the writer's hands while the
+        # core fills the next, the two groups `api.run`'s memory estimate
+        # counts.
+        self._pending: _Job | None = None
 
     def held(self, sim: _core.Simulation) -> int:
         """Rows the core holds now (completed and not yet drained)."""
@@ -103,13 +103,9 @@ class RecordStream:
         if n == 0:
             return
         self.rows += n
-        before = None
-        if self._holds_rows:
-            self._wait()
-        else:
-            before, self._pending = self._pending, None
-        self._pending = _Job(self._append, cols, before)
-        self._holds_rows = True
+        self._wait()
+        self._pending = _Job(self._append, cols, self._imports)
+        self._imports = None
 
     def _wait(self) -> None:
         """Let the group in the writer's hands finish; its error, if any,

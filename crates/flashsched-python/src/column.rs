@@ -228,9 +228,7 @@ pub(crate) fn numeric_csv(
     columns: Vec<(String, Bound<'_, PyBytes>)>,
 ) -> PyResult<String> {
     guarded(|| {
-        let mut ints: Vec<Vec<i64>> = Vec::new();
-        let mut floats: Vec<Vec<f64>> = Vec::new();
-        let mut kinds = Vec::with_capacity(columns.len());
+        let mut owned = Vec::with_capacity(columns.len());
         for (i, (kind, data)) in columns.iter().enumerate() {
             let bytes = data.as_bytes();
             if bytes.len() % 8 != 0 {
@@ -244,31 +242,31 @@ pub(crate) fn numeric_csv(
                 b.copy_from_slice(w);
                 b
             });
-            match kind.as_str() {
-                "<i8" => {
-                    ints.push(words.map(i64::from_le_bytes).collect());
-                    kinds.push((true, ints.len() - 1));
-                }
-                "<f8" => {
-                    floats.push(words.map(f64::from_le_bytes).collect());
-                    kinds.push((false, floats.len() - 1));
-                }
+            owned.push(match kind.as_str() {
+                "<i8" => Owned::Int(words.map(i64::from_le_bytes).collect()),
+                "<f8" => Owned::Float(words.map(f64::from_le_bytes).collect()),
                 other => {
                     return Err(PyValueError::new_err(format!(
                         "numeric_csv: column {i} has kind `{other}` (expected `<i8` or `<f8`)"
                     )))
                 }
-            }
+            });
         }
-        let cols: Vec<CsvColumn> = kinds
+        let cols: Vec<CsvColumn> = owned
             .iter()
-            .map(|&(int, k)| match int {
-                true => CsvColumn::Int(&ints[k]),
-                false => CsvColumn::Float(&floats[k]),
+            .map(|c| match c {
+                Owned::Int(v) => CsvColumn::Int(v),
+                Owned::Float(v) => CsvColumn::Float(v),
             })
             .collect();
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         csv::numeric_csv(&names, &cols)
             .map_err(|e| PyValueError::new_err(format!("numeric_csv: {e}")))
     })
+}
+
+/// A column decoded from Python's bytes, borrowed as a [`CsvColumn`].
+enum Owned {
+    Int(Vec<i64>),
+    Float(Vec<f64>),
 }
