@@ -186,6 +186,49 @@ def test_the_first_group_does_not_wait_for_the_imports(
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "r.parquet"), whole.requests)
 
 
+def test_follow_runs_on_while_the_writer_has_the_last_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: RunResult
+) -> None:
+    # The first group waits for an import that ends only when the second
+    # drain begins: `follow` must reach it by running the core on to two
+    # groups' worth (not wait at one), and the file is still whole.
+    import threading
+
+    from flashsched import records_stream
+
+    release = threading.Event()
+    imports = records_stream.start_imports
+
+    def slow_imports() -> None:
+        assert release.wait(10)
+        imports().result()
+
+    monkeypatch.setattr(records_stream, "start_imports", lambda: records_stream._Job(slow_imports))
+    sim = api.simulation(synthetic=WORKLOAD, overrides=SET, seed=3, records_held=9000)
+    drains = []
+
+    class Watched:
+        def advance_until(self, n: int) -> bool:
+            return bool(sim.advance_until(n))
+
+        def progress(self) -> tuple[int, int]:
+            return sim.progress()
+
+        def take_records(self) -> dict:
+            drains.append(sim.progress()[0])
+            if len(drains) == 2:
+                release.set()
+            return sim.take_records()
+
+    stream = RecordStream(tmp_path / "r.parquet", rows_per_group=3000)
+    stream.follow(Watched())  # type: ignore[arg-type]
+    stream.close()
+    assert drains[0] >= 3000 and drains[1] - drains[0] >= 2 * 3000, drains
+    f = pq.ParquetFile(tmp_path / "r.parquet")
+    assert f.metadata.row_group(1).num_rows >= 6000
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "r.parquet"), whole.requests)
+
+
 def test_imports_that_fail_are_raised_not_lost(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,5 +1,5 @@
 import sys
 
-from flashsched.cli import main
+from flashsched.cli import script_main
 
-sys.exit(main())
+sys.exit(script_main())

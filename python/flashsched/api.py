@@ -240,7 +240,7 @@ def run(
 
     ``records_to`` (a ``.parquet`` path) streams the per-request rows to
     that file in row groups as the run goes (encoded on a second thread),
-    so memory holds at most two groups of them whatever the run's length
+    so memory holds at most three groups of them whatever the run's length
     (the estimate counts only those); ``res.requests`` then reads the file
     back, and ``bin_ms`` series are summed as the rows pass.
     """
@@ -269,7 +269,7 @@ def run(
         skip_bad=skip_bad,
         time_order=time_order,
         max_memory=max_memory,
-        records_held=None if records_to is None else 2 * ROWS_PER_GROUP,
+        records_held=None if records_to is None else 3 * ROWS_PER_GROUP,
     )
     width = 1000.0 if bin_ms is None else float(bin_ms)
     if records_to is None:
@@ -284,13 +284,12 @@ def run(
     try:
         if _shows_progress(progress):
             drive(sim, True, between=lambda: stream.maybe_drain(sim))
+            stream.drain(sim)
         else:
             # Back in Python once per row group, not per chunk of steps:
             # each return takes the GIL, which the writer thread (and
             # pyarrow's import, early on) may hold (SSDsim x100: ~0.05 s).
-            while not sim.advance_until(stream.rows + stream.rows_per_group):
-                stream.drain(sim)
-        stream.drain(sim)
+            stream.follow(sim)
         stream.close()
     except BaseException:
         stream.abandon()
