@@ -12,8 +12,9 @@ use crate::workload::postmark::PostmarkSpec;
 use crate::workload::profiles::ProfileSpec;
 use crate::workload::replay::Replay;
 use crate::workload::synthetic::SyntheticSpec;
+use crate::workload::trace::pieces::{self, Handed};
 use crate::workload::trace::{open_trace_with, ReadAhead, TraceFormat, TraceOptions};
-use crate::workload::Workload;
+use crate::workload::{IoRecord, Workload};
 
 /// Where requests come from.
 #[derive(Debug, Clone)]
@@ -115,6 +116,24 @@ pub fn build_streaming(
     max_memory: MemoryLimit,
     records_held: Option<u64>,
 ) -> SimResult<Simulation> {
+    build_in_pieces(
+        spec,
+        check,
+        max_memory,
+        records_held,
+        Some(pieces::PIECE_BYTES),
+    )
+}
+
+/// [`build_streaming`], reading a trace before the run in pieces of
+/// `piece_bytes` on several threads where it can (`None`: in one pass).
+fn build_in_pieces(
+    spec: &RunSpec,
+    check: bool,
+    max_memory: MemoryLimit,
+    records_held: Option<u64>,
+    piece_bytes: Option<u64>,
+) -> SimResult<Simulation> {
     let cfg = DeviceConfig::load(&spec.device, &spec.overrides)?;
     let opts = RunOptions {
         seed: spec.seed,
@@ -130,7 +149,7 @@ pub fn build_streaming(
     let workload = build_workload(&spec.workload, probe, spec.seed)?;
     let mut sim = Simulation::new(cfg, workload, opts)?;
     if sim.ssd.wants_read_prepass() {
-        read_prepass(&mut sim, &spec.workload)?;
+        read_prepass(&mut sim, &spec.workload, piece_bytes)?;
     }
     Ok(sim)
 }
@@ -138,7 +157,11 @@ pub fn build_streaming(
 /// SSDsim's trace pre-pass (`ftl.update_reads = "ssdsim"`): the trace's
 /// reads, as the run will replay them, read once before the run
 /// ([`crate::device::Ssd::prepass_read`]). Generated requests have none.
-fn read_prepass(sim: &mut Simulation, workload: &WorkloadSpec) -> SimResult<()> {
+fn read_prepass(
+    sim: &mut Simulation,
+    workload: &WorkloadSpec,
+    piece_bytes: Option<u64>,
+) -> SimResult<()> {
     let WorkloadSpec::Trace {
         path,
         format,
@@ -155,17 +178,81 @@ fn read_prepass(sim: &mut Simulation, workload: &WorkloadSpec) -> SimResult<()> 
     if path.as_os_str() == "-" {
         return Ok(());
     }
-    let reader = open_trace_with(path, TraceFormat::from_name(format)?, *options)?;
-    // Parsed on its own thread: marking the reads costs a fifth of parsing
-    // them, so the pass takes about the parse's time, not the sum.
-    let records = ReadAhead::new(Box::new(reader), *limit);
+    let format = TraceFormat::from_name(format)?;
     let capacity = sim.ssd.logical_bytes();
-    for rec in records {
-        let mut r = rec?;
+    let mut mark = |mut r: IoRecord| {
         if r.op == crate::io::Op::Read {
             Replay::fold(&mut r, capacity);
             sim.ssd.prepass_read(r.offset, r.size);
         }
+    };
+    // Parsed in pieces on every core (marking the reads costs a quarter of
+    // parsing them); what that cannot take, or the rest after a bad line,
+    // in one pass on a thread of its own, which words any error as the
+    // run's reader would.
+    let handed = match piece_bytes {
+        Some(bytes) => {
+            pieces::for_each_record(path, format.clone(), *options, *limit, bytes, &mut mark)?
+        }
+        None => Handed::First(0),
+    };
+    let Handed::First(done) = handed else {
+        return Ok(());
+    };
+    let reader = open_trace_with(path, format, *options)?;
+    let rest = ReadAhead::new(Box::new(reader), *limit).skip(done as usize);
+    for rec in rest {
+        mark(rec?);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// SSDsim's read pre-pass read in pieces marks what one pass marks: the
+    /// runs after it are the same (a trace with more reads of never-written
+    /// pages than the device's first block, pieces of a few dozen lines).
+    #[test]
+    fn a_pre_pass_in_pieces_is_the_one_pass_pre_pass() {
+        let mut rng = Rng::new(11);
+        let mut text = String::new();
+        for n in 0..6000u64 {
+            let (lsn, size, op) = (rng.below(1 << 20), 1 + rng.below(32), rng.below(3) > 0);
+            text.push_str(&format!("{} 0 {lsn} {size} {}\n", n * 20_000, op as u8));
+        }
+        let path = std::env::temp_dir().join(format!("flashsched-prepass-{}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let spec = RunSpec {
+            device: "ssdsim-default".into(),
+            overrides: vec![],
+            workload: WorkloadSpec::Trace {
+                path: path.clone(),
+                format: "ssdsim".into(),
+                intensity: 1.0,
+                limit: Some(5000),
+                options: TraceOptions::default(),
+            },
+            seed: 1,
+            keep_records: false,
+        };
+        let run = |piece_bytes| {
+            let mut sim =
+                build_in_pieces(&spec, false, MemoryLimit::Off, None, piece_bytes).unwrap();
+            assert!(sim.ssd.wants_read_prepass());
+            sim.run().unwrap();
+            sim.summary()
+        };
+        let one = run(None);
+        assert!(
+            one.flash.untimed_placements > 1000,
+            "{}",
+            one.flash.untimed_placements
+        );
+        let pieces = run(Some(1000));
+        assert_eq!(pieces.to_json(true), one.to_json(true));
+        std::fs::remove_file(path).unwrap();
+    }
 }

@@ -321,7 +321,7 @@ pub(super) fn text_extension(path: &Path) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::io::Write;
 

@@ -46,6 +46,7 @@
 //! - A trace that yields no record at all is an error at its end.
 //!
 //! Layout: `ahead.rs` runs a reader on its own thread for replay,
+//! `pieces.rs` parses a plain file in pieces on several (a pass before the run),
 //! `format.rs` is the registry of formats and their parsers,
 //! `reader.rs` the streaming reader (time base, time order, sort window,
 //! bad-line policy), `options.rs` its policies and counts, `clean.rs` the
@@ -77,6 +78,7 @@ mod msr;
 #[doc(hidden)]
 pub mod mutate;
 mod options;
+pub(crate) mod pieces;
 mod reader;
 mod spc;
 mod ssdsim;

@@ -47,6 +47,9 @@ pub struct TraceReader {
     /// The input is exhausted (the window may still hold records).
     eof: bool,
     done: bool,
+    /// Reads a piece of a file (`pieces.rs`): no verdict on a piece
+    /// without records.
+    piece: bool,
 }
 
 /// A record waiting in the sort window.
@@ -94,6 +97,7 @@ impl TraceReader {
             window: None,
             eof: false,
             done: false,
+            piece: false,
         }
         .with_options(TraceOptions::default())
     }
@@ -115,6 +119,34 @@ impl TraceReader {
     pub(super) fn with_decoding(mut self, notes: &[&'static str]) -> TraceReader {
         self.stats.decoding = notes.to_vec();
         self
+    }
+
+    /// A reader of a piece of a file (`pieces.rs`) that yields the
+    /// records the whole file's reader yields from there: a piece after
+    /// the first continues after a record (`after`: the time base, the
+    /// first record's time), so tar junk is not tolerated in it and times
+    /// count from the file's first record. Its clamped times differ
+    /// (they start from its own first record, not the file's previous
+    /// one) and a piece without records is not an error.
+    pub(super) fn piece_of_file(mut self, after: Option<u128>) -> TraceReader {
+        self.piece = true;
+        if let Some(first) = after {
+            self.seen_record = true;
+            self.first_ts = Some(first);
+            self.last_ts = first;
+        }
+        self
+    }
+
+    /// The raw time of the first record delivered (times count from it).
+    pub(super) fn time_base(&self) -> Option<u128> {
+        self.first_ts
+    }
+
+    /// Whether a record (delivered or dropped) was seen: after one, tar
+    /// junk is no longer tolerated.
+    pub(super) fn seen_record(&self) -> bool {
+        self.seen_record
     }
 
     /// The format being parsed.
@@ -189,7 +221,7 @@ impl TraceReader {
             return None;
         }
         self.done = true;
-        if self.stats.records > 0 {
+        if self.stats.records > 0 || self.piece {
             return None;
         }
         let why = match (&self.stats.first_bad, self.stats.dropped) {
