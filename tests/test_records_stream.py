@@ -5,6 +5,7 @@ failed run leaves no file."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import flashsched
@@ -154,14 +155,8 @@ def test_cli_run_keeps_rows_only_for_out(capsys: pytest.CaptureFixture[str]) -> 
     assert "without --out it has no effect" in capsys.readouterr().err
 
 
-def test_the_first_group_does_not_wait_for_the_imports(
-    tmp_path: Path, whole: RunResult, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Until pyarrow is imported, the first group's job waits on the writer
-    # thread, not the simulation's: a drain returns with the imports still
-    # running, and the file is whole once they end.
-    import threading
-
+def _held_imports(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Make the writer's imports wait until the returned event is set."""
     from flashsched import records_stream
 
     release = threading.Event()
@@ -172,6 +167,16 @@ def test_the_first_group_does_not_wait_for_the_imports(
         imports().result()
 
     monkeypatch.setattr(records_stream, "start_imports", lambda: records_stream._Job(slow_imports))
+    return release
+
+
+def test_the_first_group_does_not_wait_for_the_imports(
+    tmp_path: Path, whole: RunResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Until pyarrow is imported, the first group's job waits on the writer
+    # thread, not the simulation's: a drain returns with the imports still
+    # running, and the file is whole once they end.
+    release = _held_imports(monkeypatch)
     stream = RecordStream(tmp_path / "r.parquet", rows_per_group=3000)
     sim = api.simulation(synthetic=WORKLOAD, overrides=SET, seed=3, records_held=6000)
     while stream.rows == 0:
@@ -192,18 +197,7 @@ def test_follow_runs_on_while_the_writer_has_the_last_group(
     # The first group waits for an import that ends only when the second
     # drain begins: `follow` must reach it by running the core on to two
     # groups' worth (not wait at one), and the file is still whole.
-    import threading
-
-    from flashsched import records_stream
-
-    release = threading.Event()
-    imports = records_stream.start_imports
-
-    def slow_imports() -> None:
-        assert release.wait(10)
-        imports().result()
-
-    monkeypatch.setattr(records_stream, "start_imports", lambda: records_stream._Job(slow_imports))
+    release = _held_imports(monkeypatch)
     sim = api.simulation(synthetic=WORKLOAD, overrides=SET, seed=3, records_held=9000)
     drains = []
 

@@ -99,9 +99,9 @@ class RecordStream:
         """Run ``sim`` to its end, draining as each group's worth completes;
         while the writer still has the last group, the core runs on for up
         to a second one instead of waiting for it. (Early in a run the
-        first group waits for pyarrow's import, ~0.1 s, in which the core
-        completes 65,536 requests of SSDsim's example x100 and reached the
-        second drain 15-30 ms before the writer was free.)"""
+        first group waits for pyarrow's import, ~0.1 s: on SSDsim's example
+        x100 the core had the second group ready 15-30 ms before the writer
+        was free.)"""
         group = self.rows_per_group
         while not sim.advance_until(self.rows + group):
             if self._writing() and sim.advance_until(self.rows + 2 * group):
@@ -231,6 +231,7 @@ class _Job:
         self._thread.start()
 
     def running(self) -> bool:
+        """Whether ``fn`` has not returned yet."""
         return self._thread.is_alive()
 
     def result(self) -> None:

@@ -125,9 +125,9 @@ impl TraceReader {
     /// records the whole file's reader yields from there: a piece after
     /// the first continues after a record (`after`: the time base, the
     /// first record's time), so tar junk is not tolerated in it and times
-    /// count from the file's first record. Its clamped times differ
-    /// (they start from its own first record, not the file's previous
-    /// one) and a piece without records is not an error.
+    /// count from the file's first record. Only its clamped times differ
+    /// (it clamps from that time, not from the record before the piece),
+    /// and a piece without records is not an error.
     pub(super) fn piece_of_file(mut self, after: Option<u128>) -> TraceReader {
         self.piece = true;
         if let Some(first) = after {
