@@ -248,7 +248,7 @@ def run(
         A.number("bin_ms", bin_ms, positive=True)
         keep_records = True
     if records_to is not None:
-        from flashsched.records_stream import ROWS_PER_GROUP, RecordStream
+        from flashsched.records_stream import ROWS_HELD, RecordStream
 
         records_to = A.path("records_to", records_to)
         keep_records = True
@@ -269,7 +269,7 @@ def run(
         skip_bad=skip_bad,
         time_order=time_order,
         max_memory=max_memory,
-        records_held=None if records_to is None else 3 * ROWS_PER_GROUP,
+        records_held=None if records_to is None else ROWS_HELD,
     )
     width = 1000.0 if bin_ms is None else float(bin_ms)
     if records_to is None:

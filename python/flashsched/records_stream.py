@@ -35,6 +35,11 @@ if TYPE_CHECKING:
 #: time, BENCHMARKS.md, session 46).
 ROWS_PER_GROUP = 1 << 16
 
+#: Rows a run streaming to a file holds at most, the memory estimate's
+#: count: up to two groups in the core (:meth:`RecordStream.follow` runs on
+#: while the writer is busy) and one in the writer's hands.
+ROWS_HELD = 3 * ROWS_PER_GROUP
+
 #: How per-request rows are encoded (``pyarrow.parquet`` writer options).
 #: A dictionary only for the columns with few values: for times, offsets
 #: and latencies it is built, found too big and dropped, row group after
@@ -82,8 +87,7 @@ class RecordStream:
         self._imports: _Job | None = start_imports()
         # One group's job at a time: groups are written (and binned) in
         # drain order, and at most one is in the writer's hands while the
-        # core fills the next (two in `follow`, the three groups
-        # `api.run`'s memory estimate counts).
+        # core fills the next (two in `follow`; `ROWS_HELD`).
         self._pending: _Job | None = None
 
     def held(self, sim: _core.Simulation) -> int:
