@@ -5,27 +5,74 @@
 //! pages only when they are first written. Building a 512 GiB device is then
 //! free, and resident memory follows the part of the device a run touches
 //! (4 bytes per page of that part) instead of the whole geometry.
+//!
+//! A memory page of a table is first touched by a write, never a read:
+//! read first, the OS maps its shared page of zeros there, and the write
+//! that follows (a lookup finds a page unmapped, then places or programs
+//! it) must swap that mapping out, which flushes the TLB of every CPU
+//! running one of the process's threads. With a record writer or trace
+//! reader running beside the simulation that was an interrupt to the
+//! other core per 4 KiB of table, ~2,200 of them (~50 ms) in a 1M-request
+//! random trace (BENCHMARKS.md, session 49).
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use super::NONE;
 
+/// Entries per 4 KiB memory page.
+const PAGE_ENTRIES_LOG2: u32 = 10;
+
 /// One direction of the page mapping.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct PageMap {
-    /// `!entry` for each index (0 = unmapped).
-    raw: Vec<u32>,
+    /// `!entry` for each index (0 = unmapped). Atomic only so that a read
+    /// (`&self`) may touch a memory page first, with a write; every access
+    /// is a plain load or store.
+    raw: Vec<AtomicU32>,
+    /// One bit per memory page of `raw`, set once the page may hold
+    /// something: a page whose bit is clear was never written, so it is all
+    /// zeros and a zero stored in it changes nothing.
+    touched: Vec<AtomicU64>,
+    /// Entries of `raw`'s first memory page before `raw[0]`.
+    skew: usize,
 }
 
 impl PageMap {
     /// A table of `n` unmapped entries (lazily zeroed memory).
     pub(crate) fn new(n: usize) -> PageMap {
-        PageMap { raw: vec![0; n] }
+        PageMap::from_raw(zeroed(n), false)
+    }
+
+    /// A table of the entries `raw`, its pages marked touched (`touched`)
+    /// or all zeros.
+    fn from_raw(raw: Vec<AtomicU32>, touched: bool) -> PageMap {
+        let skew = (raw.as_ptr() as usize & 4095) / 4;
+        let words = ((skew + raw.len()) >> PAGE_ENTRIES_LOG2) / 64 + 1;
+        let fill = if touched { u64::MAX } else { 0 };
+        PageMap {
+            raw,
+            touched: (0..words).map(|_| AtomicU64::new(fill)).collect(),
+            skew,
+        }
+    }
+
+    /// The word and bit of `touched` for entry `i`'s memory page.
+    #[inline(always)]
+    fn page_bit(&self, i: usize) -> (usize, u64) {
+        let page = (self.skew + i) >> PAGE_ENTRIES_LOG2;
+        (page / 64, 1 << (page % 64))
     }
 
     #[inline]
     pub(crate) fn get(&self, i: u32) -> u32 {
-        !self.raw[i as usize]
+        let e = &self.raw[i as usize];
+        let (w, bit) = self.page_bit(i as usize);
+        let word = &self.touched[w];
+        if word.load(Relaxed) & bit == 0 {
+            touch(e, word, bit);
+        }
+        !e.load(Relaxed)
     }
 
     /// Hint that entry `i` will be read soon (a cache prefetch; no effect
@@ -39,12 +86,26 @@ impl PageMap {
 
     #[inline]
     pub(crate) fn set(&mut self, i: u32, v: u32) {
-        self.raw[i as usize] = !v;
+        let (w, bit) = self.page_bit(i as usize);
+        *self.touched[w].get_mut() |= bit;
+        *self.raw[i as usize].get_mut() = !v;
     }
 
     /// Unmap every entry in `r`.
     pub(crate) fn clear(&mut self, r: Range<usize>) {
-        self.raw[r].fill(!NONE);
+        if r.is_empty() {
+            return;
+        }
+        let (first, last) = (self.page_bit(r.start), self.page_bit(r.end - 1));
+        let mut page = first.0 * 64 + first.1.trailing_zeros() as usize;
+        let end = last.0 * 64 + last.1.trailing_zeros() as usize;
+        while page <= end {
+            *self.touched[page / 64].get_mut() |= 1 << (page % 64);
+            page += 1;
+        }
+        for e in &mut self.raw[r] {
+            *e.get_mut() = !NONE;
+        }
     }
 
     /// Entries (mapped or not).
@@ -55,19 +116,59 @@ impl PageMap {
     /// Add `n` unmapped entries at the end (room for exactly those: the
     /// table is large, and a doubling would be counted nowhere).
     pub(crate) fn grow(&mut self, n: usize) {
-        self.raw.reserve_exact(n);
-        self.raw.resize(self.raw.len() + n, 0);
+        let mut raw = std::mem::take(&mut self.raw);
+        raw.reserve_exact(n);
+        raw.resize_with(raw.len() + n, || AtomicU32::new(0));
+        // The new entries are zeros. Moved with its offset in the memory
+        // page kept (as a large block is), each page holds the entries it
+        // held, so its bit still tells; otherwise every page counts as
+        // touched.
+        let same = (raw.as_ptr() as usize & 4095) / 4 == self.skew;
+        let mut grown = PageMap::from_raw(raw, !same);
+        if same {
+            for (to, from) in grown.touched.iter_mut().zip(&mut self.touched) {
+                *to.get_mut() = *from.get_mut();
+            }
+        }
+        *self = grown;
     }
 
     /// Entries of `r` in index order.
     pub(crate) fn range(&self, r: Range<usize>) -> impl Iterator<Item = u32> + '_ {
-        self.raw[r].iter().map(|&x| !x)
+        self.raw[r].iter().map(|x| !x.load(Relaxed))
     }
 
     /// All entries in index order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.range(0..self.raw.len())
     }
+}
+
+impl Clone for PageMap {
+    fn clone(&self) -> PageMap {
+        let raw = self.raw.iter().map(|x| AtomicU32::new(x.load(Relaxed)));
+        PageMap::from_raw(raw.collect(), true)
+    }
+}
+
+/// Touch the never-written memory page of `e` with a write (`e` is zero
+/// there), and mark it in `word`.
+#[cold]
+#[inline(never)]
+fn touch(e: &AtomicU32, word: &AtomicU64, bit: u64) {
+    e.store(0, Relaxed);
+    word.fetch_or(bit, Relaxed);
+}
+
+/// `n` zero entries in a zeroed allocation (the OS supplies the zeros as
+/// pages are touched).
+fn zeroed(n: usize) -> Vec<AtomicU32> {
+    let mut v = std::mem::ManuallyDrop::new(vec![0u32; n]);
+    // SAFETY: `AtomicU32` has the size and alignment of `u32` (as its
+    // documentation guarantees) and 0 is a valid value of both, so the
+    // allocation, length and capacity of `v` describe a `Vec<AtomicU32>`;
+    // `v` is not used or dropped again.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU32>(), v.len(), v.capacity()) }
 }
 
 #[cfg(test)]
@@ -84,5 +185,76 @@ mod tests {
         m.clear(3..5);
         assert!(m.iter().all(|v| v == NONE));
         assert_eq!(m.len(), 8);
+    }
+
+    /// Reads touch never-written memory pages with a zero store: whatever
+    /// mix of reads, writes, range unmaps and growth, every entry reads as
+    /// a plain table's does (a touch that stored over a written entry, or
+    /// a page bit kept for the wrong entries after growth, would not).
+    #[test]
+    fn entries_match_a_plain_table_whatever_touches_them_first() {
+        let mut rng = crate::rng::Rng::new(7);
+        let mut m = PageMap::new(3000);
+        let mut plain = vec![NONE; 3000];
+        for step in 0..4000 {
+            let i = rng.below(plain.len() as u64) as usize;
+            match rng.below(100) {
+                0..=49 => assert_eq!(m.get(i as u32), plain[i], "entry {i} at step {step}"),
+                50..=89 => {
+                    let v = rng.below(1 << 20) as u32;
+                    m.set(i as u32, v);
+                    plain[i] = v;
+                }
+                90..=97 => {
+                    let end = (i + rng.below(3000) as usize).min(plain.len());
+                    m.clear(i..end);
+                    plain[i..end].fill(NONE);
+                    assert_clear_pages_are_zeros(&m);
+                }
+                _ => {
+                    // Small growth moves a small table to where its offset
+                    // in a memory page differs (kept bits would be wrong).
+                    let n = rng.below(if step < 2000 { 700 } else { 50_000 }) as usize;
+                    let _elsewhere = vec![1u8; rng.below(3000) as usize];
+                    m.grow(n);
+                    plain.resize(plain.len() + n, NONE);
+                    assert_clear_pages_are_zeros(&m);
+                }
+            }
+        }
+        assert!(m.iter().eq(plain.iter().copied()));
+        assert!(m.clone().iter().eq(plain.iter().copied()));
+    }
+
+    /// Every entry of a page whose bit is clear is zero (what lets a read
+    /// store a zero there).
+    fn assert_clear_pages_are_zeros(m: &PageMap) {
+        for (i, e) in m.raw.iter().enumerate() {
+            let (w, bit) = m.page_bit(i);
+            if m.touched[w].load(Relaxed) & bit == 0 {
+                assert_eq!(e.load(Relaxed), 0, "entry {i} of a page marked untouched");
+            }
+        }
+    }
+
+    /// Each memory page is marked once read or written, and only that page.
+    #[test]
+    fn a_read_or_write_marks_just_its_own_memory_page() {
+        let mut m = PageMap::new(10_000);
+        let page = |m: &PageMap, i: usize| (m.skew + i) >> PAGE_ENTRIES_LOG2;
+        let marked = |m: &PageMap| -> Vec<usize> {
+            let bits = m.touched.iter().map(|w| w.load(Relaxed));
+            let bits: Vec<u64> = bits.collect();
+            (0..bits.len() * 64)
+                .filter(|p| bits[p / 64] >> (p % 64) & 1 == 1)
+                .collect()
+        };
+        assert!(marked(&m).is_empty());
+        assert_eq!(m.get(5000), NONE);
+        m.set(9999, 3);
+        let mut want = vec![page(&m, 5000), page(&m, 9999)];
+        want.dedup();
+        assert_eq!(marked(&m), want);
+        assert_eq!((m.get(9999), m.get(5001)), (3, NONE));
     }
 }

@@ -215,7 +215,7 @@ impl Ftl {
             l2p: PageMap::new(logical as usize),
             p2l: PageMap::new(phys as usize),
             valid: vec![0; nblocks],
-            wp: vec![0; nblocks],
+            wp: written_zeros(nblocks),
             erases: vec![0; nblocks],
             state: vec![BlockState::Free; nblocks],
             mtime: vec![0; nblocks],
@@ -560,6 +560,18 @@ impl Ftl {
         (self.l2p.len() * 4 + self.p2l.len() * 4 + self.valid.len() * (2 + 2 + 4 + 1 + 8 + 8))
             as u64
     }
+}
+
+/// `n` zeros written now, not left to the OS to supply as pages are first
+/// touched. For a counter that is read and then incremented (a block's
+/// write pointer): in lazily zeroed memory its first read maps the OS's page
+/// of zeros and the increment swaps it out, which flushes the TLB of every
+/// CPU running one of the process's threads (`map.rs`). (The zero is
+/// opaque so the writes are not turned back into a zeroed allocation.)
+fn written_zeros<T: Clone + Default>(n: usize) -> Vec<T> {
+    let mut v = Vec::with_capacity(n);
+    v.resize(n, std::hint::black_box(T::default()));
+    v
 }
 
 #[cfg(test)]
