@@ -240,7 +240,7 @@ def run(
 
     ``records_to`` (a ``.parquet`` path) streams the per-request rows to
     that file in row groups as the run goes (encoded on a second thread),
-    so memory holds at most three groups of them whatever the run's length
+    so memory holds a few groups of them whatever the run's length
     (the estimate counts only those); ``res.requests`` then reads the file
     back, and ``bin_ms`` series are summed as the rows pass.
     """

@@ -1,6 +1,6 @@
 """Per-request rows streamed to a Parquet file while a run goes, so a run of
-any length holds at most three row groups of them in memory, one being
-written and up to two filling (issue #23: 100M requests in bounded memory).
+any length holds a few row groups of them in memory whatever its length
+(:data:`ROWS_HELD`; issue #23: 100M requests in bounded memory).
 
 The core keeps rows in completion order; :meth:`RecordStream.drain` takes
 the ones recorded since the last call and hands them to a writer thread,
@@ -36,9 +36,12 @@ if TYPE_CHECKING:
 ROWS_PER_GROUP = 1 << 16
 
 #: Rows a run streaming to a file holds at most, the memory estimate's
-#: count: up to two groups in the core (:meth:`RecordStream.follow` runs on
-#: while the writer is busy) and one in the writer's hands.
-ROWS_HELD = 3 * ROWS_PER_GROUP
+#: count: three sets of row buffers (the one the core fills, the one in the
+#: writer's hands and the one before it, which the core fills again once it
+#: is written, `Simulation.take_records`), each with room for up to two
+#: groups (:meth:`RecordStream.follow` runs the core on for a second group
+#: while the writer is busy). 16 MiB.
+ROWS_HELD = 6 * ROWS_PER_GROUP
 
 #: How per-request rows are encoded (``pyarrow.parquet`` writer options).
 #: A dictionary only for the columns with few values: for times, offsets

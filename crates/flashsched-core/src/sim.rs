@@ -220,6 +220,12 @@ impl Simulation {
         self.metrics.take_records()
     }
 
+    /// Like [`take_records`](Self::take_records), recording on into
+    /// `spare`'s vectors (`Metrics::swap_records`).
+    pub fn swap_records(&mut self, spare: Records) -> Records {
+        self.metrics.swap_records(spare)
+    }
+
     /// The host's view changed at this instant: asked again in `settle`.
     #[inline]
     fn gc_seen_changed(&self) -> bool {

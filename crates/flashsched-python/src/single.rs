@@ -1,8 +1,10 @@
 //! One simulated SSD.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use flashsched_core::metrics::Records;
 use flashsched_core::run::{self, RunSpec, WorkloadSpec};
 use flashsched_core::sim::Simulation as CoreSim;
 use flashsched_core::workload::replay::check_intensity;
@@ -10,7 +12,7 @@ use flashsched_core::workload::trace::{TimeOrder, TraceOptions};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::column::{records_dict, rows_dict, timeseries_dict, Column, ColumnData};
+use crate::column::{records_dict, timeseries_dict, Column, ColumnData, SharedRows};
 use crate::driven;
 use crate::errors::{guarded, memory_limit, poisoned, to_py, ConfigError, SimulationError};
 
@@ -49,6 +51,51 @@ pub(crate) fn workload_spec(
 #[pyclass(module = "flashsched._core")]
 pub(crate) struct Simulation {
     inner: Mutex<CoreSim>,
+    /// Row buffers `take_records` gave out, recorded into again.
+    given: Mutex<GivenRows>,
+}
+
+/// The row buffers `take_records` gave out last, recorded into again once
+/// Python has let go of them (written and dropped by the record writer):
+/// fresh buffers per row group cost a page fault per 4 KiB and a growth by
+/// doubling, ~35 ms of a 1M-request run (BENCHMARKS.md, session 49).
+#[derive(Default)]
+struct GivenRows {
+    /// Oldest first; at most `GivenRows::KEPT`.
+    sets: VecDeque<SharedRows>,
+    /// Rows of the last take (the room a fresh set gets).
+    last: usize,
+}
+
+impl GivenRows {
+    /// Sets kept: the one the writer has and the one before it. With the
+    /// core's own that is three sets, as the estimate counts
+    /// (`records_stream.ROWS_HELD`).
+    const KEPT: usize = 2;
+
+    /// Buffers to record into next: a set nothing else holds, or fresh ones
+    /// with room for as many rows as the last take.
+    fn spare(&mut self) -> Records {
+        for _ in 0..self.sets.len() {
+            let Some(set) = self.sets.pop_front() else {
+                break;
+            };
+            match set.reclaim() {
+                Ok(rows) => return rows,
+                Err(set) => self.sets.push_back(set),
+            }
+        }
+        Records::with_capacity(self.last)
+    }
+
+    /// Keep `set`, just given out, to record into again later.
+    fn keep(&mut self, set: &SharedRows, rows: usize) {
+        self.last = rows;
+        self.sets.push_back(set.clone());
+        while self.sets.len() > Self::KEPT {
+            self.sets.pop_front();
+        }
+    }
 }
 
 #[pymethods]
@@ -90,6 +137,7 @@ impl Simulation {
         })?;
         Ok(Simulation {
             inner: Mutex::new(sim),
+            given: Mutex::default(),
         })
     }
 
@@ -141,8 +189,12 @@ impl Simulation {
     /// held (to stream a long run's rows out in pieces; build with
     /// `records_held`): {name: Column}.
     fn take_records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let mut rows = self.inner.lock().map_err(poisoned)?.take_records();
-        rows_dict(py, &mut rows)
+        let mut given = self.given.lock().map_err(poisoned)?;
+        let spare = given.spare();
+        let mut rows = self.inner.lock().map_err(poisoned)?.swap_records(spare);
+        let set = SharedRows::of(&mut rows);
+        given.keep(&set, rows.len());
+        set.dict(py)
     }
 
     /// Per-second series over the seconds in which something completed

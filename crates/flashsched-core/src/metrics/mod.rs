@@ -73,6 +73,14 @@ impl<T: Clone> Column<T> {
         a
     }
 
+    /// No rows, keeping the room of contents held only here.
+    fn clear(&mut self) {
+        match self {
+            Column::Owned(v) => v.clear(),
+            Column::Shared(_) => *self = Column::default(),
+        }
+    }
+
     /// Rows allocated (for the memory estimate).
     pub(crate) fn capacity(&self) -> usize {
         self.contents().capacity()
@@ -125,6 +133,30 @@ impl Records {
     /// No row recorded.
     pub fn is_empty(&self) -> bool {
         self.arrival.is_empty()
+    }
+
+    /// Room for `n` rows in every column, none recorded.
+    pub fn with_capacity(n: usize) -> Records {
+        Records {
+            arrival: Column::Owned(Vec::with_capacity(n)),
+            dispatch: Column::Owned(Vec::with_capacity(n)),
+            complete: Column::Owned(Vec::with_capacity(n)),
+            op: Column::Owned(Vec::with_capacity(n)),
+            offset: Column::Owned(Vec::with_capacity(n)),
+            size: Column::Owned(Vec::with_capacity(n)),
+            stream: Column::Owned(Vec::with_capacity(n)),
+        }
+    }
+
+    /// Drop every row (columns held only here keep their room).
+    fn clear(&mut self) {
+        self.arrival.clear();
+        self.dispatch.clear();
+        self.complete.clear();
+        self.op.clear();
+        self.offset.clear();
+        self.size.clear();
+        self.stream.clear();
     }
 }
 
@@ -229,6 +261,15 @@ impl Metrics {
     /// `Simulation::take_records`).
     pub fn take_records(&mut self) -> Records {
         std::mem::take(&mut self.records)
+    }
+
+    /// The rows recorded so far; recording goes on into `spare` (emptied
+    /// first), whose vectors keep their room: a streamed run's buffers come
+    /// back once written, so it does not fault in fresh memory, and grow it
+    /// by doubling, for every row group.
+    pub fn swap_records(&mut self, mut spare: Records) -> Records {
+        spare.clear();
+        std::mem::replace(&mut self.records, spare)
     }
 
     /// Account one completed request.
@@ -358,6 +399,34 @@ mod tests {
         assert!(matches!(c, Column::Owned(_)));
         assert_eq!(c.as_ptr(), buf, "taken back, not copied");
         assert_eq!(&*c, &[1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn swapped_records_hand_over_the_rows_and_record_on_into_the_spare() {
+        let mut m = Metrics::new(true);
+        for t in 1..=3 {
+            m.record(&done(t, t + 10, Op::Read));
+        }
+        // A spare from an earlier take: its rows go, its room stays.
+        let mut spare = Records::with_capacity(100);
+        spare.arrival.push(99);
+        spare.op.push(1);
+        let room = spare.arrival.as_ptr();
+        let first = m.swap_records(spare);
+        assert_eq!(
+            (&*first.arrival, &*first.complete),
+            (&[1, 2, 3][..], &[11, 12, 13][..])
+        );
+        assert!(m.records.is_empty() && m.records.op.is_empty());
+        m.record(&done(4, 20, Op::Write));
+        assert_eq!(
+            m.records.arrival.as_ptr(),
+            room,
+            "recorded into the spare's room"
+        );
+        let second = m.swap_records(Records::default());
+        assert_eq!((&*second.arrival, &*second.op), (&[4][..], &[1][..]));
+        assert_eq!(m.completed(), 4);
     }
 
     fn done(arrival: Ns, complete: Ns, op: Op) -> Completion {
