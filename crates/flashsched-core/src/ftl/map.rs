@@ -27,12 +27,11 @@ const PAGE_ENTRIES_LOG2: u32 = 10;
 #[derive(Debug)]
 pub(crate) struct PageMap {
     /// `!entry` for each index (0 = unmapped). Atomic only so that a read
-    /// (`&self`) may touch a memory page first, with a write; every access
-    /// is a plain load or store.
+    /// (`&self`) may touch a memory page first, with a write; every other
+    /// access is a plain load or store.
     raw: Vec<AtomicU32>,
-    /// One bit per memory page of `raw`, set once the page may hold
-    /// something: a page whose bit is clear was never written, so it is all
-    /// zeros and a zero stored in it changes nothing.
+    /// One bit per memory page of `raw` that a read has touched (a hint that
+    /// saves touching it again; a page written first needs no touch).
     touched: Vec<AtomicU64>,
     /// Entries of `raw`'s first memory page before `raw[0]`.
     skew: usize,
@@ -41,34 +40,26 @@ pub(crate) struct PageMap {
 impl PageMap {
     /// A table of `n` unmapped entries (lazily zeroed memory).
     pub(crate) fn new(n: usize) -> PageMap {
-        PageMap::from_raw(zeroed(n), false)
+        PageMap::from_raw(zeroed(n))
     }
 
-    /// A table of the entries `raw`, its pages marked touched (`touched`)
-    /// or all zeros.
-    fn from_raw(raw: Vec<AtomicU32>, touched: bool) -> PageMap {
+    /// A table of the entries `raw`, no page marked touched.
+    fn from_raw(raw: Vec<AtomicU32>) -> PageMap {
         let skew = (raw.as_ptr() as usize & 4095) / 4;
         let words = ((skew + raw.len()) >> PAGE_ENTRIES_LOG2) / 64 + 1;
-        let fill = if touched { u64::MAX } else { 0 };
         PageMap {
             raw,
-            touched: (0..words).map(|_| AtomicU64::new(fill)).collect(),
+            touched: (0..words).map(|_| AtomicU64::new(0)).collect(),
             skew,
         }
-    }
-
-    /// The word and bit of `touched` for entry `i`'s memory page.
-    #[inline(always)]
-    fn page_bit(&self, i: usize) -> (usize, u64) {
-        let page = (self.skew + i) >> PAGE_ENTRIES_LOG2;
-        (page / 64, 1 << (page % 64))
     }
 
     #[inline]
     pub(crate) fn get(&self, i: u32) -> u32 {
         let e = &self.raw[i as usize];
-        let (w, bit) = self.page_bit(i as usize);
-        let word = &self.touched[w];
+        let page = (self.skew + i as usize) >> PAGE_ENTRIES_LOG2;
+        let word = &self.touched[page / 64];
+        let bit = 1 << (page % 64);
         if word.load(Relaxed) & bit == 0 {
             touch(e, word, bit);
         }
@@ -86,23 +77,11 @@ impl PageMap {
 
     #[inline]
     pub(crate) fn set(&mut self, i: u32, v: u32) {
-        let (w, bit) = self.page_bit(i as usize);
-        *self.touched[w].get_mut() |= bit;
         *self.raw[i as usize].get_mut() = !v;
     }
 
     /// Unmap every entry in `r`.
     pub(crate) fn clear(&mut self, r: Range<usize>) {
-        if r.is_empty() {
-            return;
-        }
-        let (first, last) = (self.page_bit(r.start), self.page_bit(r.end - 1));
-        let mut page = first.0 * 64 + first.1.trailing_zeros() as usize;
-        let end = last.0 * 64 + last.1.trailing_zeros() as usize;
-        while page <= end {
-            *self.touched[page / 64].get_mut() |= 1 << (page % 64);
-            page += 1;
-        }
         for e in &mut self.raw[r] {
             *e.get_mut() = !NONE;
         }
@@ -114,23 +93,13 @@ impl PageMap {
     }
 
     /// Add `n` unmapped entries at the end (room for exactly those: the
-    /// table is large, and a doubling would be counted nowhere).
+    /// table is large, and a doubling would be counted nowhere). It may
+    /// move, so no page counts as touched any more.
     pub(crate) fn grow(&mut self, n: usize) {
         let mut raw = std::mem::take(&mut self.raw);
         raw.reserve_exact(n);
         raw.resize_with(raw.len() + n, || AtomicU32::new(0));
-        // The new entries are zeros. Moved with its offset in the memory
-        // page kept (as a large block is), each page holds the entries it
-        // held, so its bit still tells; otherwise every page counts as
-        // touched.
-        let same = (raw.as_ptr() as usize & 4095) / 4 == self.skew;
-        let mut grown = PageMap::from_raw(raw, !same);
-        if same {
-            for (to, from) in grown.touched.iter_mut().zip(&mut self.touched) {
-                *to.get_mut() = *from.get_mut();
-            }
-        }
-        *self = grown;
+        *self = PageMap::from_raw(raw);
     }
 
     /// Entries of `r` in index order.
@@ -146,17 +115,23 @@ impl PageMap {
 
 impl Clone for PageMap {
     fn clone(&self) -> PageMap {
-        let raw = self.raw.iter().map(|x| AtomicU32::new(x.load(Relaxed)));
-        PageMap::from_raw(raw.collect(), true)
+        PageMap::from_raw(
+            self.raw
+                .iter()
+                .map(|x| AtomicU32::new(x.load(Relaxed)))
+                .collect(),
+        )
     }
 }
 
-/// Touch the never-written memory page of `e` with a write (`e` is zero
-/// there), and mark it in `word`.
+/// Touch `e`'s memory page with a write that leaves `e` as it is, and mark
+/// it in `word`. A compare-exchange of zero for zero: one access, which
+/// the CPU makes as a write whether or not it stores (an idempotent
+/// add or or would be compiled to a plain load).
 #[cold]
 #[inline(never)]
 fn touch(e: &AtomicU32, word: &AtomicU64, bit: u64) {
-    e.store(0, Relaxed);
+    let _ = e.compare_exchange(0, 0, Relaxed, Relaxed);
     word.fetch_or(bit, Relaxed);
 }
 
@@ -187,10 +162,10 @@ mod tests {
         assert_eq!(m.len(), 8);
     }
 
-    /// Reads touch never-written memory pages with a zero store: whatever
-    /// mix of reads, writes, range unmaps and growth, every entry reads as
-    /// a plain table's does (a touch that stored over a written entry, or
-    /// a page bit kept for the wrong entries after growth, would not).
+    /// Reads touch memory pages with a write that keeps what is there:
+    /// whatever mix of reads, writes, range unmaps and growth, every entry
+    /// reads as a plain table's does (a touch that stored a zero over a
+    /// written entry would not).
     #[test]
     fn entries_match_a_plain_table_whatever_touches_them_first() {
         let mut rng = crate::rng::Rng::new(7);
@@ -209,16 +184,14 @@ mod tests {
                     let end = (i + rng.below(3000) as usize).min(plain.len());
                     m.clear(i..end);
                     plain[i..end].fill(NONE);
-                    assert_clear_pages_are_zeros(&m);
                 }
                 _ => {
-                    // Small growth moves a small table to where its offset
-                    // in a memory page differs (kept bits would be wrong).
+                    // Small growth moves a small table (its offset in a
+                    // memory page changes).
                     let n = rng.below(if step < 2000 { 700 } else { 50_000 }) as usize;
                     let _elsewhere = vec![1u8; rng.below(3000) as usize];
                     m.grow(n);
                     plain.resize(plain.len() + n, NONE);
-                    assert_clear_pages_are_zeros(&m);
                 }
             }
         }
@@ -226,20 +199,10 @@ mod tests {
         assert!(m.clone().iter().eq(plain.iter().copied()));
     }
 
-    /// Every entry of a page whose bit is clear is zero (what lets a read
-    /// store a zero there).
-    fn assert_clear_pages_are_zeros(m: &PageMap) {
-        for (i, e) in m.raw.iter().enumerate() {
-            let (w, bit) = m.page_bit(i);
-            if m.touched[w].load(Relaxed) & bit == 0 {
-                assert_eq!(e.load(Relaxed), 0, "entry {i} of a page marked untouched");
-            }
-        }
-    }
-
-    /// Each memory page is marked once read or written, and only that page.
+    /// A read marks its own memory page touched, and only that page; a
+    /// write marks none (it touches the page itself).
     #[test]
-    fn a_read_or_write_marks_just_its_own_memory_page() {
+    fn a_read_marks_just_its_own_memory_page() {
         let mut m = PageMap::new(10_000);
         let page = |m: &PageMap, i: usize| (m.skew + i) >> PAGE_ENTRIES_LOG2;
         let marked = |m: &PageMap| -> Vec<usize> {
@@ -252,9 +215,10 @@ mod tests {
         assert!(marked(&m).is_empty());
         assert_eq!(m.get(5000), NONE);
         m.set(9999, 3);
+        assert_eq!(marked(&m), vec![page(&m, 5000)]);
+        assert_eq!((m.get(9999), m.get(5001)), (3, NONE));
         let mut want = vec![page(&m, 5000), page(&m, 9999)];
         want.dedup();
         assert_eq!(marked(&m), want);
-        assert_eq!((m.get(9999), m.get(5001)), (3, NONE));
     }
 }
