@@ -76,12 +76,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 def script_main() -> int:
     """The entry point of the ``flashsched`` script and ``python -m
     flashsched``: :func:`main`, in a process that ends when it returns."""
-    # numpy's OpenBLAS starts a thread per core when imported (by the record
-    # writer, beside the run), and each spins waiting for work for a while:
-    # on two cores that took ~30 ms of a one-second `run --out` from the
-    # simulation (BENCHMARKS.md, session 49). The CLI does no large linear
-    # algebra; a setting of the user's wins, and a sweep's workers inherit it.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     code = main()
     # Python's exit first runs its cycle collector over every object still
     # tracked (with pyarrow loaded, ~20 ms of a one-second `run --out`,
