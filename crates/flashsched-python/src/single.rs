@@ -58,7 +58,8 @@ pub(crate) struct Simulation {
 /// The row buffers `take_records` gave out last, recorded into again once
 /// Python has let go of them (written and dropped by the record writer):
 /// fresh buffers per row group cost a page fault per 4 KiB and a growth by
-/// doubling, ~35 ms of a 1M-request run (BENCHMARKS.md, session 49).
+/// doubling (a 1M-row take loop: 25.8k -> 13.1k page faults; BENCHMARKS.md,
+/// session 49).
 #[derive(Default)]
 struct GivenRows {
     /// Oldest first; at most `GivenRows::KEPT`.
