@@ -12,8 +12,8 @@
 //! it) must swap that mapping out, which flushes the TLB of every CPU
 //! running one of the process's threads. With a record writer or trace
 //! reader running beside the simulation that was an interrupt to the
-//! other core per 4 KiB of table, ~2,200 of them (~50 ms) in a 1M-request
-//! random trace (BENCHMARKS.md, session 49).
+//! other core per 4 KiB of table: ~2,200 in a 1M-request random trace,
+//! ~50 ms with a thread busy on that core (BENCHMARKS.md, session 49).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};

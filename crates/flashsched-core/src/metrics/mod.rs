@@ -265,8 +265,8 @@ impl Metrics {
 
     /// The rows recorded so far; recording goes on into `spare` (emptied
     /// first), whose vectors keep their room: a streamed run's buffers come
-    /// back once written, so it does not fault in fresh memory, and grow it
-    /// by doubling, for every row group.
+    /// back once written, so the run does not fault in fresh memory and
+    /// regrow its vectors for every row group.
     pub fn swap_records(&mut self, mut spare: Records) -> Records {
         spare.clear();
         std::mem::replace(&mut self.records, spare)
