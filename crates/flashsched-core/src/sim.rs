@@ -217,7 +217,7 @@ impl Simulation {
     /// a long run streams its records out in pieces this way (rows stay in
     /// completion order across pieces).
     pub fn take_records(&mut self) -> Records {
-        self.metrics.take_records()
+        self.metrics.swap_records(Records::default())
     }
 
     /// Like [`take_records`](Self::take_records), recording on into

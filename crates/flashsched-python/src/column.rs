@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use flashsched_core::metrics::csv::{self, CsvColumn};
-use flashsched_core::metrics::{Column as OwnedColumn, Metrics, Records};
+use flashsched_core::metrics::{Metrics, Records};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -177,72 +177,20 @@ pub(crate) fn records_dict<'py>(py: Python<'py>, m: &mut Metrics) -> PyResult<Bo
 
 /// Per-request columns, shared without a copy: {name: Column}.
 pub(crate) fn rows_dict<'py>(py: Python<'py>, r: &mut Records) -> PyResult<Bound<'py, PyDict>> {
-    SharedRows::of(r).dict(py)
-}
-
-/// The columns of some rows as given to Python (each shared, no copy).
-#[derive(Clone)]
-pub(crate) struct SharedRows {
-    /// arrival, dispatch, complete, offset
-    u64s: [Arc<Vec<u64>>; 4],
-    op: Arc<Vec<u8>>,
-    /// size, stream
-    u32s: [Arc<Vec<u32>>; 2],
-}
-
-impl SharedRows {
-    pub(crate) fn of(r: &mut Records) -> SharedRows {
-        SharedRows {
-            u64s: [
-                r.arrival.share(),
-                r.dispatch.share(),
-                r.complete.share(),
-                r.offset.share(),
-            ],
-            op: r.op.share(),
-            u32s: [r.size.share(), r.stream.share()],
-        }
+    let d = PyDict::new(py);
+    let u64s = [
+        ("arrival_ns", &mut r.arrival),
+        ("dispatch_ns", &mut r.dispatch),
+        ("complete_ns", &mut r.complete),
+    ];
+    for (name, c) in u64s {
+        d.set_item(name, Column::new(ColumnData::U64(c.share())))?;
     }
-
-    /// {name: Column}, each holding its column.
-    pub(crate) fn dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        let u64s = ["arrival_ns", "dispatch_ns", "complete_ns", "offset"];
-        for (name, c) in u64s.into_iter().zip(&self.u64s) {
-            d.set_item(name, Column::new(ColumnData::U64(Arc::clone(c))))?;
-        }
-        d.set_item("op", Column::new(ColumnData::U8(Arc::clone(&self.op))))?;
-        for (name, c) in ["size", "stream"].into_iter().zip(&self.u32s) {
-            d.set_item(name, Column::new(ColumnData::U32(Arc::clone(c))))?;
-        }
-        Ok(d)
-    }
-
-    /// The columns as a `Records` to record into again (emptied by
-    /// `Simulation::swap_records`, keeping their room), if nothing else
-    /// holds any of them any more: no `Column`, so no array made from one,
-    /// is left.
-    pub(crate) fn reclaim(self) -> Result<Records, SharedRows> {
-        let unique = self.u64s.iter().all(|c| Arc::strong_count(c) == 1)
-            && Arc::strong_count(&self.op) == 1
-            && self.u32s.iter().all(|c| Arc::strong_count(c) == 1);
-        if !unique {
-            return Err(self);
-        }
-        // No other holder: each unwraps (a weak count is never taken).
-        let take = |v: Arc<Vec<u64>>| Arc::try_unwrap(v).unwrap_or_default();
-        let [arrival, dispatch, complete, offset] = self.u64s.map(take);
-        let [size, stream] = self.u32s.map(|v| Arc::try_unwrap(v).unwrap_or_default());
-        Ok(Records {
-            arrival: OwnedColumn::Owned(arrival),
-            dispatch: OwnedColumn::Owned(dispatch),
-            complete: OwnedColumn::Owned(complete),
-            op: OwnedColumn::Owned(Arc::try_unwrap(self.op).unwrap_or_default()),
-            offset: OwnedColumn::Owned(offset),
-            size: OwnedColumn::Owned(size),
-            stream: OwnedColumn::Owned(stream),
-        })
-    }
+    d.set_item("op", Column::new(ColumnData::U8(r.op.share())))?;
+    d.set_item("offset", Column::new(ColumnData::U64(r.offset.share())))?;
+    d.set_item("size", Column::new(ColumnData::U32(r.size.share())))?;
+    d.set_item("stream", Column::new(ColumnData::U32(r.stream.share())))?;
+    Ok(d)
 }
 
 /// A run's per-second series over the seconds in which something

@@ -12,7 +12,7 @@ use flashsched_core::workload::trace::{TimeOrder, TraceOptions};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::column::{records_dict, timeseries_dict, Column, ColumnData, SharedRows};
+use crate::column::{records_dict, rows_dict, timeseries_dict, Column, ColumnData};
 use crate::driven;
 use crate::errors::{guarded, memory_limit, poisoned, to_py, ConfigError, SimulationError};
 
@@ -62,8 +62,9 @@ pub(crate) struct Simulation {
 /// session 49).
 #[derive(Default)]
 struct GivenRows {
-    /// Oldest first; at most `GivenRows::KEPT`.
-    sets: VecDeque<SharedRows>,
+    /// Oldest first, at most `GivenRows::KEPT`, each sharing its columns
+    /// with what Python was given.
+    sets: VecDeque<Records>,
     /// Rows of the last take (the room a fresh set gets).
     last: usize,
 }
@@ -74,25 +75,18 @@ impl GivenRows {
     /// (`records_stream.ROWS_HELD`).
     const KEPT: usize = 2;
 
-    /// Buffers to record into next: a set nothing else holds, or fresh ones
-    /// with room for as many rows as the last take.
+    /// Buffers to record into next: a set nothing else holds any more, or
+    /// fresh ones with room for as many rows as the last take.
     fn spare(&mut self) -> Records {
-        for _ in 0..self.sets.len() {
-            let Some(set) = self.sets.pop_front() else {
-                break;
-            };
-            match set.reclaim() {
-                Ok(rows) => return rows,
-                Err(set) => self.sets.push_back(set),
-            }
-        }
-        Records::with_capacity(self.last)
+        let set = self.sets.iter().position(Records::unshared);
+        set.and_then(|i| self.sets.remove(i))
+            .unwrap_or_else(|| Records::with_capacity(self.last))
     }
 
-    /// Keep `set`, just given out, to record into again later.
-    fn keep(&mut self, set: &SharedRows, rows: usize) {
-        self.last = rows;
-        self.sets.push_back(set.clone());
+    /// Keep `rows`, just given out, to record into again later.
+    fn keep(&mut self, rows: Records) {
+        self.last = rows.len();
+        self.sets.push_back(rows);
         while self.sets.len() > Self::KEPT {
             self.sets.pop_front();
         }
@@ -193,9 +187,10 @@ impl Simulation {
         let mut given = self.given.lock().map_err(poisoned)?;
         let spare = given.spare();
         let mut rows = self.inner.lock().map_err(poisoned)?.swap_records(spare);
-        let set = SharedRows::of(&mut rows);
-        given.keep(&set, rows.len());
-        set.dict(py)
+        // Shared now: the set kept holds the columns Python is given.
+        let d = rows_dict(py, &mut rows)?;
+        given.keep(rows);
+        Ok(d)
     }
 
     /// Per-second series over the seconds in which something completed

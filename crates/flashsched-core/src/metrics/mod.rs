@@ -73,11 +73,22 @@ impl<T: Clone> Column<T> {
         a
     }
 
-    /// No rows, keeping the room of contents held only here.
+    /// No rows, keeping the room of contents nobody else holds (shared
+    /// contents still held elsewhere are left to them).
     fn clear(&mut self) {
+        let mut v = match std::mem::take(self) {
+            Column::Owned(v) => v,
+            Column::Shared(a) => Arc::try_unwrap(a).unwrap_or_default(),
+        };
+        v.clear();
+        *self = Column::Owned(v);
+    }
+
+    /// Whether nobody but this column holds its contents.
+    fn unshared(&self) -> bool {
         match self {
-            Column::Owned(v) => v.clear(),
-            Column::Shared(_) => *self = Column::default(),
+            Column::Owned(_) => true,
+            Column::Shared(a) => Arc::strong_count(a) == 1,
         }
     }
 
@@ -148,7 +159,19 @@ impl Records {
         }
     }
 
-    /// Drop every row (columns held only here keep their room).
+    /// Whether nobody else holds any column's contents (so none of those
+    /// changes when it is recorded into again).
+    pub fn unshared(&self) -> bool {
+        self.arrival.unshared()
+            && self.dispatch.unshared()
+            && self.complete.unshared()
+            && self.op.unshared()
+            && self.offset.unshared()
+            && self.size.unshared()
+            && self.stream.unshared()
+    }
+
+    /// Drop every row (columns nobody else holds keep their room).
     fn clear(&mut self) {
         self.arrival.clear();
         self.dispatch.clear();
@@ -257,16 +280,10 @@ impl Metrics {
         }
     }
 
-    /// The rows recorded so far, leaving none held (see
-    /// `Simulation::take_records`).
-    pub fn take_records(&mut self) -> Records {
-        std::mem::take(&mut self.records)
-    }
-
     /// The rows recorded so far; recording goes on into `spare` (emptied
-    /// first), whose vectors keep their room: a streamed run's buffers come
-    /// back once written, so the run does not fault in fresh memory and
-    /// regrow its vectors for every row group.
+    /// first), whose vectors keep their room where nobody else holds them:
+    /// a streamed run's buffers come back once written, so the run does not
+    /// fault in fresh memory and regrow its vectors for every row group.
     pub fn swap_records(&mut self, mut spare: Records) -> Records {
         spare.clear();
         std::mem::replace(&mut self.records, spare)
@@ -399,6 +416,26 @@ mod tests {
         assert!(matches!(c, Column::Owned(_)));
         assert_eq!(c.as_ptr(), buf, "taken back, not copied");
         assert_eq!(&*c, &[1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_cleared_column_keeps_its_buffer_only_when_nobody_else_holds_it() {
+        let mut c = Column::default();
+        c.push(1u64);
+        let held = c.share();
+        assert!(!c.unshared());
+        c.clear();
+        assert!(c.is_empty() && c.unshared());
+        assert_eq!(*held, vec![1], "held contents never change");
+        c.push(2);
+        let given = c.share();
+        let buf = given.as_ptr();
+        drop(given);
+        assert!(c.unshared());
+        c.clear();
+        c.push(3);
+        assert_eq!(c.as_ptr(), buf, "taken back, not reallocated");
+        assert_eq!(&*c, &[3]);
     }
 
     #[test]
