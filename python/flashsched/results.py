@@ -46,7 +46,7 @@ class RunResult:
     summary: dict[str, Any]
     config_toml: str
     _records: dict[str, _core.Column] = field(repr=False)
-    _timeseries: dict[str, list[float]] = field(repr=False)
+    _timeseries: dict[str, _core.Column] = field(repr=False)
     _erase_counts: _core.Column | None = field(repr=False, default=None)
     #: width of the time-series bins (ms); 1000 = the core's per-second series
     bin_ms: float = 1000.0
@@ -321,6 +321,10 @@ def series_columns(raw: dict[str, Any], bin_s: float, scale: float | None) -> di
     return out
 
 
+#: Rows of a CSV formatted at a time (:func:`write_csv`).
+CSV_ROWS = 1 << 16
+
+
 def write_csv(path: Path, cols: dict[str, np.ndarray]) -> None:
     """``cols`` (integer and float columns) as CSV, exactly as pandas'
     ``to_csv(index=False)`` writes them: integers as such, floats as their
@@ -328,16 +332,23 @@ def write_csv(path: Path, cols: dict[str, np.ndarray]) -> None:
     of 26k rows took ~45 ms in Python, at the end of every such run)."""
     import numpy as np
 
-    parts = []
+    arrays = []
     for name, c in cols.items():
         a = np.asarray(c)
         if a.dtype.kind == "f":
-            parts.append(("<f8", a.astype("<f8").tobytes()))
+            arrays.append(("<f8", a))
         elif a.dtype.kind == "i" or (a.dtype.kind == "u" and a.dtype.itemsize < 8):
-            parts.append(("<i8", a.astype("<i8").tobytes()))
+            arrays.append(("<i8", a))
         else:
             raise TypeError(f"write_csv: column {name!r} is {a.dtype}, not integer or float")
-    path.write_text(_core.numeric_csv(list(cols), parts))
+    rows = len(arrays[0][1]) if arrays else 0
+    # In pieces: a run of years has millions of seconds, and its whole
+    # text, as a string and then as bytes, took hundreds of MB at once.
+    with path.open("w") as f:
+        for lo in range(0, max(rows, 1), CSV_ROWS):
+            parts = [(k, a[lo : lo + CSV_ROWS].astype(k).tobytes()) for k, a in arrays]
+            text = _core.numeric_csv(list(cols), parts)
+            f.write(text if lo == 0 else text.split("\n", 1)[1])
 
 
 def binned(records: dict[str, Any], bin_ms: float) -> pd.DataFrame:

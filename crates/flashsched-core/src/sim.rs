@@ -217,13 +217,26 @@ impl Simulation {
     /// a long run streams its records out in pieces this way (rows stay in
     /// completion order across pieces).
     pub fn take_records(&mut self) -> Records {
-        self.metrics.swap_records(Records::default())
+        self.swap_records(Records::default())
     }
 
     /// Like [`take_records`](Self::take_records), recording on into
     /// `spare`'s vectors (`Metrics::swap_records`).
     pub fn swap_records(&mut self, spare: Records) -> Records {
-        self.metrics.swap_records(spare)
+        let floor = self.completion_floor();
+        self.metrics.swap_records(spare, floor)
+    }
+
+    /// The earliest completion time a row recorded from now on can have:
+    /// the clock, or under `host.buffered_latency = "from-dispatch"`, which
+    /// times a request served from DRAM alone as if dispatched on arrival,
+    /// the arrival of the oldest request the host holds, if earlier.
+    pub fn completion_floor(&self) -> Ns {
+        let now = self.clock.now();
+        match self.host.buffered_latency {
+            BufferedLatency::FromArrival => now,
+            BufferedLatency::FromDispatch => self.host.oldest_arrival().map_or(now, |a| a.min(now)),
+        }
     }
 
     /// The host's view changed at this instant: asked again in `settle`.

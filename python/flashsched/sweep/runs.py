@@ -165,5 +165,7 @@ def execute(task: dict[str, Any]) -> dict[str, Any]:
     if task["cdf"]:
         result["latency_cdf"] = latency_cdf(sim.records())
     if task["timeseries"]:
-        result["timeseries"] = {k: _finite(v) for k, v in sim.timeseries().items()}
+        result["timeseries"] = {
+            k: _finite(np.asarray(v).tolist()) for k, v in sim.timeseries().items()
+        }
     return result

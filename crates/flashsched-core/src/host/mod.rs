@@ -167,6 +167,21 @@ impl Host {
         id
     }
 
+    /// Arrival of the oldest request the host holds (queued, or at the
+    /// device and not yet complete), if any.
+    pub fn oldest_arrival(&self) -> Option<Ns> {
+        let mut free = vec![false; self.slots.len()];
+        for &f in &self.free {
+            free[f as usize] = true;
+        }
+        self.slots
+            .iter()
+            .zip(free)
+            .filter(|(_, free)| !free)
+            .map(|(s, _)| s.req.arrival)
+            .min()
+    }
+
     fn alloc_slot(&mut self, op: Op) -> u32 {
         self.free.pop().unwrap_or_else(|| {
             self.slots.push(Slot {

@@ -7,6 +7,7 @@ pub mod csv;
 pub mod gc_detect;
 pub mod histogram;
 pub mod summary;
+pub mod tail;
 
 use std::ops::Deref;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use crate::io::Op;
 pub use bins::SparseBins;
 pub use histogram::Histogram;
 pub use summary::{GcSummary, LatencySummary, Summary};
+pub use tail::TailLatency;
 
 /// A growable column that can be handed out without copying: the run
 /// appends to a plain vector, [`Column::share`] moves the contents into a
@@ -213,6 +215,8 @@ pub struct Metrics {
     pub write: Histogram,
     /// Per completion second, for the seconds in which something completed.
     pub seconds: SparseBins<Second>,
+    /// Per-second p99 latencies of the rows taken away (`swap_records`).
+    pub tail: TailLatency,
     /// Bytes of completed reads.
     pub bytes_read: u64,
     /// Bytes of completed writes.
@@ -240,6 +244,7 @@ impl Metrics {
             read: Histogram::new(),
             write: Histogram::new(),
             seconds: SparseBins::default(),
+            tail: TailLatency::default(),
             bytes_read: 0,
             bytes_written: 0,
             trims: 0,
@@ -267,7 +272,7 @@ impl Metrics {
         let r = &self.records;
         let rows = r.arrival.capacity() as u64 * 8 * 4 + r.op.capacity() as u64;
         let rows = rows + (r.size.capacity() + r.stream.capacity()) as u64 * 4;
-        2 * (rows + self.seconds.heap_bytes() as u64)
+        2 * (rows + (self.seconds.heap_bytes() + self.tail.heap_bytes()) as u64)
     }
 
     #[cold]
@@ -284,9 +289,14 @@ impl Metrics {
     /// first), whose vectors keep their room where nobody else holds them:
     /// a streamed run's buffers come back once written, so the run does not
     /// fault in fresh memory and regrow its vectors for every row group.
-    pub fn swap_records(&mut self, mut spare: Records) -> Records {
+    /// The rows' latencies stay for the per-second p99 until their second
+    /// settles: `floor` is the earliest completion any row recorded from
+    /// now on can have ([`TailLatency`]).
+    pub fn swap_records(&mut self, mut spare: Records, floor: Ns) -> Records {
         spare.clear();
-        std::mem::replace(&mut self.records, spare)
+        let rows = std::mem::replace(&mut self.records, spare);
+        self.tail.fold(&rows, self.seconds.bins(), floor);
+        rows
     }
 
     /// Account one completed request.
@@ -339,56 +349,14 @@ impl Metrics {
     }
 
     /// p99 latency (ns) of each second in [`seconds`](Self::seconds) (same
-    /// order; 0 for a second of TRIMs only), from the per-request records
-    /// (empty when records are not kept).
+    /// order; 0 for a second of TRIMs only), from the per-request records,
+    /// those held and those taken away as the run went (`swap_records`);
+    /// empty when records are not kept.
     pub fn p99_per_second(&self) -> Vec<f64> {
         if !self.keep_records {
             return Vec::new();
         }
-        // Every row's completion second is one of the bins. The rows are
-        // grouped by it with a counting sort: they are in completion order
-        // only when each is recorded as it completes (SSDsim's clock,
-        // `host.buffered_latency`, dates some earlier), and two passes cost
-        // less than sorting a million rows by key. A run of rows in one
-        // second finds its bin without a search.
-        let r = &self.records;
-        let secs = self.seconds.bins();
-        let mut b = 0;
-        let mut bin_of = |i: usize| {
-            let sec = r.complete[i] / NS_PER_S;
-            if secs.get(b) != Some(&sec) {
-                b = secs.partition_point(|&s| s < sec);
-            }
-            b
-        };
-        let mut start = vec![0usize; secs.len() + 1];
-        for i in 0..r.len() {
-            if r.op[i] != 2 {
-                start[bin_of(i) + 1] += 1;
-            }
-        }
-        for k in 1..start.len() {
-            start[k] += start[k - 1];
-        }
-        let mut lat = vec![0u64; start[secs.len()]];
-        let mut next = start.clone();
-        for i in 0..r.len() {
-            if r.op[i] != 2 {
-                let k = bin_of(i);
-                lat[next[k]] = r.complete[i] - r.arrival[i];
-                next[k] += 1;
-            }
-        }
-        let mut out = vec![0.0; secs.len()];
-        for (k, o) in out.iter_mut().enumerate() {
-            let l = &mut lat[start[k]..start[k + 1]];
-            let n = l.len();
-            if n > 0 {
-                let q = ((0.99 * n as f64).ceil() as usize).clamp(1, n) - 1;
-                *o = *l.select_nth_unstable(q).1 as f64;
-            }
-        }
-        out
+        self.tail.p99_per_second(&self.records, self.seconds.bins())
     }
 }
 
@@ -449,7 +417,7 @@ mod tests {
         spare.arrival.push(99);
         spare.op.push(1);
         let room = spare.arrival.as_ptr();
-        let first = m.swap_records(spare);
+        let first = m.swap_records(spare, 0);
         assert_eq!(
             (&*first.arrival, &*first.complete),
             (&[1, 2, 3][..], &[11, 12, 13][..])
@@ -461,7 +429,7 @@ mod tests {
             room,
             "recorded into the spare's room"
         );
-        let second = m.swap_records(Records::default());
+        let second = m.swap_records(Records::default(), 0);
         assert_eq!((&*second.arrival, &*second.op), (&[4][..], &[1][..]));
         assert_eq!(m.completed(), 4);
     }
