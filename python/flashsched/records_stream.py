@@ -127,9 +127,11 @@ class RecordStream:
         n = len(cols["complete_ns"])
         if n == 0:
             return
+        # No row recorded from here on completes before this (bins end).
+        floor = sim.completion_floor() if self._bin_ns is not None else 0
         self.rows += n
         self._wait()
-        self._pending = _Job(self._append, cols, self._imports)
+        self._pending = _Job(self._append, cols, floor, self._imports)
         self._imports = None
 
     def _wait(self) -> None:
@@ -139,16 +141,17 @@ class RecordStream:
             pending, self._pending = self._pending, None
             pending.result()
 
-    def _append(self, cols: dict[str, Any], before: _Job | None = None) -> None:
+    def _append(self, cols: dict[str, Any], floor: int, before: _Job | None = None) -> None:
         """Write ``cols`` as a row group (after the job ``before``, the
-        imports, has finished; its error is this one's)."""
+        imports, has finished; its error is this one's); no row after them
+        completes before ``floor``."""
         if before is not None:
             before.result()
         from flashsched import results
 
         self._write(results.arrow_rows(cols))
         if self._bin_ns is not None:
-            self._add_bins(cols)
+            self._add_bins(cols, floor)
 
     def _write(self, table: pa.Table) -> None:
         import pyarrow.parquet as pq
@@ -159,7 +162,7 @@ class RecordStream:
         # One group per drain (a drain holds a group's worth, a little over).
         self._writer.write_table(table, row_group_size=max(table.num_rows, 1))
 
-    def _add_bins(self, cols: dict[str, Any]) -> None:
+    def _add_bins(self, cols: dict[str, Any], floor: int) -> None:
         import numpy as np
 
         from flashsched import results
@@ -169,12 +172,14 @@ class RecordStream:
         rows = {k: np.asarray(cols[k]) for k in names}
         if self._carry is not None:
             rows = {k: np.concatenate([self._carry[k], rows[k]]) for k in names}
-        # Rows arrive in completion order: the last bin may still be filling.
-        last = rows["complete_ns"][-1] // self._bin_ns
-        cut = int(np.searchsorted(rows["complete_ns"], last * self._bin_ns, side="left"))
-        self._carry = {k: v[cut:] for k, v in rows.items()}
-        if cut:
-            self._bins.append(results.raw_bins({k: v[:cut] for k, v in rows.items()}, self._bin_ns))
+        # A bin before the floor's has all its rows: binned now. The rest
+        # wait. Rows are not always in completion order (SSDsim's clock
+        # dates a request served from DRAM back to its arrival), so the
+        # bins still filling are not just the last one.
+        done = rows["complete_ns"] // self._bin_ns < floor // self._bin_ns
+        self._carry = {k: v[~done] for k, v in rows.items()}
+        if done.any():
+            self._bins.append(results.raw_bins({k: v[done] for k, v in rows.items()}, self._bin_ns))
 
     def close(self) -> None:
         """Finish the file (an empty one with the columns if no row came)."""

@@ -193,6 +193,12 @@ impl Simulation {
         Ok(d)
     }
 
+    /// The earliest completion time (ns) a row recorded from now on can
+    /// have: rows of a time bin that ends by then are all recorded.
+    fn completion_floor(&self) -> PyResult<u64> {
+        Ok(self.inner.lock().map_err(poisoned)?.completion_floor())
+    }
+
     /// Per-second series over the seconds in which something completed
     /// (idle seconds are absent; `second` says which second each row is):
     /// {second, ios, reads, writes, bytes, mean_latency_us, p99_latency_us}.
