@@ -434,7 +434,8 @@ mod tests {
         assert_eq!(m.completed(), 4);
     }
 
-    fn done(arrival: Ns, complete: Ns, op: Op) -> Completion {
+    /// A completed request of 4 KiB.
+    pub(super) fn done(arrival: Ns, complete: Ns, op: Op) -> Completion {
         Completion {
             arrival,
             dispatch: arrival,

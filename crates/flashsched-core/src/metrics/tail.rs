@@ -118,16 +118,9 @@ mod tests {
 
     const S: u64 = NS_PER_S;
 
+    /// A request that completed at `complete` after `latency` ns.
     fn done(complete: u64, latency: u64, op: Op) -> Completion {
-        Completion {
-            arrival: complete - latency,
-            dispatch: complete - latency,
-            complete,
-            op,
-            offset: 0,
-            size: 4096,
-            stream: 0,
-        }
+        crate::metrics::tests::done(complete - latency, complete, op)
     }
 
     /// Second 0 holds latencies 1..=100 ns (p99 99), second 1 a trim and a
