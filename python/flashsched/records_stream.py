@@ -2,14 +2,17 @@
 any length holds a few row groups of them in memory whatever its length
 (:data:`ROWS_HELD`; issue #23: 100M requests in bounded memory).
 
-The core keeps rows in completion order; :meth:`RecordStream.drain` takes
-the ones recorded since the last call and hands them to a writer thread,
+The core keeps rows in the order they are recorded (completion order, but
+for requests SSDsim's clock dates back to their arrival);
+:meth:`RecordStream.drain` takes the ones recorded since the last call and
+hands them to a writer thread,
 which appends them as row groups while the simulation goes on (the core
 runs with the GIL released, so encoding overlaps it on a second core). The
 file has the columns of :attr:`RunResult.requests <flashsched.results.RunResult.requests>`,
 and a time series at any bin width is summed up as the rows pass (the rows
-of the bin still filling are carried to the next piece, so a bin split
-between pieces is counted once, with its exact p99).
+of bins that may still fill, those not ended before the core's
+completion floor, are carried to the next piece, so a bin split between
+pieces is counted once, with its exact p99).
 """
 
 from __future__ import annotations

@@ -215,7 +215,8 @@ impl Simulation {
 
     /// The per-request rows recorded since the last call, leaving none held:
     /// a long run streams its records out in pieces this way (rows stay in
-    /// completion order across pieces).
+    /// the order they were recorded across pieces; no later row completes
+    /// before [`completion_floor`](Self::completion_floor)).
     pub fn take_records(&mut self) -> Records {
         self.swap_records(Records::default())
     }
