@@ -50,14 +50,10 @@ impl TailLatency {
             }
             keep
         });
-        let (op, complete, arrival) = (&rows.op[..], &rows.complete[..], &rows.arrival[..]);
-        for ((&o, &c), &a) in op.iter().zip(complete).zip(arrival) {
-            if o != 2 {
-                let item = (c / NS_PER_S, c - a);
-                match item.0 < floor_sec {
-                    true => settling.push(item),
-                    false => open.push(item),
-                }
+        for item in latencies(rows) {
+            match item.0 < floor_sec {
+                true => settling.push(item),
+                false => open.push(item),
             }
         }
         let first = self.settled.len();
@@ -71,15 +67,20 @@ impl TailLatency {
         let first = self.settled.len().min(secs.len());
         let mut out = self.settled[..first].to_vec();
         let mut rest = self.open.clone();
-        let (op, complete, arrival) = (&held.op[..], &held.complete[..], &held.arrival[..]);
-        for ((&o, &c), &a) in op.iter().zip(complete).zip(arrival) {
-            if o != 2 {
-                rest.push((c / NS_PER_S, c - a));
-            }
-        }
+        rest.extend(latencies(held));
         p99_by_second(&secs[first..], &mut rest, &mut out);
         out
     }
+}
+
+/// (completion second, latency ns) of each read and write of `r`.
+fn latencies(r: &Records) -> impl Iterator<Item = (u64, u64)> + '_ {
+    let (op, complete, arrival) = (&r.op[..], &r.complete[..], &r.arrival[..]);
+    op.iter()
+        .zip(complete)
+        .zip(arrival)
+        .filter(|((&o, _), _)| o != 2)
+        .map(|((_, &c), &a)| (c / NS_PER_S, c - a))
 }
 
 /// Append the nearest-rank p99 (ns) of each second of `secs` (ascending)
