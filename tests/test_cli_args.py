@@ -193,3 +193,36 @@ def test_one_command_parser_parses_as_the_full_one() -> None:
     assert vars(one) == vars(full)
     only = cli.build_parser(argv)._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     assert set(only) == {"run", "demo"}
+
+
+def test_the_script_exit_runs_handlers_flushes_and_keeps_the_status() -> None:
+    """The console entry ends the process without the interpreter's
+    teardown (`cli._exit_now`), but as an exit would: atexit handlers run,
+    buffered output reaches the pipe and the status is the command's."""
+    code = (
+        "import atexit, sys\n"
+        "from flashsched import cli\n"
+        "atexit.register(lambda: print('handler ran'))\n"
+        "print('buffered', end=' ')\n"
+        "sys.stderr.write('to stderr')\n"
+        "cli._exit_now(3)\n"
+        "print('not reached')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (3, "buffered handler ran\n", "to stderr")
+
+
+def test_the_script_exit_waits_for_running_threads() -> None:
+    """While a non-daemon thread runs (one an ordinary exit would join),
+    `_exit_now` returns and the ordinary exit lets the thread finish."""
+    code = (
+        "import threading, time\n"
+        "from flashsched import cli\n"
+        "t = threading.Thread(target=lambda: (time.sleep(0.3), print('thread done')))\n"
+        "t.start()\n"
+        "cli._exit_now(0)\n"
+        "print('returned')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["returned", "thread done"]

@@ -5,9 +5,11 @@ message and exit status 2 (never a traceback)."""
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import os
 import sys
+import threading
 from collections.abc import Sequence
 
 from flashsched import _core
@@ -79,11 +81,36 @@ def script_main() -> int:
     code = main()
     # Python's exit first runs its cycle collector over every object still
     # tracked (with pyarrow loaded, ~20 ms of a one-second `run --out`,
-    # walking objects the exit frees anyway). Frozen objects are skipped;
-    # atexit handlers and module teardown still run, so every file is
-    # closed as before. Not in `main`, which tests call in-process.
+    # walking objects the exit frees anyway). Frozen objects are skipped.
+    # Not in `main`, which tests call in-process.
     gc.freeze()
+    _exit_now(code)
     return code
+
+
+def _exit_now(code: int) -> None:
+    """End the process with ``code`` without the interpreter's teardown:
+    freeing every module and object (pyarrow's and numpy's included) took
+    ~9 ms of a one-second `run --out` after the collection above
+    (BENCHMARKS.md, session 51). What an exit must still do is done first:
+    the atexit handlers run (``weakref.finalize`` cleanups, logging's
+    flush) and stdout and stderr are flushed. Every file the package writes
+    is closed by a ``with`` block before `main` returns. While a thread
+    that an exit would wait for is still running, the ordinary exit is
+    taken."""
+    main_thread = threading.main_thread()
+    if any(t is not main_thread and not t.daemon for t in threading.enumerate()):
+        return
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        # The reader went away after `main` wrote its last line.
+        code = code or EXIT_BROKEN_PIPE
+    except OSError:
+        code = code or 2  # output lost (a full disk): not a success
+    os._exit(code)
 
 
 if __name__ == "__main__":
