@@ -22,6 +22,7 @@ use crate::device::Ssd;
 use crate::error::{SimError, SimResult};
 use crate::flash::Geometry;
 use crate::ftl::footprint::grown_vec;
+use crate::ftl::kept::KEEP_BYTES;
 
 /// Bytes of one per-request row (arrival, dispatch, complete, op, offset,
 /// size, stream).
@@ -268,6 +269,18 @@ impl Estimate {
             limit: bytes,
             source,
         }))
+    }
+}
+
+/// Room for preconditioned states a process keeps beside a run
+/// (`ftl/kept.rs`): none under an explicit limit (it bounds the run, and
+/// kept states outlive it), else at most a quarter of what the run leaves
+/// of the memory available, up to [`KEEP_BYTES`].
+pub fn kept_room(limit: MemoryLimit, budget: Option<&Budget>) -> u64 {
+    match (limit, budget) {
+        (MemoryLimit::Bytes(_), _) => 0,
+        (_, Some(b)) => KEEP_BYTES.min(b.bytes / 4),
+        (_, None) => KEEP_BYTES,
     }
 }
 

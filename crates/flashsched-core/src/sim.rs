@@ -11,7 +11,7 @@ use crate::engine::{self, Clock, EventQueue, Model, Ns, NS_PER_S};
 use crate::error::{SimError, SimResult};
 use crate::host::{BufferedLatency, Host};
 use crate::io::Completion;
-use crate::memory::{fmt_bytes, Budget, Estimate, MemoryLimit};
+use crate::memory::{fmt_bytes, kept_room, Budget, Estimate, MemoryLimit};
 use crate::metrics::summary::{FlashSummary, MappingSummary, PreconditionSummary};
 use crate::metrics::{gc_detect, GcSummary, LatencySummary, Metrics, Records, Summary};
 use crate::workload::{Feed, Workload};
@@ -142,7 +142,8 @@ impl Simulation {
             (n, None) => n,
         };
         let budget = Estimate::new(&cfg, 1, opts.check, records).admit(opts.max_memory)?;
-        let mut ssd = Ssd::new(cfg.ssd(), opts.seed)?;
+        let room = kept_room(opts.max_memory, budget.as_ref());
+        let mut ssd = Ssd::new_keeping(cfg.ssd(), opts.seed, room)?;
         let mut host = Host::new(&cfg.host, ssd.geo.chips(), ssd.logical_bytes())?;
         if host.sched.detector().is_some() {
             ssd.track_gc_changes();

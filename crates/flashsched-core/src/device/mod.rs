@@ -233,10 +233,17 @@ pub struct Ssd {
 impl Ssd {
     /// Build a device, preconditioned as `cfg.ftl.precondition_fill` asks.
     pub fn new(cfg: SsdSpec, seed: u64) -> SimResult<Ssd> {
+        Ssd::new_keeping(cfg, seed, 0)
+    }
+
+    /// [`Ssd::new`], from a copy of this device's preconditioned state if
+    /// the process kept one; on its second build the state is kept if kept
+    /// states fit in `room` bytes with it (`ftl/kept.rs`: a sweep builds
+    /// the same device run after run).
+    pub fn new_keeping(cfg: SsdSpec, seed: u64, room: u64) -> SimResult<Ssd> {
         cfg.validate()?;
         let geo = Geometry::new(cfg.geometry);
-        let mut ftl = Ftl::new(geo, cfg.ftl, seed)?;
-        let precondition = ftl.precondition(cfg.ftl.precondition_fill, seed);
+        let (mut ftl, precondition) = crate::ftl::kept::preconditioned(geo, cfg.ftl, seed, room)?;
         let cmt = mapping::MappingCache::new(cfg.mapping, &geo, ftl.logical_pages);
         if let Some(c) = &cmt {
             ftl.add_hidden_pages(c.pages)?;

@@ -14,6 +14,7 @@ mod erase;
 pub mod footprint;
 mod frontier;
 pub mod gc;
+pub mod kept;
 pub(crate) mod map;
 pub mod precondition;
 mod speed;
