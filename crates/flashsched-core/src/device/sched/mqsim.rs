@@ -26,8 +26,7 @@
 //! `mqsim-default` sets; with the default `unit-free` a chip is offered work
 //! when it frees and its transfers queue on the channel.
 
-use std::collections::VecDeque;
-
+use super::lanes::Lanes;
 use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
 use crate::device::tx::{Origin, Tx, TxId, TxKind};
 use crate::engine::Ns;
@@ -63,27 +62,21 @@ fn queue_of(t: &Tx) -> Q {
     }
 }
 
-/// A queued transaction with its die in the chip and plane in the die,
-/// so scans can pass over transactions of other dies or taken planes
-/// without reading them.
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    id: TxId,
-    die: u8,
-    plane: u8,
-}
-
 /// MQSim's priority out-of-order transaction scheduler.
 pub struct MqsimPriority {
     geo: Geometry,
-    queues: Vec<[VecDeque<Entry>; QUEUES]>,
-    /// Queued transactions per (queue, plane): lets a companion search skip
-    /// a queue with nothing on the lead's free planes instead of scanning
-    /// it (exact: when the scan runs, it decides).
-    on_plane: Vec<u32>,
+    /// Per chip, each queue in lanes by (plane, origin) (`lanes.rs`: the
+    /// first transaction that can start is found without scanning those
+    /// that cannot).
+    queues: Vec<[Lanes; QUEUES]>,
+    /// Transactions queued so far (their arrival numbers).
+    arrivals: u64,
     pending: usize,
     /// The queues the last command was drawn from (for its companions).
     source: (Q, Option<Q>),
+    /// The lanes of each set of a chip's dies (`Lanes::die_mask`), when a
+    /// chip's queue has at most 64 lanes (else empty).
+    die_lanes: Vec<u64>,
 }
 
 impl TxSchedulerType for MqsimPriority {
@@ -96,31 +89,23 @@ impl TxSchedulerType for MqsimPriority {
         MqsimPriority {
             geo: *g,
             queues: vec![Default::default(); g.chips() as usize],
-            on_plane: vec![0; QUEUES * g.planes() as usize],
+            arrivals: 0,
             pending: 0,
             source: (Q::UserRead, None),
+            die_lanes: match g.dies_per_chip * g.planes_per_die <= Lanes::PLANES_IN_WORD {
+                true => (0..1u64 << g.dies_per_chip)
+                    .map(|dies| Lanes::die_mask(dies, g.planes_per_die))
+                    .collect(),
+                false => Vec::new(),
+            },
         }
     }
 }
 
 impl MqsimPriority {
-    /// Index of `plane`'s count in `queue` (a plane's counts side by side).
-    #[inline]
-    fn slot(queue: Q, plane: u32) -> usize {
-        plane as usize * QUEUES + queue as usize
-    }
-
-    /// Remove entry `pos` of `queue` of `chip`, keeping the counts.
-    fn remove(&mut self, chip: u32, queue: Q, pos: usize, ctx: &PickCtx) -> Option<TxId> {
-        let q = &mut self.queues[chip as usize][queue as usize];
-        // Mostly the head: no shifting of the others.
-        let id = if pos == 0 {
-            q.pop_front()
-        } else {
-            q.remove(pos)
-        }?
-        .id;
-        self.on_plane[Self::slot(queue, ctx.txs.get(id).plane)] -= 1;
+    /// Remove entry `pos` of `lane` of `queue` of `chip`.
+    fn remove(&mut self, chip: u32, queue: Q, lane: usize, pos: usize) -> Option<TxId> {
+        let id = self.queues[chip as usize][queue as usize].remove(lane, pos)?;
         self.pending -= 1;
         Some(id)
     }
@@ -171,14 +156,13 @@ impl MqsimPriority {
 
     /// The first transaction of `queue` on a die in `dies` that can start.
     fn take_first(&mut self, chip: u32, queue: Q, dies: u64, ctx: &PickCtx) -> Option<TxId> {
-        let q = &self.queues[chip as usize][queue as usize];
-        let ok = |e: &Entry| dies & (1 << e.die) != 0 && ctx.can_issue(ctx.txs.get(e.id));
-        // Mostly the head (asked first: a queue's iterator costs more).
-        let pos = match q.front() {
-            Some(e) if ok(e) => 0,
-            _ => q.iter().skip(1).position(ok)? + 1,
-        };
-        self.remove(chip, queue, pos, ctx)
+        let lanes = &self.queues[chip as usize][queue as usize];
+        let ok = |id| ctx.can_issue(ctx.txs.get(id));
+        let lane = match self.die_lanes.get(dies as usize) {
+            Some(&mask) => lanes.first_in(mask, ok),
+            None => lanes.first(dies, self.geo.planes_per_die, ok),
+        }?;
+        self.remove(chip, queue, lane, 0)
     }
 }
 
@@ -186,14 +170,12 @@ impl TxScheduler for MqsimPriority {
     fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
         let chip = self.geo.chip_of_die(tx.die);
         let queue = queue_of(tx);
-        // Dies per chip and planes per die are at most 64 (geometry limits).
-        let entry = Entry {
-            id,
-            die: self.geo.die_in_chip(tx.die) as u8,
-            plane: self.geo.plane_in_die(tx.plane) as u8,
-        };
-        self.queues[chip as usize][queue as usize].push_back(entry);
-        self.on_plane[Self::slot(queue, tx.plane)] += 1;
+        // The plane's index in its chip (a chip's planes are numbered
+        // together).
+        let plane = tx.plane - chip * self.geo.dies_per_chip * self.geo.planes_per_die;
+        let lane = Lanes::lane(plane, tx.origin as u8);
+        self.arrivals += 1;
+        self.queues[chip as usize][queue as usize].push(lane, self.arrivals, id);
         self.pending += 1;
     }
 
@@ -223,23 +205,21 @@ impl TxScheduler for MqsimPriority {
     fn pick_companion(&mut self, die: u32, lead: &Tx, taken: u64, ctx: &PickCtx) -> Option<TxId> {
         let chip = self.geo.chip_of_die(die);
         let ppd = self.geo.planes_per_die;
+        let lead_die = self.geo.die_in_chip(die);
+        // Lanes of the lead's die on a plane not taken yet.
+        let free = |lane: usize| {
+            let p = Lanes::plane_of(lane);
+            p / ppd == lead_die && taken & (1 << (p % ppd)) == 0
+        };
         let (first, second) = self.source;
         for queue in std::iter::once(first).chain(second) {
-            // Anything queued on a free plane of the lead's die?
-            let any = (0..ppd).any(|k| {
-                taken & (1 << k) == 0 && self.on_plane[Self::slot(queue, die * ppd + k)] > 0
-            });
-            if !any {
+            let lanes = &self.queues[chip as usize][queue as usize];
+            if !lanes.any(free) {
                 continue;
             }
-            let q = &self.queues[chip as usize][queue as usize];
-            let lead_die = self.geo.die_in_chip(die) as u8;
-            if let Some(pos) = q.iter().position(|e| {
-                e.die == lead_die
-                    && taken & (1 << e.plane) == 0
-                    && ctx.companion_ok(lead, ctx.txs.get(e.id), taken)
-            }) {
-                return self.remove(chip, queue, pos, ctx);
+            let ok = |id| ctx.companion_ok(lead, ctx.txs.get(id), taken);
+            if let Some((lane, pos)) = lanes.find(free, ok) {
+                return self.remove(chip, queue, lane, pos);
             }
         }
         None
