@@ -124,6 +124,11 @@ pub struct BatchCore {
     released: Vec<(usize, u32)>,
     /// Chips of requests met so far in a release scan.
     claimed: ChipSet,
+    /// Something a release scan reads changed since the last one (requests
+    /// came or were released, a die's released work ran out). A scan that
+    /// releases nothing changes nothing, and the same inputs release
+    /// nothing again: it is skipped.
+    rescan: bool,
 }
 
 impl BatchCore {
@@ -162,6 +167,7 @@ impl BatchCore {
             wakes: Vec::new(),
             released: Vec::new(),
             claimed: ChipSet::with_capacity(units),
+            rescan: true,
         }
     }
 
@@ -200,6 +206,7 @@ impl BatchCore {
     /// Group staged transactions into requests (consecutive transactions of
     /// one owner and kind) and insert them into the batch lists.
     fn ingest(&mut self, ctx: &PickCtx) {
+        self.rescan = true;
         let mut i = 0;
         let staged = std::mem::take(&mut self.staged);
         let n_units = self.nr.len() as u32;
@@ -257,10 +264,22 @@ impl BatchCore {
     /// (or just released on) `c` precedes it. Conflicting requests thus keep
     /// their batch order on every chip they share, while a busy chip delays
     /// only the work that needs it.
+    ///
+    /// Every unit a waiting request holds unreleased has `nr > 0`, and the
+    /// scan only claims such units: once it has claimed them all, no later
+    /// request can release anything, and the scan stops (it changed nothing
+    /// past that point). A queue of thousands of requests behind GC was
+    /// otherwise scanned whole on every decide pass (PIQ on a Postmark run
+    /// at queue depth 64: 154 s, BENCHMARKS.md, session 51).
     fn release(&mut self, ctx: &PickCtx) {
+        if !std::mem::take(&mut self.rescan) {
+            return;
+        }
         let writes_first = !self.writes.is_empty() && self.read_streak >= self.max_read_batches;
         self.claimed.clear();
-        for pass in 0..2 {
+        let live = self.nr.iter().filter(|&&n| n > 0).count() as u32;
+        let mut claimed = 0;
+        'passes: for pass in 0..2 {
             let is_read = (pass == 0) != writes_first;
             let mut q = std::mem::take(if is_read {
                 &mut self.reads
@@ -273,6 +292,12 @@ impl BatchCore {
             while b < q.batches.len() {
                 let mut held = false;
                 for g in q.batches[b].groups.iter_mut() {
+                    if claimed == live {
+                        // Every unit with waiting work is claimed.
+                        debug_assert!(self.units_live(), "a waiting request's unit has nr = 0");
+                        self.stash(is_read, q);
+                        break 'passes;
+                    }
                     if held {
                         // Behind an unfinished channel batch: these chips
                         // are spoken for, later batches may not overtake.
@@ -281,12 +306,16 @@ impl BatchCore {
                                 self.claimed.union_with(&req.chips);
                             }
                         }
+                        claimed = self.claimed.len();
                         continue;
                     }
                     g.reqs.retain(|&r| {
                         let Some(req) = self.reqs[r].as_mut() else {
                             return false;
                         };
+                        if req.chips.is_subset(&self.claimed) {
+                            return true; // all its chips go to earlier requests
+                        }
                         // Walk the chip bits without allocating (hot path).
                         for w in 0..req.chips.words.len() {
                             let mut bits = req.chips.words[w];
@@ -297,6 +326,7 @@ impl BatchCore {
                                     continue;
                                 }
                                 self.claimed.insert(c);
+                                claimed += 1;
                                 let free = req.txs.iter().all(|&id| {
                                     let t = ctx.txs.get(id);
                                     let d = t.die as usize;
@@ -327,19 +357,36 @@ impl BatchCore {
                     b += 1;
                 }
             }
-            *(if is_read {
-                &mut self.reads
-            } else {
-                &mut self.writes
-            }) = q;
+            self.stash(is_read, q);
         }
         if !self.released.is_empty() {
             self.hand_out(ctx);
         }
     }
 
+    /// Every unit a waiting request holds unreleased has `nr > 0` (what
+    /// lets a scan stop once it has claimed all those units).
+    fn units_live(&self) -> bool {
+        self.reqs
+            .iter()
+            .flatten()
+            .all(|r| r.chips.iter().all(|c| self.nr[c as usize] > 0))
+    }
+
+    /// Put back the read (or write) batch list taken for a scan.
+    fn stash(&mut self, is_read: bool, q: BatchQueue) {
+        *(if is_read {
+            &mut self.reads
+        } else {
+            &mut self.writes
+        }) = q;
+    }
+
     /// Move released sub-requests' transactions to their dies' ready queues.
     fn hand_out(&mut self, ctx: &PickCtx) {
+        // A later scan may release more (a chip this one claimed for a
+        // request it released may go to the next request on it).
+        self.rescan = true;
         let released = std::mem::take(&mut self.released);
         for &(r, c) in &released {
             // Variation-aware allocation (VIOS §3.3): a sub-request whose chip
@@ -402,6 +449,7 @@ impl BatchCore {
                 let id = q.remove(pos)?;
                 self.pending -= 1;
                 if self.ready_reads[die as usize].is_empty() {
+                    self.rescan = true;
                     self.release(ctx);
                 }
                 return Some(id);
@@ -419,6 +467,7 @@ impl BatchCore {
             let id = q.remove(pos)?;
             self.pending -= 1;
             if self.ready[die as usize].is_empty() {
+                self.rescan = true;
                 self.release(ctx);
             }
             return Some(id);
@@ -464,17 +513,23 @@ impl BatchCore {
         taken: u64,
         ctx: &PickCtx,
     ) -> Option<TxId> {
-        for q in [
+        for (k, q) in [
             &mut self.ready_reads[die as usize],
             &mut self.ready[die as usize],
             &mut self.gc[die as usize],
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             if let Some(pos) = q
                 .iter()
                 .position(|&id| ctx.companion_ok(lead, ctx.txs.get(id), taken))
             {
                 self.pending -= 1;
-                return q.remove(pos);
+                let id = q.remove(pos);
+                // Released work running out is news for the next scan.
+                self.rescan |= k < 2 && q.is_empty();
+                return id;
             }
         }
         None

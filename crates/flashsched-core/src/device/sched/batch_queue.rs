@@ -50,6 +50,15 @@ impl ChipSet {
     pub fn clear(&mut self) {
         self.words.fill(0);
     }
+    /// Number of members.
+    pub fn len(&self) -> u32 {
+        self.words.iter().map(|w| w.count_ones()).sum()
+    }
+    /// Every member is one of `o`'s.
+    #[inline]
+    pub fn is_subset(&self, o: &ChipSet) -> bool {
+        self.words.iter().zip(&o.words).all(|(a, b)| a & !b == 0)
+    }
     /// No member.
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|&w| w == 0)
