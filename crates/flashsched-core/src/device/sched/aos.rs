@@ -50,6 +50,7 @@ use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::issue_memo::IssueMemo;
 use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
 use crate::device::tx::{Origin, Tx, TxId, TxKind};
 use crate::engine::Ns;
@@ -96,7 +97,10 @@ pub struct Aos {
     reads_by_block: FxHashMap<u32, u32>,
     pending: usize,
     wakes: Vec<u32>,
-    scratch: Vec<TxId>,
+    /// Queue positions taken by a dispatch (reused).
+    scratch: Vec<u32>,
+    /// `can_issue` answers of one dispatch (`issue_memo.rs`).
+    memo: IssueMemo,
     chip_order: Vec<u32>,
     multiplane: bool,
     refill: Refill,
@@ -184,6 +188,7 @@ impl TxSchedulerType for Aos {
             pending: 0,
             wakes: Vec::new(),
             scratch: Vec::new(),
+            memo: IssueMemo::default(),
             chip_order: Vec::new(),
             multiplane: c.multiplane,
             refill: c.refill,
@@ -262,8 +267,12 @@ impl Aos {
         // for conflicts/hazards per dispatch (ones that cannot start yet, e.g.
         // programs waiting for GC space, are skipped and not counted).
         let limit = 8 * self.rs_cap;
-        let mut kept = std::mem::take(&mut self.scratch);
-        kept.clear();
+        // Positions of the candidates moved to the RS (the others keep
+        // their queue positions). Scanned in place: a queue of thousands
+        // that cannot start was popped and pushed back whole on every
+        // dispatch (BENCHMARKS.md, session 51).
+        let mut taken = std::mem::take(&mut self.scratch);
+        taken.clear();
         let mut rejected = 0;
         // The pending queue's entries (§V: 512): startable user requests
         // past them are not looked at. Ones that cannot start yet are
@@ -272,26 +281,33 @@ impl Aos {
         // controller's own and has no such limit.
         let window = if gc { usize::MAX } else { self.queue_limit };
         let mut seen = 0;
-        while self.rs_len < self.rs_cap && rejected < limit && seen < window {
-            let Some(id) = q.pop_front() else { break };
+        self.memo.begin();
+        let mut pos = 0;
+        while self.rs_len < self.rs_cap && rejected < limit && seen < window && pos < q.len() {
+            let id = q[pos];
+            pos += 1;
             let t = ctx.txs.get(id);
-            if !ctx.can_issue(t) {
-                kept.push(id);
+            if !self.memo.can_issue(ctx, t) {
                 continue;
             }
             seen += 1;
             if unchecked || (!self.conflicts(t, ctx) && !self.hazard(t, ctx)) {
                 self.add_rs(id, t);
+                taken.push(pos as u32 - 1);
             } else {
                 rejected += 1;
-                kept.push(id);
             }
         }
-        // Cancelled dispatches keep their queue position.
-        for &id in kept.iter().rev() {
-            q.push_front(id);
+        if !taken.is_empty() {
+            let mut next = taken.iter().copied().peekable();
+            let mut at = 0u32;
+            q.retain(|_| {
+                let keep = next.next_if_eq(&at).is_none();
+                at += 1;
+                keep
+            });
         }
-        self.scratch = kept;
+        self.scratch = taken;
         *self.queue(which, gc) = q;
     }
 

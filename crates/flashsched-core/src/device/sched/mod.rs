@@ -20,6 +20,8 @@ mod batch_queue;
 mod fifo;
 #[cfg(test)]
 mod hides_suspend;
+mod issue_memo;
+mod lanes;
 mod mqsim;
 mod pe_suspend;
 mod piq;
