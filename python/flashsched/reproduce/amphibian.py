@@ -994,7 +994,7 @@ REPRODUCTION = Reproduction(
     host_schedulers=tuple(SCHEDULERS),
     notes=__doc__ or "",
     runtime=(
-        "full run: 1,675 runs, 27 min wall measured on 2 cores shared with other builds "
-        "(2026-11-23); quick: about 2 min"
+        "full run: 1,667 runs, 3 min wall on 2 quiet cores (2026-11-29; 27 min on "
+        "2026-11-23 on cores shared with other builds); quick: about 20 s"
     ),
 )
