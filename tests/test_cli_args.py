@@ -5,6 +5,7 @@ accepted with a deprecation note, a closed pipe not a traceback."""
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -210,6 +211,18 @@ def test_the_script_exit_runs_handlers_flushes_and_keeps_the_status() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stdout, proc.stderr) == (3, "buffered handler ran\n", "to stderr")
+
+
+def test_the_script_exit_is_the_ordinary_one_under_an_instrumented_build() -> None:
+    """With ``LLVM_PROFILE_FILE`` set (the PGO training's builds write their
+    counts from a C exit handler), `_exit_now` returns and the interpreter
+    exits as usual: the code after it runs."""
+    code = "from flashsched import cli\ncli._exit_now(0)\nprint('returned')\n"
+    env = {**os.environ, "LLVM_PROFILE_FILE": os.devnull}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert (proc.returncode, proc.stdout) == (0, "returned\n"), proc.stderr
 
 
 def test_the_script_exit_waits_for_running_threads() -> None:

@@ -97,7 +97,11 @@ def _exit_now(code: int) -> None:
     flush) and stdout and stderr are flushed. Every file the package writes
     is closed by a ``with`` block before `main` returns. While a thread
     that an exit would wait for is still running, the ordinary exit is
-    taken."""
+    taken, as it is under an instrumented build (``LLVM_PROFILE_FILE``:
+    the PGO training), whose counts are written by a C exit handler that
+    ``os._exit`` would skip."""
+    if "LLVM_PROFILE_FILE" in os.environ:
+        return
     main_thread = threading.main_thread()
     if any(t is not main_thread and not t.daemon for t in threading.enumerate()):
         return
