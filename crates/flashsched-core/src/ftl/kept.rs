@@ -150,11 +150,6 @@ pub fn preconditioned(
     Ok((ftl, report))
 }
 
-/// Bytes of states kept now (for tests and reports).
-pub fn kept_bytes() -> u64 {
-    store().bytes()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
