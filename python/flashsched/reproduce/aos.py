@@ -631,8 +631,9 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
 
 
 RUNTIME = (
-    "full run: 20 s wall on 2 idle cores (3 min when busy), 297 runs (latency, fifo_band, "
-    "plain, intensity, pairing, variants, nobuf); quick: the same latency, fifo_band, plain, "
+    "full run: 12 s wall on 2 quiet cores (2026-11-29; 3 min when busy), 297 runs "
+    "(latency, fifo_band, plain, intensity, pairing, variants, nobuf); quick: the same "
+    "latency, fifo_band, plain, "
     "intensity and pairing experiments, 198 runs"
 )
 

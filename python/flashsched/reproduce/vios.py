@@ -557,8 +557,9 @@ def make_figures(res: Results, ctx: Context) -> list[Figure]:
 
 
 RUNTIME = (
-    "full run: 2.5-12.5 min wall on 2 shared cores (SSDsim platform + plain device + "
-    "in_order + choice + wear_gc; 3 seeds, wear_gc 1); quick: 1 min"
+    "full run: 1 min wall on 2 quiet cores, 2026-11-29 (2.5-12.5 min on shared cores before "
+    "session 51's scheduler fixes; SSDsim platform + plain device + in_order + choice + "
+    "wear_gc; 3 seeds, wear_gc 1); quick: 9 s"
 )
 
 REPRODUCTION = Reproduction(
