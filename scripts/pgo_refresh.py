@@ -176,9 +176,10 @@ def main() -> int:
         for i, cmd in enumerate(cmds):
             # The `bench --versus` cases (the first step) are what users
             # time against the peers: their counts are weighted up at the
-            # merge, so inlining and code layout follow them. Unweighted,
-            # the reproductions' counts decided (a change to them moved
-            # `ssdsim-x100` by 12 %, BENCHMARKS.md, session 51).
+            # merge, so inlining and code layout lean towards them. (Not
+            # measured to matter: the 12 % `ssdsim-x100` lost in session
+            # 51 was these steps writing no counts at all, the CLI's fast
+            # exit skipping the profile's exit handler; BENCHMARKS.md.)
             prefix = "versus" if i == 0 else "flashsched"
             step_env = {**train_env, "LLVM_PROFILE_FILE": str(raw / f"{prefix}-%p-%m.profraw")}
             try:
