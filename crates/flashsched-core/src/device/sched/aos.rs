@@ -50,7 +50,7 @@ use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::issue_memo::IssueMemo;
+use super::class_queue::{ClassQueue, Visit};
 use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
 use crate::device::tx::{Origin, Tx, TxId, TxKind};
 use crate::engine::Ns;
@@ -77,12 +77,14 @@ fn class(t: &Tx) -> Class {
 /// Adaptive out-of-order scheduler.
 pub struct Aos {
     geo: Geometry,
-    reads: VecDeque<TxId>,
-    programs: VecDeque<TxId>,
+    /// Pending queues, as lanes by what `can_issue` reads
+    /// (`class_queue.rs`).
+    reads: ClassQueue,
+    programs: ClassQueue,
     /// GC copies wait in their own part of the program queue and are
     /// dispatched first: user programs may be waiting for the space they free.
-    gc_programs: VecDeque<TxId>,
-    erases: VecDeque<TxId>,
+    gc_programs: ClassQueue,
+    erases: ClassQueue,
     /// Chip-level request sets (RS entries per chip, in dispatch order).
     rs: Vec<VecDeque<TxId>>,
     rs_len: usize,
@@ -97,10 +99,6 @@ pub struct Aos {
     reads_by_block: FxHashMap<u32, u32>,
     pending: usize,
     wakes: Vec<u32>,
-    /// Queue positions taken by a dispatch (reused).
-    scratch: Vec<u32>,
-    /// `can_issue` answers of one dispatch (`issue_memo.rs`).
-    memo: IssueMemo,
     chip_order: Vec<u32>,
     multiplane: bool,
     refill: Refill,
@@ -172,10 +170,10 @@ impl TxSchedulerType for Aos {
         };
         Aos {
             geo: *g,
-            reads: VecDeque::new(),
-            programs: VecDeque::new(),
-            gc_programs: VecDeque::new(),
-            erases: VecDeque::new(),
+            reads: ClassQueue::default(),
+            programs: ClassQueue::default(),
+            gc_programs: ClassQueue::default(),
+            erases: ClassQueue::default(),
             rs: vec![VecDeque::new(); g.chips() as usize],
             rs_len: 0,
             rs_cap: c.rs_per_chip as usize * g.chips() as usize,
@@ -187,8 +185,6 @@ impl TxSchedulerType for Aos {
             reads_by_block: FxHashMap::default(),
             pending: 0,
             wakes: Vec::new(),
-            scratch: Vec::new(),
-            memo: IssueMemo::default(),
             chip_order: Vec::new(),
             multiplane: c.multiplane,
             refill: c.refill,
@@ -244,7 +240,7 @@ impl Aos {
         }
     }
 
-    fn queue(&mut self, which: Class, gc: bool) -> &mut VecDeque<TxId> {
+    fn queue(&mut self, which: Class, gc: bool) -> &mut ClassQueue {
         match which {
             Class::Read => &mut self.reads,
             Class::Program if gc => &mut self.gc_programs,
@@ -262,52 +258,39 @@ impl Aos {
     }
 
     fn dispatch_from(&mut self, which: Class, gc: bool, unchecked: bool, ctx: &PickCtx) {
-        let mut q = std::mem::take(self.queue(which, gc));
         // Bounded look-ahead: at most this many startable candidates rejected
         // for conflicts/hazards per dispatch (ones that cannot start yet, e.g.
         // programs waiting for GC space, are skipped and not counted).
         let limit = 8 * self.rs_cap;
-        // Positions of the candidates moved to the RS (the others keep
-        // their queue positions). Scanned in place: a queue of thousands
-        // that cannot start was popped and pushed back whole on every
-        // dispatch (BENCHMARKS.md, session 51).
-        let mut taken = std::mem::take(&mut self.scratch);
-        taken.clear();
-        let mut rejected = 0;
         // The pending queue's entries (§V: 512): startable user requests
         // past them are not looked at. Ones that cannot start yet are
         // passed over without counting (they would otherwise fill the
         // window and hide the GC work that frees them); GC work is the
         // controller's own and has no such limit.
         let window = if gc { usize::MAX } else { self.queue_limit };
-        let mut seen = 0;
-        self.memo.begin();
-        let mut pos = 0;
-        while self.rs_len < self.rs_cap && rejected < limit && seen < window && pos < q.len() {
-            let id = q[pos];
-            pos += 1;
-            let t = ctx.txs.get(id);
-            if !self.memo.can_issue(ctx, t) {
-                continue;
-            }
-            seen += 1;
-            if unchecked || (!self.conflicts(t, ctx) && !self.hazard(t, ctx)) {
-                self.add_rs(id, t);
-                taken.push(pos as u32 - 1);
-            } else {
-                rejected += 1;
-            }
+        if self.rs_len >= self.rs_cap || self.queue(which, gc).is_empty() {
+            return;
         }
-        if !taken.is_empty() {
-            let mut next = taken.iter().copied().peekable();
-            let mut at = 0u32;
-            q.retain(|_| {
-                let keep = next.next_if_eq(&at).is_none();
-                at += 1;
-                keep
-            });
-        }
-        self.scratch = taken;
+        let mut q = std::mem::take(self.queue(which, gc));
+        let (mut rejected, mut seen) = (0, 0);
+        // The startable entries in arrival order (`class_queue.rs`).
+        q.scan(
+            |id| ctx.can_issue(ctx.txs.get(id)),
+            |id| {
+                if self.rs_len >= self.rs_cap || rejected >= limit || seen >= window {
+                    return Visit::Stop;
+                }
+                seen += 1;
+                let t = ctx.txs.get(id);
+                if unchecked || (!self.conflicts(t, ctx) && !self.hazard(t, ctx)) {
+                    self.add_rs(id, t);
+                    Visit::Take
+                } else {
+                    rejected += 1;
+                    Visit::Keep
+                }
+            },
+        );
         *self.queue(which, gc) = q;
     }
 
@@ -484,7 +467,8 @@ impl Aos {
                 if class(t) == Class::Program && t.origin == Origin::User {
                     self.region_used += 1;
                 }
-                self.queue(class(t), t.origin == Origin::Gc).push_front(id);
+                self.queue(class(t), t.origin == Origin::Gc)
+                    .push_front(id, t);
             }
         }
         for chip in 0..self.ctrl.len() {
@@ -500,7 +484,8 @@ impl Aos {
                 if class(t) == Class::Program && t.origin == Origin::User {
                     self.region_used += 1;
                 }
-                self.queue(class(t), t.origin == Origin::Gc).push_front(id);
+                self.queue(class(t), t.origin == Origin::Gc)
+                    .push_front(id, t);
             }
         }
     }
@@ -547,16 +532,16 @@ impl TxScheduler for Aos {
                     .entry(self.geo.block_of(tx.ppn))
                     .or_default() += 1;
                 *self.reads_by_lpn.entry(tx.lpn).or_default() += 1;
-                self.reads.push_back(id);
+                self.reads.push_back(id, tx);
             }
             Class::Program => {
                 if tx.origin == Origin::User {
                     self.region_used += 1;
                 }
                 self.queue(Class::Program, tx.origin == Origin::Gc)
-                    .push_back(id);
+                    .push_back(id, tx);
             }
-            Class::Erase => self.erases.push_back(id),
+            Class::Erase => self.erases.push_back(id, tx),
         }
     }
 

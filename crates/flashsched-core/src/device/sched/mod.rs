@@ -17,10 +17,10 @@
 mod aos;
 mod batch;
 mod batch_queue;
+mod class_queue;
 mod fifo;
 #[cfg(test)]
 mod hides_suspend;
-mod issue_memo;
 mod lanes;
 mod mqsim;
 mod pe_suspend;
