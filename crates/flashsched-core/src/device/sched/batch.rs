@@ -44,6 +44,8 @@ use crate::ftl::SpeedPref;
 use crate::registry::Params;
 
 use super::batch_queue::{BatchQueue, ChipSet};
+
+mod release;
 use serde::{Deserialize, Serialize};
 
 /// One request waiting in a batch list.
@@ -80,7 +82,7 @@ pub enum Unit {
 
 /// The conflict unit `t` uses.
 #[inline]
-fn unit_of(unit: Unit, geo: &Geometry, t: &Tx) -> u32 {
+pub(super) fn unit_of(unit: Unit, geo: &Geometry, t: &Tx) -> u32 {
     match unit {
         Unit::Chip => geo.chip_of_die(t.die),
         Unit::Die => t.die,
@@ -124,6 +126,13 @@ pub struct BatchCore {
     released: Vec<(usize, u32)>,
     /// Chips of requests met so far in a release scan.
     claimed: ChipSet,
+    /// Units with waiting work (`nr > 0`).
+    live: ChipSet,
+    /// The batches a release scan visits (`BatchQueue::stops`, reused).
+    stops: Vec<u64>,
+    /// Batches a release scan walks one by one before it visits only the
+    /// batches in `stops` (`release::WALK_WHOLE`; tests vary it).
+    walk_whole: usize,
     /// Something a release scan reads changed since the last one (requests
     /// came or were released, a die's released work ran out). A scan that
     /// releases nothing changes nothing, and the same inputs release
@@ -167,6 +176,9 @@ impl BatchCore {
             wakes: Vec::new(),
             released: Vec::new(),
             claimed: ChipSet::with_capacity(units),
+            live: ChipSet::with_capacity(units),
+            stops: Vec::new(),
+            walk_whole: release::WALK_WHOLE,
             rescan: true,
         }
     }
@@ -229,6 +241,7 @@ impl BatchCore {
             }
             for c in chips.iter() {
                 self.nr[c as usize] += 1;
+                self.live.insert(c);
             }
             let req = Req {
                 txs: staged[i..j].to_vec(),
@@ -256,132 +269,6 @@ impl BatchCore {
         self.staged.clear();
     }
 
-    /// Release every sub-request (a request's pages on one chip) that may
-    /// start now. Batches are scanned in order (read list first unless writes
-    /// are owed a turn); a sub-request on chip `c` is released when its dies
-    /// hold no released, unstarted work (with `reads_first`, a read: no
-    /// released, unstarted read) and no earlier request still holding
-    /// (or just released on) `c` precedes it. Conflicting requests thus keep
-    /// their batch order on every chip they share, while a busy chip delays
-    /// only the work that needs it.
-    ///
-    /// Every unit a waiting request holds unreleased has `nr > 0`, and the
-    /// scan only claims such units: once it has claimed them all, no later
-    /// request can release anything, and the scan stops (it changed nothing
-    /// past that point). A queue of thousands of requests behind GC was
-    /// otherwise scanned whole on every decide pass (PIQ on a Postmark run
-    /// at queue depth 64: 154 s, BENCHMARKS.md, session 51).
-    fn release(&mut self, ctx: &PickCtx) {
-        if !std::mem::take(&mut self.rescan) {
-            return;
-        }
-        let writes_first = !self.writes.is_empty() && self.read_streak >= self.max_read_batches;
-        self.claimed.clear();
-        let live = self.nr.iter().filter(|&&n| n > 0).count() as u32;
-        let mut claimed = 0;
-        'passes: for pass in 0..2 {
-            let is_read = (pass == 0) != writes_first;
-            let mut q = std::mem::take(if is_read {
-                &mut self.reads
-            } else {
-                &mut self.writes
-            });
-            // Reads first: a read need not wait for released writes.
-            let past_writes = is_read && self.reads_first;
-            let mut b = 0;
-            while b < q.batches.len() {
-                let mut held = false;
-                for g in q.batches[b].groups.iter_mut() {
-                    if claimed == live {
-                        // Every unit with waiting work is claimed.
-                        debug_assert!(self.units_live(), "a waiting request's unit has nr = 0");
-                        self.stash(is_read, q);
-                        break 'passes;
-                    }
-                    if held {
-                        // Behind an unfinished channel batch: these chips
-                        // are spoken for, later batches may not overtake.
-                        for &r in &g.reqs {
-                            if let Some(req) = self.reqs[r].as_ref() {
-                                self.claimed.union_with(&req.chips);
-                            }
-                        }
-                        claimed = self.claimed.len();
-                        continue;
-                    }
-                    g.reqs.retain(|&r| {
-                        let Some(req) = self.reqs[r].as_mut() else {
-                            return false;
-                        };
-                        if req.chips.is_subset(&self.claimed) {
-                            return true; // all its chips go to earlier requests
-                        }
-                        // Walk the chip bits without allocating (hot path).
-                        for w in 0..req.chips.words.len() {
-                            let mut bits = req.chips.words[w];
-                            while bits != 0 {
-                                let c = w as u32 * 64 + bits.trailing_zeros();
-                                bits &= bits - 1;
-                                if self.claimed.contains(c) {
-                                    continue;
-                                }
-                                self.claimed.insert(c);
-                                claimed += 1;
-                                let free = req.txs.iter().all(|&id| {
-                                    let t = ctx.txs.get(id);
-                                    let d = t.die as usize;
-                                    unit_of(self.unit, &self.geo, t) != c
-                                        || (self.ready_reads[d].is_empty()
-                                            && (past_writes || self.ready[d].is_empty()))
-                                });
-                                if free {
-                                    req.chips.remove(c);
-                                    self.released.push((r, c));
-                                }
-                            }
-                        }
-                        !req.chips.is_empty()
-                    });
-                    held = self.channel_barrier && !g.reqs.is_empty();
-                }
-                if q.batches[b].groups.iter().all(|g| g.reqs.is_empty()) {
-                    q.batches.remove(b);
-                    if is_read {
-                        if !self.writes.is_empty() || !q.is_empty() {
-                            self.read_streak += 1;
-                        }
-                    } else {
-                        self.read_streak = 0;
-                    }
-                } else {
-                    b += 1;
-                }
-            }
-            self.stash(is_read, q);
-        }
-        if !self.released.is_empty() {
-            self.hand_out(ctx);
-        }
-    }
-
-    /// Every unit a waiting request holds unreleased has `nr > 0` (what
-    /// lets a scan stop once it has claimed all those units).
-    fn units_live(&self) -> bool {
-        self.reqs
-            .iter()
-            .flatten()
-            .all(|r| r.chips.iter().all(|c| self.nr[c as usize] > 0))
-    }
-
-    /// Put back the read (or write) batch list taken for a scan.
-    fn stash(&mut self, is_read: bool, q: BatchQueue) {
-        *(if is_read {
-            &mut self.reads
-        } else {
-            &mut self.writes
-        }) = q;
-    }
-
     /// Move released sub-requests' transactions to their dies' ready queues.
     fn hand_out(&mut self, ctx: &PickCtx) {
         // A later scan may release more (a chip this one claimed for a
@@ -393,6 +280,9 @@ impl BatchCore {
             // still has other queued requests (NR > 1) gets a fast block.
             let fast = self.nr[c as usize] > 1;
             self.nr[c as usize] -= 1;
+            if self.nr[c as usize] == 0 {
+                self.live.remove(c);
+            }
             let Some(req) = self.reqs[r].as_mut() else {
                 continue;
             };
@@ -572,6 +462,15 @@ impl<P: BatchPolicy> TxSchedulerType for Batched<P> {
             core: P::core(p, g),
             policy: std::marker::PhantomData,
         }
+    }
+}
+
+#[cfg(test)]
+impl<P: BatchPolicy> Batched<P> {
+    /// Walk `n` batches of a list one by one before visiting only those
+    /// where something can happen (`release.rs`).
+    pub(super) fn walk_whole(&mut self, n: usize) {
+        self.core.walk_whole = n;
     }
 }
 

@@ -63,12 +63,18 @@ impl ChipSet {
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|&w| w == 0)
     }
-    /// Members in increasing order.
+    /// Members in increasing order (a step per member, not per bit).
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.words.iter().enumerate().flat_map(|(w, &bits)| {
-            (0..64)
-                .filter(move |b| bits >> b & 1 == 1)
-                .map(move |b| w as u32 * 64 + b)
+            let mut rest = bits;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let b = rest.trailing_zeros();
+                rest &= rest - 1;
+                Some(w as u32 * 64 + b)
+            })
         })
     }
 }
@@ -81,6 +87,8 @@ pub(super) struct ChannelBatch {
 
 #[derive(Debug, Clone)]
 pub(super) struct ChipBatch {
+    /// Its place among the batches ever made (ids increase along the list).
+    pub(super) id: u64,
     pub(super) chips: ChipSet,
     pub(super) groups: Vec<ChannelBatch>,
 }
@@ -90,6 +98,17 @@ pub(super) struct ChipBatch {
 pub struct BatchQueue {
     pub(super) batches: VecDeque<ChipBatch>,
     channel_level: bool,
+    /// Batches made so far (the next one's id).
+    made: u64,
+    /// Per unit: the batches with a request holding it unreleased, in
+    /// list order (a batch's requests hold disjoint units, so at most one
+    /// each). A unit is released by its first holder only
+    /// ([`BatchQueue::released`]).
+    pub(super) holders: Vec<VecDeque<u64>>,
+    /// Batches a release scan emptied and then stopped inside of, before
+    /// the batch's end where it is dropped (a later scan passing them
+    /// drops them). Rare, and few.
+    pub(super) ghosts: Vec<u64>,
 }
 
 impl BatchQueue {
@@ -99,6 +118,9 @@ impl BatchQueue {
         BatchQueue {
             batches: VecDeque::new(),
             channel_level,
+            made: 0,
+            holders: Vec::new(),
+            ghosts: Vec::new(),
         }
     }
 
@@ -111,13 +133,29 @@ impl BatchQueue {
             Some(p) => p,
             None => {
                 self.batches.push_back(ChipBatch {
+                    id: self.made,
                     chips: ChipSet::with_capacity(chips.words.len() as u32 * 64),
                     groups: Vec::new(),
                 });
+                self.made += 1;
                 self.batches.len() - 1
             }
         };
         let b = &mut self.batches[pos];
+        for c in chips.iter() {
+            if c as usize >= self.holders.len() {
+                self.holders.resize_with(c as usize + 1, VecDeque::new);
+            }
+            let h = &mut self.holders[c as usize];
+            // Mostly the last batch or a new one: found from the back.
+            match h.back() {
+                Some(&last) if last > b.id => {
+                    let at = h.len() - h.iter().rev().take_while(|&&x| x > b.id).count();
+                    h.insert(at, b.id);
+                }
+                _ => h.push_back(b.id),
+            }
+        }
         b.chips.union_with(chips);
         let g = if self.channel_level {
             b.groups
@@ -146,6 +184,61 @@ impl BatchQueue {
     /// No batch left.
     pub fn is_empty(&self) -> bool {
         self.batches.is_empty()
+    }
+
+    /// The batches a release scan has to visit: for each unit in `live`
+    /// not in `claimed`, the first batch holding it, and the ghosts;
+    /// their ids into `out`, in list order. A scan passing any other batch
+    /// would find every unit its requests hold claimed already, and so
+    /// change nothing.
+    pub(super) fn stops(&self, live: &ChipSet, claimed: &ChipSet, out: &mut Vec<u64>) {
+        out.clear();
+        for (w, (&l, &c)) in live.words.iter().zip(&claimed.words).enumerate() {
+            let mut bits = l & !c;
+            while bits != 0 {
+                let u = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some(&id) = self.holders.get(u).and_then(|h| h.front()) {
+                    out.push(id);
+                }
+            }
+        }
+        out.extend_from_slice(&self.ghosts);
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    /// Unit `unit` of a request of batch `id`, its first holder, is
+    /// released.
+    #[inline]
+    pub(super) fn released(holders: &mut [VecDeque<u64>], unit: u32, id: u64) {
+        let first = holders[unit as usize].pop_front();
+        debug_assert_eq!(first, Some(id), "a unit released by a later holder");
+    }
+
+    /// Batch `id`, emptied, is left in the list by a scan that stopped
+    /// inside it.
+    pub(super) fn ghost(&mut self, id: u64) {
+        if !self.ghosts.contains(&id) {
+            self.ghosts.push(id);
+        }
+    }
+
+    /// Where batch `id` is in the list, if it still is.
+    pub(super) fn position(&self, id: u64) -> Option<usize> {
+        let p = self.batches.partition_point(|b| b.id < id);
+        (self.batches.get(p)?.id == id).then_some(p)
+    }
+
+    /// Drop the batch at `pos` (its requests are all released).
+    pub(super) fn remove_batch(&mut self, pos: usize) {
+        if let Some(b) = self.batches.remove(pos) {
+            self.ghosts.retain(|&g| g != b.id);
+            debug_assert!(
+                self.holders.iter().all(|h| !h.contains(&b.id)),
+                "a dropped batch still holds a unit"
+            );
+        }
     }
 
     /// Requests per chip batch (for tests and diagnostics), each as its
