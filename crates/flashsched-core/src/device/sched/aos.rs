@@ -105,6 +105,14 @@ pub struct Aos {
     queue_limit: usize,
     /// Per-chip flash controller queues (`refill = "empty"`), in issue order.
     ctrl: Vec<VecDeque<TxId>>,
+    /// The last dispatch moved nothing, with this `PickCtx::user_only`, and
+    /// nothing it reads has changed since. Within an instant's decide pass
+    /// only this scheduler's own queues and starts change what a dispatch
+    /// reads; each pass (after events) starts afresh. A chip whose queues
+    /// could not start anything was otherwise dispatched for by every die
+    /// offered work (Postmark at queue depth 64 on `intel-750`:
+    /// BENCHMARKS.md, session 52).
+    fruitless: Option<bool>,
 }
 
 /// `refill`: when the re-ordering set takes new requests.
@@ -194,6 +202,7 @@ impl TxSchedulerType for Aos {
                 c.queue_limit as usize
             },
             ctrl: vec![VecDeque::new(); g.chips() as usize],
+            fruitless: None,
         }
     }
 }
@@ -301,6 +310,35 @@ impl Aos {
             return;
         }
         let before = self.rs_len;
+        if self.fruitless == Some(ctx.user_only) {
+            // Debug builds dispatch anyway: it must move nothing.
+            if cfg!(debug_assertions) {
+                self.dispatch_queues(ctx);
+                assert_eq!(self.rs_len, before, "a fruitless dispatch moved work");
+            }
+            return;
+        }
+        self.dispatch_queues(ctx);
+        // Nothing moved: until something changes (`changed`), nor will a
+        // dispatch at this instant with the same context.
+        self.fruitless = (self.rs_len == before).then_some(ctx.user_only);
+        if self.rs_len > before {
+            match self.refill {
+                Refill::TopUp => self.reorder_wakes(ctx),
+                Refill::Empty => self.issue_rounds(ctx),
+            }
+        }
+    }
+
+    /// Something a dispatch reads changed (the queues, the RS, a start):
+    /// the next one is not known to be fruitless.
+    #[inline]
+    fn changed(&mut self) {
+        self.fruitless = None;
+    }
+
+    /// The pending queues into the RS, by the current preference.
+    fn dispatch_queues(&mut self, ctx: &PickCtx) {
         if self.region_used >= self.region_cap {
             // Alg. 2: program preference.
             self.dispatch_queue(Class::Program, false, ctx);
@@ -315,12 +353,6 @@ impl Aos {
             self.dispatch_queue(Class::Read, true, ctx);
             self.dispatch_queue(Class::Program, false, ctx);
             self.dispatch_queue(Class::Erase, false, ctx);
-        }
-        if self.rs_len > before {
-            match self.refill {
-                Refill::TopUp => self.reorder_wakes(ctx),
-                Refill::Empty => self.issue_rounds(ctx),
-            }
         }
     }
 
@@ -362,6 +394,7 @@ impl Aos {
     /// program and erase, and the reads without conflicts among them (one
     /// per (die, plane)); reads left behind raise the set's priority.
     fn issue_chip(&mut self, chip: usize, ctx: &PickCtx) {
+        self.changed();
         let set = std::mem::take(&mut self.rs[chip]);
         let mut left = VecDeque::new();
         for id in set {
@@ -422,6 +455,7 @@ impl Aos {
     }
 
     fn took(&mut self, id: TxId, ctx: &PickCtx) {
+        self.changed();
         self.pending -= 1;
         let t = *ctx.txs.get(id);
         self.forget_read(&t);
@@ -524,6 +558,7 @@ impl Aos {
 
 impl TxScheduler for Aos {
     fn push(&mut self, id: TxId, tx: &Tx, _now: Ns) {
+        self.changed();
         self.pending += 1;
         match class(tx) {
             Class::Read => {
@@ -553,6 +588,8 @@ impl TxScheduler for Aos {
     }
 
     fn prepare(&mut self, ctx: &PickCtx) {
+        // Events since the last pass may have changed what can start.
+        self.changed();
         if self.pending > 0 {
             self.cancel_unissuable(ctx);
         }
