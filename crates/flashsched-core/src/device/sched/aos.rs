@@ -50,7 +50,7 @@ use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::class_queue::{ClassQueue, Visit};
+use super::lanes::{Lanes, ScanScratch, Visit};
 use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
 use crate::device::tx::{Origin, Tx, TxId, TxKind};
 use crate::engine::Ns;
@@ -65,6 +65,10 @@ enum Class {
     Erase,
 }
 
+/// Arrival numbers start here and go up at the back of a queue, down at
+/// its front.
+const FIRST_ARRIVAL: u64 = 1 << 62;
+
 fn class(t: &Tx) -> Class {
     match t.kind {
         TxKind::Read if t.copyback => Class::Program,
@@ -77,14 +81,20 @@ fn class(t: &Tx) -> Class {
 /// Adaptive out-of-order scheduler.
 pub struct Aos {
     geo: Geometry,
-    /// Pending queues, as lanes by what `can_issue` reads
-    /// (`class_queue.rs`).
-    reads: ClassQueue,
-    programs: ClassQueue,
+    /// Pending queues, as lanes by plane and origin, which with the queue's
+    /// type fix what `can_issue` reads (`lanes.rs`).
+    reads: Lanes,
+    programs: Lanes,
     /// GC copies wait in their own part of the program queue and are
     /// dispatched first: user programs may be waiting for the space they free.
-    gc_programs: ClassQueue,
-    erases: ClassQueue,
+    gc_programs: Lanes,
+    erases: Lanes,
+    /// Arrival numbers: the last given at the back of a queue, and at its
+    /// front (`cancel_unissuable`), from `FIRST_ARRIVAL` outwards.
+    back: u64,
+    front: u64,
+    /// A dispatch's merge of lanes (reused).
+    scratch: ScanScratch,
     /// Chip-level request sets (RS entries per chip, in dispatch order).
     rs: Vec<VecDeque<TxId>>,
     rs_len: usize,
@@ -178,10 +188,13 @@ impl TxSchedulerType for Aos {
         };
         Aos {
             geo: *g,
-            reads: ClassQueue::default(),
-            programs: ClassQueue::default(),
-            gc_programs: ClassQueue::default(),
-            erases: ClassQueue::default(),
+            reads: Lanes::default(),
+            programs: Lanes::default(),
+            gc_programs: Lanes::default(),
+            erases: Lanes::default(),
+            back: FIRST_ARRIVAL,
+            front: FIRST_ARRIVAL,
+            scratch: ScanScratch::default(),
             rs: vec![VecDeque::new(); g.chips() as usize],
             rs_len: 0,
             rs_cap: c.rs_per_chip as usize * g.chips() as usize,
@@ -249,7 +262,21 @@ impl Aos {
         }
     }
 
-    fn queue(&mut self, which: Class, gc: bool) -> &mut ClassQueue {
+    /// Queue `id` (transaction `t`) last in its pending queue.
+    fn push_back(&mut self, which: Class, gc: bool, id: TxId, t: &Tx) {
+        self.back += 1;
+        let (lane, seq) = (Lanes::lane(t.plane, t.origin as u8), self.back);
+        self.queue(which, gc).push(lane, seq, id);
+    }
+
+    /// Queue `id` (transaction `t`) first in its pending queue.
+    fn push_front(&mut self, which: Class, gc: bool, id: TxId, t: &Tx) {
+        self.front -= 1;
+        let (lane, seq) = (Lanes::lane(t.plane, t.origin as u8), self.front);
+        self.queue(which, gc).push_front(lane, seq, id);
+    }
+
+    fn queue(&mut self, which: Class, gc: bool) -> &mut Lanes {
         match which {
             Class::Read => &mut self.reads,
             Class::Program if gc => &mut self.gc_programs,
@@ -281,9 +308,11 @@ impl Aos {
             return;
         }
         let mut q = std::mem::take(self.queue(which, gc));
+        let mut scratch = std::mem::take(&mut self.scratch);
         let (mut rejected, mut seen) = (0, 0);
-        // The startable entries in arrival order (`class_queue.rs`).
+        // The startable entries in arrival order (`lanes.rs`).
         q.scan(
+            &mut scratch,
             |id| ctx.can_issue(ctx.txs.get(id)),
             |id| {
                 if self.rs_len >= self.rs_cap || rejected >= limit || seen >= window {
@@ -300,6 +329,7 @@ impl Aos {
                 }
             },
         );
+        self.scratch = scratch;
         *self.queue(which, gc) = q;
     }
 
@@ -501,8 +531,7 @@ impl Aos {
                 if class(t) == Class::Program && t.origin == Origin::User {
                     self.region_used += 1;
                 }
-                self.queue(class(t), t.origin == Origin::Gc)
-                    .push_front(id, t);
+                self.push_front(class(t), t.origin == Origin::Gc, id, t);
             }
         }
         for chip in 0..self.ctrl.len() {
@@ -518,8 +547,7 @@ impl Aos {
                 if class(t) == Class::Program && t.origin == Origin::User {
                     self.region_used += 1;
                 }
-                self.queue(class(t), t.origin == Origin::Gc)
-                    .push_front(id, t);
+                self.push_front(class(t), t.origin == Origin::Gc, id, t);
             }
         }
     }
@@ -567,16 +595,15 @@ impl TxScheduler for Aos {
                     .entry(self.geo.block_of(tx.ppn))
                     .or_default() += 1;
                 *self.reads_by_lpn.entry(tx.lpn).or_default() += 1;
-                self.reads.push_back(id, tx);
+                self.push_back(Class::Read, false, id, tx);
             }
             Class::Program => {
                 if tx.origin == Origin::User {
                     self.region_used += 1;
                 }
-                self.queue(Class::Program, tx.origin == Origin::Gc)
-                    .push_back(id, tx);
+                self.push_back(Class::Program, tx.origin == Origin::Gc, id, tx);
             }
-            Class::Erase => self.erases.push_back(id, tx),
+            Class::Erase => self.push_back(Class::Erase, false, id, tx),
         }
     }
 

@@ -63,19 +63,9 @@ impl ChipSet {
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|&w| w == 0)
     }
-    /// Members in increasing order (a step per member, not per bit).
+    /// Members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.words.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut rest = bits;
-            std::iter::from_fn(move || {
-                if rest == 0 {
-                    return None;
-                }
-                let b = rest.trailing_zeros();
-                rest &= rest - 1;
-                Some(w as u32 * 64 + b)
-            })
-        })
+        super::bits::ones(self.words.iter().copied()).map(|i| i as u32)
     }
 }
 
@@ -193,14 +183,10 @@ impl BatchQueue {
     /// change nothing.
     pub(super) fn stops(&self, live: &ChipSet, claimed: &ChipSet, out: &mut Vec<u64>) {
         out.clear();
-        for (w, (&l, &c)) in live.words.iter().zip(&claimed.words).enumerate() {
-            let mut bits = l & !c;
-            while bits != 0 {
-                let u = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if let Some(&id) = self.holders.get(u).and_then(|h| h.front()) {
-                    out.push(id);
-                }
+        let unclaimed = live.words.iter().zip(&claimed.words).map(|(&l, &c)| l & !c);
+        for u in super::bits::ones(unclaimed) {
+            if let Some(&id) = self.holders.get(u).and_then(|h| h.front()) {
+                out.push(id);
             }
         }
         out.extend_from_slice(&self.ghosts);

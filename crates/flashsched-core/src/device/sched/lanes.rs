@@ -1,6 +1,9 @@
-//! One queue of a chip, kept as lanes by (plane, origin) with each entry's
-//! arrival number, so "the first transaction in arrival order that can
-//! start" asks one transaction per lane instead of scanning the queue.
+//! A queue of one type (a chip's in `mqsim-priority`, the device's in AOS),
+//! kept as lanes by (plane, origin) with each entry's arrival number, so
+//! "the first transaction in arrival order that can start" asks one
+//! transaction per lane instead of scanning the queue, and a scan over the
+//! transactions that can start ([`Lanes::scan`]) merges the lanes whose
+//! head can.
 //!
 //! Whether a transaction can start ([`PickCtx::can_issue`]) reads of it only
 //! its plane (and die), its origin and its kind, which a queue of one type
@@ -11,23 +14,45 @@
 //! can start. Scanning the queue in arrival order found the same one, but
 //! asked every transaction before it: a chip's thousands of programs
 //! waiting for GC on a few planes, on every pick (72 % of a Postmark run at
-//! queue depth 64 on `intel-750`, BENCHMARKS.md, session 51).
+//! queue depth 64 on `intel-750`, BENCHMARKS.md, session 51). AOS walked
+//! its device-wide queues past the same programs on every dispatch
+//! (session 52).
 //!
 //! [`PickCtx::can_issue`]: super::PickCtx::can_issue
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::device::tx::TxId;
+
+/// What [`Lanes::scan`] does with the entry it offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Visit {
+    /// Remove it from the queue.
+    Take,
+    /// Leave it where it is and go on.
+    Keep,
+    /// Leave it and end the scan.
+    Stop,
+}
+
+/// A scan's merge of lane heads, (next arrival, lane), and each lane's
+/// place in it (reused from scan to scan).
+#[derive(Debug, Default)]
+pub(super) struct ScanScratch {
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    cursor: Vec<u32>,
+}
 
 /// Lanes per plane: one per origin (`Origin as usize` is below this), a
 /// power of two so a lane's plane is a shift away.
 const PER_PLANE_LOG2: u32 = 3;
 
-/// A chip's queue of one type.
+/// A queue of one type.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Lanes {
-    /// Per lane (plane of the chip × 8 + origin): (arrival, id) in arrival
-    /// order.
+    /// Per lane (plane × 8 + origin; the plane of the chip for a chip's
+    /// queue): (arrival, id) in arrival order.
     lanes: Vec<VecDeque<(u64, TxId)>>,
     /// Bit per non-empty lane.
     busy: Vec<u64>,
@@ -81,6 +106,71 @@ impl Lanes {
         self.lanes[lane].push_back((seq, id));
         self.busy[lane / 64] |= 1 << (lane % 64);
         self.len += 1;
+    }
+
+    /// Queue `id` in `lane` ahead of everything queued, arrival number
+    /// `seq` (below every queued one).
+    pub(super) fn push_front(&mut self, lane: usize, seq: u64, id: TxId) {
+        if lane >= self.lanes.len() {
+            self.lanes.resize_with(lane + 1, VecDeque::new);
+            self.busy.resize(self.lanes.len().div_ceil(64), 0);
+        }
+        debug_assert!(self.lanes[lane].front().is_none_or(|&(s, _)| seq < s));
+        self.lanes[lane].push_front((seq, id));
+        self.busy[lane / 64] |= 1 << (lane % 64);
+        self.len += 1;
+    }
+
+    /// Offer `visit`, in arrival order, every queued transaction whose lane
+    /// `ok` accepts (`ok` is asked once per lane, of its head), until it
+    /// says `Stop` or none is left: what walking the whole queue and
+    /// skipping the entries `ok` refuses would offer. `scratch` is reused
+    /// from scan to scan.
+    pub(super) fn scan(
+        &mut self,
+        scratch: &mut ScanScratch,
+        mut ok: impl FnMut(TxId) -> bool,
+        mut visit: impl FnMut(TxId) -> Visit,
+    ) {
+        let ScanScratch { heap, cursor } = scratch;
+        heap.clear();
+        if cursor.len() < self.lanes.len() {
+            cursor.resize(self.lanes.len(), 0);
+        }
+        for lane in self.busy_lanes() {
+            let (seq, head) = self.head(lane);
+            if ok(head) {
+                cursor[lane] = 0;
+                heap.push(Reverse((seq, lane as u32)));
+            }
+        }
+        // The lane being visited is out of the heap: it stays current while
+        // its next entry comes before every other lane's (no heap work), and
+        // else trades places with the heap's top (one sift).
+        let mut current = heap.pop().map(|Reverse((_, lane))| lane as usize);
+        while let Some(l) = current {
+            let at = cursor[l] as usize;
+            let id = self.lanes[l][at].1;
+            debug_assert!(ok(id), "can_issue varies within a lane");
+            match visit(id) {
+                Visit::Stop => break,
+                Visit::Keep => cursor[l] += 1,
+                Visit::Take => {
+                    self.remove(l, at);
+                }
+            }
+            current = match self.lanes[l].get(cursor[l] as usize) {
+                None => heap.pop().map(|Reverse((_, lane))| lane as usize),
+                Some(&(seq, _)) => match heap.peek_mut() {
+                    Some(mut top) if top.0 .0 < seq => {
+                        let Reverse((_, next)) =
+                            std::mem::replace(&mut *top, Reverse((seq, l as u32)));
+                        Some(next as usize)
+                    }
+                    _ => Some(l),
+                },
+            };
+        }
     }
 
     /// The arrival number of `lane`'s head (the lane is not empty).
@@ -171,16 +261,7 @@ impl Lanes {
 
     /// The non-empty lanes, in lane order.
     fn busy_lanes(&self) -> impl Iterator<Item = usize> + '_ {
-        self.busy.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut b = bits;
-            std::iter::from_fn(move || {
-                (b != 0).then(|| {
-                    let i = b.trailing_zeros() as usize;
-                    b &= b - 1;
-                    w * 64 + i
-                })
-            })
-        })
+        super::bits::ones(self.busy.iter().copied())
     }
 
     /// The first transaction in arrival order, among the lanes `pass` lets
@@ -293,6 +374,59 @@ mod tests {
         assert!(l.any(|lane| lane == 1));
         assert_eq!((l.remove(1, 0), l.remove(1, 0)), (Some(11), Some(13)));
         assert!(l.is_empty());
+    }
+
+    /// Every entry `scan` offers (each kept), over the lanes `ok` accepts.
+    fn scanned(l: &mut Lanes, ok: impl Fn(TxId) -> bool) -> Vec<TxId> {
+        let mut seen = Vec::new();
+        l.scan(&mut ScanScratch::default(), ok, |id| {
+            seen.push(id);
+            Visit::Keep
+        });
+        seen
+    }
+
+    /// Entries of lanes 0 and 1 interleaved, one pushed to the front of
+    /// lane 1: a scan over both lanes meets them in arrival order, one over
+    /// lane 1 alone (its head accepted, lane 0's refused) meets lane 1's.
+    #[test]
+    fn scan_merges_lanes_in_arrival_order() {
+        let mut l = lanes(&[(0, 10), (1, 11), (0, 12), (1, 13), (0, 14), (1, 15)]);
+        l.push_front(1, 5, 5);
+        assert_eq!(scanned(&mut l, |_| true), [5, 10, 11, 12, 13, 14, 15]);
+        assert_eq!(
+            scanned(&mut l, |id| id % 2 == 1 || id == 5),
+            [5, 11, 13, 15]
+        );
+    }
+
+    /// Taken entries leave the queue (a lane emptied is no longer busy); a
+    /// stop ends the scan before the entry it was offered.
+    #[test]
+    fn scan_takes_and_stops() {
+        let mut l = lanes(&[(0, 10), (1, 11), (2, 12), (3, 13), (4, 14)]);
+        let mut n = 0;
+        l.scan(
+            &mut ScanScratch::default(),
+            |_| true,
+            |_| {
+                n += 1;
+                match n {
+                    1 | 3 => Visit::Take,
+                    2 => Visit::Keep,
+                    _ => Visit::Stop,
+                }
+            },
+        );
+        assert_eq!(l.len, 3);
+        assert!(
+            !l.any(|lane| lane == 0 || lane == 2),
+            "lanes 0 and 2 emptied"
+        );
+        assert_eq!(scanned(&mut l, |_| true), [11, 13, 14]);
+        l.scan(&mut ScanScratch::default(), |_| true, |_| Visit::Take);
+        assert!(l.is_empty());
+        assert!(!l.any(|_| true));
     }
 
     #[test]

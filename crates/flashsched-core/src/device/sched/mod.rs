@@ -17,7 +17,7 @@
 mod aos;
 mod batch;
 mod batch_queue;
-mod class_queue;
+mod bits;
 mod fifo;
 #[cfg(test)]
 mod hides_suspend;
