@@ -6,66 +6,101 @@
 
 use std::collections::VecDeque;
 
+/// Members a set holds without a heap allocation: every chip of the
+/// presets (and the dies of most). A release scan reads the sets of many
+/// requests and batches; inline, each read is one cache line fewer.
+const INLINE_WORDS: usize = 2;
+
 /// A set of chips (or channels) as a bit mask.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChipSet {
-    pub(super) words: Vec<u64>,
+    /// Words in use (`inline` when at most `INLINE_WORDS`, else `heap`).
+    n: u32,
+    inline: [u64; INLINE_WORDS],
+    heap: Vec<u64>,
+}
+
+impl Default for ChipSet {
+    fn default() -> Self {
+        ChipSet::with_capacity(0)
+    }
 }
 
 impl ChipSet {
     /// An empty set with room for members `0..n`.
     pub fn with_capacity(n: u32) -> Self {
+        let words = n.div_ceil(64).max(1);
         ChipSet {
-            words: vec![0; n.div_ceil(64).max(1) as usize],
+            n: words,
+            inline: [0; INLINE_WORDS],
+            heap: match words as usize > INLINE_WORDS {
+                true => vec![0; words as usize],
+                false => Vec::new(),
+            },
+        }
+    }
+    /// The mask's words.
+    #[inline]
+    pub(super) fn words(&self) -> &[u64] {
+        match self.n as usize {
+            n if n <= INLINE_WORDS => &self.inline[..n],
+            _ => &self.heap,
+        }
+    }
+    #[inline]
+    fn words_mut(&mut self) -> &mut [u64] {
+        match self.n as usize {
+            n if n <= INLINE_WORDS => &mut self.inline[..n],
+            _ => &mut self.heap,
         }
     }
     /// Add `i`.
     #[inline]
     pub fn insert(&mut self, i: u32) {
-        self.words[(i / 64) as usize] |= 1 << (i % 64);
+        self.words_mut()[(i / 64) as usize] |= 1 << (i % 64);
     }
     /// Remove `i`.
     #[inline]
     pub fn remove(&mut self, i: u32) {
-        self.words[(i / 64) as usize] &= !(1 << (i % 64));
+        self.words_mut()[(i / 64) as usize] &= !(1 << (i % 64));
     }
     /// Whether `i` is a member.
     #[inline]
     pub fn contains(&self, i: u32) -> bool {
-        self.words[(i / 64) as usize] >> (i % 64) & 1 == 1
+        self.words()[(i / 64) as usize] >> (i % 64) & 1 == 1
     }
     /// Whether the sets share a member.
     #[inline]
     pub fn intersects(&self, o: &ChipSet) -> bool {
-        self.words.iter().zip(&o.words).any(|(a, b)| a & b != 0)
+        self.words().iter().zip(o.words()).any(|(a, b)| a & b != 0)
     }
     /// Add every member of `o`.
     #[inline]
     pub fn union_with(&mut self, o: &ChipSet) {
-        for (a, b) in self.words.iter_mut().zip(&o.words) {
+        for (a, b) in self.words_mut().iter_mut().zip(o.words()) {
             *a |= b;
         }
     }
     /// Remove every member.
     pub fn clear(&mut self) {
-        self.words.fill(0);
+        self.words_mut().fill(0);
     }
     /// Number of members.
     pub fn len(&self) -> u32 {
-        self.words.iter().map(|w| w.count_ones()).sum()
+        self.words().iter().map(|w| w.count_ones()).sum()
     }
     /// Every member is one of `o`'s.
     #[inline]
     pub fn is_subset(&self, o: &ChipSet) -> bool {
-        self.words.iter().zip(&o.words).all(|(a, b)| a & !b == 0)
+        self.words().iter().zip(o.words()).all(|(a, b)| a & !b == 0)
     }
     /// No member.
     pub fn is_empty(&self) -> bool {
-        self.words.iter().all(|&w| w == 0)
+        self.words().iter().all(|&w| w == 0)
     }
     /// Members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        super::bits::ones(self.words.iter().copied()).map(|i| i as u32)
+        super::bits::ones(self.words().iter().copied()).map(|i| i as u32)
     }
 }
 
@@ -124,7 +159,7 @@ impl BatchQueue {
             None => {
                 self.batches.push_back(ChipBatch {
                     id: self.made,
-                    chips: ChipSet::with_capacity(chips.words.len() as u32 * 64),
+                    chips: ChipSet::with_capacity(chips.words().len() as u32 * 64),
                     groups: Vec::new(),
                 });
                 self.made += 1;
@@ -160,7 +195,7 @@ impl BatchQueue {
             Some(g) => g,
             None => {
                 b.groups.push(ChannelBatch {
-                    channels: ChipSet::with_capacity(channels.words.len() as u32 * 64),
+                    channels: ChipSet::with_capacity(channels.words().len() as u32 * 64),
                     reqs: Vec::new(),
                 });
                 b.groups.len() - 1
@@ -183,7 +218,11 @@ impl BatchQueue {
     /// change nothing.
     pub(super) fn stops(&self, live: &ChipSet, claimed: &ChipSet, out: &mut Vec<u64>) {
         out.clear();
-        let unclaimed = live.words.iter().zip(&claimed.words).map(|(&l, &c)| l & !c);
+        let unclaimed = live
+            .words()
+            .iter()
+            .zip(claimed.words())
+            .map(|(&l, &c)| l & !c);
         for u in super::bits::ones(unclaimed) {
             if let Some(&id) = self.holders.get(u).and_then(|h| h.front()) {
                 out.push(id);

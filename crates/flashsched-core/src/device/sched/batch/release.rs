@@ -1,7 +1,7 @@
 //! The release scan of [`BatchCore`]: which waiting sub-requests go to
 //! their dies' ready queues now.
 
-use super::{unit_of, BatchCore};
+use super::BatchCore;
 use crate::device::sched::batch_queue::BatchQueue;
 use crate::device::sched::PickCtx;
 
@@ -155,8 +155,8 @@ impl BatchCore {
                     return true; // all its chips go to earlier requests
                 }
                 // Walk the chip bits without allocating (hot path).
-                for w in 0..req.chips.words.len() {
-                    let mut bits = req.chips.words[w];
+                for w in 0..req.chips.words().len() {
+                    let mut bits = req.chips.words()[w];
                     while bits != 0 {
                         let c = w as u32 * 64 + bits.trailing_zeros();
                         bits &= bits - 1;
@@ -165,10 +165,10 @@ impl BatchCore {
                         }
                         self.claimed.insert(c);
                         *claimed += 1;
-                        let free = req.txs.iter().all(|&id| {
-                            let t = ctx.txs.get(id);
-                            let d = t.die as usize;
-                            unit_of(self.unit, &self.geo, t) != c
+                        let free = req.txs.iter().all(|m| {
+                            debug_assert_eq!(m.die, ctx.txs.get(m.id).die, "a waiting tx moved");
+                            let d = m.die as usize;
+                            m.unit != c
                                 || (self.ready_reads[d].is_empty()
                                     && (past_writes || self.ready[d].is_empty()))
                         });
