@@ -266,14 +266,15 @@ impl Aos {
     fn push_back(&mut self, which: Class, gc: bool, id: TxId, t: &Tx) {
         self.back += 1;
         let (lane, seq) = (Lanes::lane(t.plane, t.origin as u8), self.back);
-        self.queue(which, gc).push(lane, seq, id);
+        // (AOS does not search its lanes by tag.)
+        self.queue(which, gc).push(lane, seq, id, 0);
     }
 
     /// Queue `id` (transaction `t`) first in its pending queue.
     fn push_front(&mut self, which: Class, gc: bool, id: TxId, t: &Tx) {
         self.front -= 1;
         let (lane, seq) = (Lanes::lane(t.plane, t.origin as u8), self.front);
-        self.queue(which, gc).push_front(lane, seq, id);
+        self.queue(which, gc).push_front(lane, seq, id, 0);
     }
 
     fn queue(&mut self, which: Class, gc: bool) -> &mut Lanes {

@@ -52,8 +52,10 @@ const PER_PLANE_LOG2: u32 = 3;
 #[derive(Debug, Clone, Default)]
 pub(super) struct Lanes {
     /// Per lane (plane × 8 + origin; the plane of the chip for a chip's
-    /// queue): (arrival, id) in arrival order.
-    lanes: Vec<VecDeque<(u64, TxId)>>,
+    /// queue): (arrival, id, tag) in arrival order. The tag is the pusher's
+    /// (`mqsim-priority`: the page offset a multi-plane read's companion
+    /// must share, [`Lanes::find`]); it fills what would be padding.
+    lanes: Vec<VecDeque<(u64, TxId, u32)>>,
     /// Bit per non-empty lane.
     busy: Vec<u64>,
     len: usize,
@@ -97,26 +99,27 @@ impl Lanes {
         self.len == 0
     }
 
-    /// Queue `id`, arrival number `seq` (increasing), in `lane`.
-    pub(super) fn push(&mut self, lane: usize, seq: u64, id: TxId) {
+    /// Queue `id`, arrival number `seq` (increasing), in `lane`, with
+    /// `tag` for [`Lanes::find`].
+    pub(super) fn push(&mut self, lane: usize, seq: u64, id: TxId, tag: u32) {
         if lane >= self.lanes.len() {
             self.lanes.resize_with(lane + 1, VecDeque::new);
             self.busy.resize(self.lanes.len().div_ceil(64), 0);
         }
-        self.lanes[lane].push_back((seq, id));
+        self.lanes[lane].push_back((seq, id, tag));
         self.busy[lane / 64] |= 1 << (lane % 64);
         self.len += 1;
     }
 
     /// Queue `id` in `lane` ahead of everything queued, arrival number
-    /// `seq` (below every queued one).
-    pub(super) fn push_front(&mut self, lane: usize, seq: u64, id: TxId) {
+    /// `seq` (below every queued one), with `tag`.
+    pub(super) fn push_front(&mut self, lane: usize, seq: u64, id: TxId, tag: u32) {
         if lane >= self.lanes.len() {
             self.lanes.resize_with(lane + 1, VecDeque::new);
             self.busy.resize(self.lanes.len().div_ceil(64), 0);
         }
-        debug_assert!(self.lanes[lane].front().is_none_or(|&(s, _)| seq < s));
-        self.lanes[lane].push_front((seq, id));
+        debug_assert!(self.lanes[lane].front().is_none_or(|&(s, _, _)| seq < s));
+        self.lanes[lane].push_front((seq, id, tag));
         self.busy[lane / 64] |= 1 << (lane % 64);
         self.len += 1;
     }
@@ -161,7 +164,7 @@ impl Lanes {
             }
             current = match self.lanes[l].get(cursor[l] as usize) {
                 None => heap.pop().map(|Reverse((_, lane))| lane as usize),
-                Some(&(seq, _)) => match heap.peek_mut() {
+                Some(&(seq, _, _)) => match heap.peek_mut() {
                     Some(mut top) if top.0 .0 < seq => {
                         let Reverse((_, next)) =
                             std::mem::replace(&mut *top, Reverse((seq, l as u32)));
@@ -176,7 +179,8 @@ impl Lanes {
     /// The arrival number of `lane`'s head (the lane is not empty).
     #[inline]
     fn head(&self, lane: usize) -> (u64, TxId) {
-        self.lanes[lane][0]
+        let (seq, id, _) = self.lanes[lane][0];
+        (seq, id)
     }
 
     /// The lanes of the dies in `dies` (bit `k`: die `k` of the chip, of
@@ -267,10 +271,14 @@ impl Lanes {
     /// The first transaction in arrival order, among the lanes `pass` lets
     /// through, that `ok` accepts: (lane, position in it). Each lane is
     /// scanned up to its first accepted one (or the best found so far).
+    /// Entries whose tag `tag_ok` refuses are passed over without asking
+    /// `ok` (which reads the transaction; it is given the tag too): `tag_ok`
+    /// must refuse only what `ok` would.
     pub(super) fn find(
         &self,
         pass: impl Fn(usize) -> bool,
-        mut ok: impl FnMut(TxId) -> bool,
+        tag_ok: impl Fn(u32) -> bool,
+        mut ok: impl FnMut(TxId, u32) -> bool,
     ) -> Option<(usize, usize)> {
         let mut best: Option<(u64, usize, usize)> = None;
         for lane in self.busy_lanes() {
@@ -281,8 +289,8 @@ impl Lanes {
             let limit = best.map_or(u64::MAX, |(s, _, _)| s);
             if let Some(pos) = q
                 .iter()
-                .take_while(|&&(seq, _)| seq < limit)
-                .position(|&(_, id)| ok(id))
+                .take_while(|&&(seq, _, _)| seq < limit)
+                .position(|&(_, id, tag)| tag_ok(tag) && ok(id, tag))
             {
                 best = Some((q[pos].0, lane, pos));
             }
@@ -299,7 +307,7 @@ impl Lanes {
     pub(super) fn remove(&mut self, lane: usize, pos: usize) -> Option<TxId> {
         let q = &mut self.lanes[lane];
         // Mostly the head: no shifting of the others.
-        let (_, id) = if pos == 0 {
+        let (_, id, _) = if pos == 0 {
             q.pop_front()
         } else {
             q.remove(pos)
@@ -320,7 +328,7 @@ mod tests {
     fn lanes(entries: &[(usize, TxId)]) -> Lanes {
         let mut l = Lanes::default();
         for &(lane, id) in entries {
-            l.push(lane, id as u64, id);
+            l.push(lane, id as u64, id, id % 3);
         }
         l
     }
@@ -363,17 +371,43 @@ mod tests {
     fn find_and_remove_keep_arrival_order() {
         let mut l = lanes(&[(0, 10), (1, 11), (0, 12), (1, 13), (0, 14)]);
         // Odd ids only, so lane 0 has none: lane 1's 11 is first.
-        assert_eq!(l.find(|_| true, |id| id % 2 == 1), Some((1, 0)));
+        assert_eq!(
+            l.find(|_| true, |_| true, |id, _| id % 2 == 1),
+            Some((1, 0))
+        );
         // Ids above 11: 12 (lane 0, position 1) comes before 13.
-        assert_eq!(l.find(|_| true, |id| id > 11), Some((0, 1)));
+        assert_eq!(l.find(|_| true, |_| true, |id, _| id > 11), Some((0, 1)));
         assert_eq!(l.remove(0, 1), Some(12));
-        assert_eq!(l.find(|_| true, |id| id > 11), Some((1, 1)));
+        assert_eq!(l.find(|_| true, |_| true, |id, _| id > 11), Some((1, 1)));
         assert_eq!(l.remove(0, 0), Some(10));
         assert_eq!(l.remove(0, 0), Some(14));
         assert!(!l.any(|lane| lane == 0), "lane 0 emptied");
         assert!(l.any(|lane| lane == 1));
         assert_eq!((l.remove(1, 0), l.remove(1, 0)), (Some(11), Some(13)));
         assert!(l.is_empty());
+    }
+
+    /// Entries whose tag `find` is told to refuse are passed over unasked:
+    /// the earliest entry with an accepted tag that `ok` accepts wins.
+    #[test]
+    fn find_passes_refused_tags_without_asking() {
+        // Tags are id % 3: 10 -> 1, 11 -> 2, 12 -> 0, 13 -> 1, 14 -> 2.
+        let l = lanes(&[(0, 10), (1, 11), (0, 12), (1, 13), (0, 14)]);
+        let mut asked = Vec::new();
+        let got = l.find(
+            |_| true,
+            |tag| tag == 1,
+            |id, tag| {
+                assert_eq!(tag, id % 3);
+                asked.push(id);
+                id > 10
+            },
+        );
+        assert_eq!(got, Some((1, 1)), "13, the only tag-1 entry past 10");
+        asked.sort();
+        assert_eq!(asked, [10, 13], "only tag-1 entries are asked");
+        assert_eq!(l.find(|_| true, |tag| tag == 0, |_, _| true), Some((0, 1)));
+        assert_eq!(l.find(|_| true, |tag| tag > 2, |_, _| true), None);
     }
 
     /// Every entry `scan` offers (each kept), over the lanes `ok` accepts.
@@ -392,7 +426,7 @@ mod tests {
     #[test]
     fn scan_merges_lanes_in_arrival_order() {
         let mut l = lanes(&[(0, 10), (1, 11), (0, 12), (1, 13), (0, 14), (1, 15)]);
-        l.push_front(1, 5, 5);
+        l.push_front(1, 5, 5, 0);
         assert_eq!(scanned(&mut l, |_| true), [5, 10, 11, 12, 13, 14, 15]);
         assert_eq!(
             scanned(&mut l, |id| id % 2 == 1 || id == 5),

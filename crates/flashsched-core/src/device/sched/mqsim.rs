@@ -27,7 +27,7 @@
 //! when it frees and its transfers queue on the channel.
 
 use super::lanes::Lanes;
-use super::{PickCtx, TxCaps, TxScheduler, TxSchedulerType};
+use super::{companion_tag, PickCtx, TxCaps, TxScheduler, TxSchedulerType};
 use crate::device::tx::{Origin, Tx, TxId, TxKind};
 use crate::engine::Ns;
 use crate::flash::Geometry;
@@ -175,7 +175,9 @@ impl TxScheduler for MqsimPriority {
         let plane = tx.plane - chip * self.geo.dies_per_chip * self.geo.planes_per_die;
         let lane = Lanes::lane(plane, tx.origin as u8);
         self.arrivals += 1;
-        self.queues[chip as usize][queue as usize].push(lane, self.arrivals, id);
+        // What a multi-plane companion must share with its lead.
+        let tag = companion_tag(&self.geo, tx);
+        self.queues[chip as usize][queue as usize].push(lane, self.arrivals, id, tag);
         self.pending += 1;
     }
 
@@ -211,14 +213,22 @@ impl TxScheduler for MqsimPriority {
             let p = Lanes::plane_of(lane);
             p / ppd == lead_die && taken & (1 << (p % ppd)) == 0
         };
+        // Queued transactions at another offset than the lead's cannot join
+        // it: passed over by their tags, unread.
+        let offset = ctx.companion_offset(lead);
+        let tag_ok = |tag| offset.is_none_or(|o| o == tag);
         let (first, second) = self.source;
         for queue in std::iter::once(first).chain(second) {
             let lanes = &self.queues[chip as usize][queue as usize];
             if !lanes.any(free) {
                 continue;
             }
-            let ok = |id| ctx.companion_ok(lead, ctx.txs.get(id), taken);
-            if let Some((lane, pos)) = lanes.find(free, ok) {
+            let ok = |id, tag| {
+                let cand = ctx.txs.get(id);
+                debug_assert_eq!(tag, companion_tag(&self.geo, cand), "a queued offset moved");
+                ctx.companion_ok(lead, cand, taken)
+            };
+            if let Some((lane, pos)) = lanes.find(free, tag_ok, ok) {
                 return self.remove(chip, queue, lane, pos);
             }
         }
