@@ -53,8 +53,9 @@ const PER_PLANE_LOG2: u32 = 3;
 pub(super) struct Lanes {
     /// Per lane (plane × 8 + origin; the plane of the chip for a chip's
     /// queue): (arrival, id, tag) in arrival order. The tag is the pusher's
-    /// (`mqsim-priority`: the page offset a multi-plane read's companion
-    /// must share, [`Lanes::find`]); it fills what would be padding.
+    /// (`mqsim-priority`: what a multi-plane companion must share with its
+    /// lead, `companion_tag`; [`Lanes::find`]); it fills what would be
+    /// padding.
     lanes: Vec<VecDeque<(u64, TxId, u32)>>,
     /// Bit per non-empty lane.
     busy: Vec<u64>,

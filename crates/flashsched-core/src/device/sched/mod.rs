@@ -146,7 +146,6 @@ impl PickCtx<'_> {
         }
     }
 
-    /// Whether `cand` may join the multi-plane command led by `lead`, whose
     /// The [`companion_tag`] every companion of `lead` has, when the
     /// multi-plane rule fixes one (a read under the ONFI and same-block
     /// rules: its page offset; a program under `onfi-queued`: its queued
@@ -162,6 +161,7 @@ impl PickCtx<'_> {
         }
     }
 
+    /// Whether `cand` may join the multi-plane command led by `lead`, whose
     /// members hold the planes in `taken` (bit `plane % planes_per_die`):
     /// same die and class of operation, a free plane, able to start now, and
     /// under the ONFI rule the same page offset in its block (for a program,
