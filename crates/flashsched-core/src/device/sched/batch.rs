@@ -96,7 +96,7 @@ pub enum Unit {
 
 /// The conflict unit `t` uses.
 #[inline]
-pub(super) fn unit_of(unit: Unit, geo: &Geometry, t: &Tx) -> u32 {
+fn unit_of(unit: Unit, geo: &Geometry, t: &Tx) -> u32 {
     match unit {
         Unit::Chip => geo.chip_of_die(t.die),
         Unit::Die => t.die,
@@ -246,18 +246,7 @@ impl BatchCore {
                 }
                 j += 1;
             }
-            let mut chips = ChipSet::with_capacity(n_units);
-            let mut channels = ChipSet::with_capacity(self.geo.channels);
-            for &id in &staged[i..j] {
-                let t = ctx.txs.get(id);
-                chips.insert(unit_of(self.unit, &self.geo, t));
-                channels.insert(self.geo.channel_of_die(t.die));
-            }
-            for c in chips.iter() {
-                self.nr[c as usize] += 1;
-                self.live.insert(c);
-            }
-            let txs = staged[i..j]
+            let txs: Vec<Member> = staged[i..j]
                 .iter()
                 .map(|&id| {
                     let t = ctx.txs.get(id);
@@ -268,6 +257,16 @@ impl BatchCore {
                     }
                 })
                 .collect();
+            let mut chips = ChipSet::with_capacity(n_units);
+            let mut channels = ChipSet::with_capacity(self.geo.channels);
+            for m in &txs {
+                chips.insert(m.unit);
+                channels.insert(self.geo.channel_of_die(m.die));
+            }
+            for c in chips.iter() {
+                self.nr[c as usize] += 1;
+                self.live.insert(c);
+            }
             let req = Req {
                 txs,
                 chips: chips.clone(),

@@ -14,9 +14,10 @@ const INLINE_WORDS: usize = 2;
 /// A set of chips (or channels) as a bit mask.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChipSet {
-    /// Words in use (`inline` when at most `INLINE_WORDS`, else `heap`).
-    n: u32,
+    /// The words of a set of up to `INLINE_WORDS * 64` members (beyond
+    /// what it was made for, zero)...
     inline: [u64; INLINE_WORDS],
+    /// ...or, for a larger one, all its words (else empty).
     heap: Vec<u64>,
 }
 
@@ -29,12 +30,11 @@ impl Default for ChipSet {
 impl ChipSet {
     /// An empty set with room for members `0..n`.
     pub fn with_capacity(n: u32) -> Self {
-        let words = n.div_ceil(64).max(1);
+        let words = n.div_ceil(64) as usize;
         ChipSet {
-            n: words,
             inline: [0; INLINE_WORDS],
-            heap: match words as usize > INLINE_WORDS {
-                true => vec![0; words as usize],
+            heap: match words > INLINE_WORDS {
+                true => vec![0; words],
                 false => Vec::new(),
             },
         }
@@ -42,16 +42,16 @@ impl ChipSet {
     /// The mask's words.
     #[inline]
     pub(super) fn words(&self) -> &[u64] {
-        match self.n as usize {
-            n if n <= INLINE_WORDS => &self.inline[..n],
-            _ => &self.heap,
+        match self.heap.is_empty() {
+            true => &self.inline,
+            false => &self.heap,
         }
     }
     #[inline]
     fn words_mut(&mut self) -> &mut [u64] {
-        match self.n as usize {
-            n if n <= INLINE_WORDS => &mut self.inline[..n],
-            _ => &mut self.heap,
+        match self.heap.is_empty() {
+            true => &mut self.inline,
+            false => &mut self.heap,
         }
     }
     /// Add `i`.
