@@ -27,7 +27,7 @@ pub fn check(format: TraceFormat, data: &[u8]) {
     let mut last_t = 0u64;
     let mut recs = 0u64;
     for item in r.by_ref() {
-        match item {
+        match item.map_err(|e| *e) {
             Ok(rec) => {
                 recs += 1;
                 assert!(rec.size > 0);

@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    match DeviceConfig::from_toml_str(text, "fuzz.toml") {
+    match DeviceConfig::from_toml_str(text, "fuzz.toml").map_err(|e| *e) {
         Ok(cfg) => cfg.validate().unwrap(),
         Err(SimError::Config { .. } | SimError::UnknownName { .. }) => {}
         Err(e) => panic!("unexpected error kind: {e:?}"),

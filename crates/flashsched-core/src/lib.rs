@@ -29,7 +29,7 @@
 //! let summary = sim.summary();
 //! assert_eq!(summary.requests, 2000);
 //! assert!(summary.latency_us.mean > 0.0);
-//! # Ok::<(), flashsched_core::SimError>(())
+//! # Ok::<(), Box<flashsched_core::SimError>>(())
 //! ```
 
 #![warn(missing_docs, unreachable_pub)]

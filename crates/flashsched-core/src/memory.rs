@@ -262,7 +262,8 @@ impl Estimate {
                 } else {
                     ""
                 }
-            )));
+            ))
+            .into());
         }
         Ok(Some(Budget {
             bytes: bytes - (self.peak - self.records),
@@ -359,7 +360,7 @@ mod tests {
         let est = Estimate::new(&cfg, 1, false, None);
         assert!(est.peak > 40 << 30, "{}", est.peak);
         let e = est.admit(MemoryLimit::Bytes(1 << 30)).unwrap_err();
-        assert!(matches!(e, SimError::MemoryLimit(_)));
+        assert!(matches!(*e, SimError::MemoryLimit(_)));
         let m = e.to_string();
         for w in [
             "16 channels",

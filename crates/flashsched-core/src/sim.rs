@@ -519,7 +519,8 @@ impl Model for Simulation {
             return Err(SimError::Invalid(format!(
                 "workload stalled at t={now} ns: it is waiting for completions but nothing is in \
                  flight{hint}"
-            )));
+            ))
+            .into());
         }
         if self.host.queued() > 0 || !self.ssd.is_idle() {
             return Err(SimError::Invalid(format!(
@@ -529,7 +530,7 @@ impl Model for Simulation {
                 self.host.sched_name(),
                 self.host.outstanding,
                 self.ssd.queued_txs()
-            )));
+            )).into());
         }
         if self.opts.verify_hints
             && !self.host.sched_caps().observes_device
@@ -539,7 +540,8 @@ impl Model for Simulation {
                 "host scheduler `{}` read the device's GC flags but does not declare \
                  `observes_device` in its caps",
                 self.host.sched_name()
-            )));
+            ))
+            .into());
         }
         if let Some(l) = &self.ledger {
             l.finish().map_err(|m| check::error(now, "host", &m))?;
@@ -553,7 +555,7 @@ impl Model for Simulation {
 
 /// Per-request records outgrew the memory left by the device.
 #[cold]
-fn over_budget(budget: Option<&Budget>, (done, need): (u64, u64)) -> SimError {
+fn over_budget(budget: Option<&Budget>, (done, need): (u64, u64)) -> Box<SimError> {
     let (left, limit, source) = budget.map_or((0, 0, ""), |b| (b.bytes, b.limit, b.source));
     SimError::MemoryLimit(format!(
         "after {done} requests, per-request records and time series would need {}, more \
@@ -564,6 +566,7 @@ fn over_budget(budget: Option<&Budget>, (done, need): (u64, u64)) -> SimError {
         fmt_bytes(left),
         fmt_bytes(limit),
     ))
+    .into()
 }
 
 /// Device-scheduler metrics (AOS §IV-B, VIOS Table 1) for the flash summary.

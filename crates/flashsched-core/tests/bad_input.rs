@@ -40,7 +40,7 @@ fn read(
 /// The first error, which must start with `path:line: ` and contain `needle`.
 fn assert_trace_error(path: &Path, format: Option<TraceFormat>, line: u64, needle: &str) {
     let e = read(path, format, TraceOptions::default()).unwrap_err();
-    assert!(matches!(e, SimError::Trace { .. }), "{e:?}");
+    assert!(matches!(*e, SimError::Trace { .. }), "{e:?}");
     let msg = e.to_string();
     let loc = format!("{}:{line}: ", path.display());
     assert!(msg.starts_with(&loc), "{msg:?} should start with {loc:?}");
@@ -261,7 +261,7 @@ fn unreadable_input_is_an_io_error_naming_the_path() {
     let d = scratch("io");
     for format in [None, Some(TraceFormat::Msr)] {
         let e = read(&d, format, TraceOptions::default()).unwrap_err();
-        assert!(matches!(e, SimError::Io { .. }), "{e:?}");
+        assert!(matches!(*e, SimError::Io { .. }), "{e:?}");
         assert!(e.to_string().starts_with(&d.display().to_string()), "{e}");
     }
     let missing = d.join("missing.csv");
@@ -456,7 +456,7 @@ fn config_unknown_keys_are_named() {
     );
     let err = DeviceConfig::load(p.to_str().unwrap(), &[]).unwrap_err();
     assert!(
-        matches!(err, SimError::ConfigFile { line: 3, .. }),
+        matches!(*err, SimError::ConfigFile { line: 3, .. }),
         "{err:?}"
     );
     let e = err.to_string();
@@ -535,7 +535,7 @@ fn config_out_of_range_and_mistyped_values_name_the_key() {
     ] {
         let e = DeviceConfig::load("default", &[ov.into()]).unwrap_err();
         let msg = e.to_string();
-        assert!(matches!(e, SimError::Config { .. }), "{ov}: {e:?}");
+        assert!(matches!(*e, SimError::Config { .. }), "{ov}: {e:?}");
         assert!(msg.contains(&format!("`{key}")), "{ov}: {msg}");
     }
 }

@@ -194,7 +194,7 @@ fn check_document(format: &TraceFormat, doc: &[u8], options: TraceOptions) {
     for item in r.by_ref() {
         items += 1;
         assert!(items <= lines + 1, "more items than lines: {format}");
-        match item {
+        match item.map_err(|e| *e) {
             Ok(rec) => {
                 recs += 1;
                 assert!(rec.size > 0);
@@ -352,7 +352,7 @@ fn config_loader_survives_random_overrides_and_documents() {
             ovs.push(format!("{key}={}", random_value(&mut rng, like)));
         }
         let preset = presets[rng.below(presets.len() as u64) as usize];
-        match DeviceConfig::load(preset, &ovs) {
+        match DeviceConfig::load(preset, &ovs).map_err(|e| *e) {
             Ok(cfg) => {
                 cfg.validate().unwrap();
                 ok += 1;
@@ -377,7 +377,7 @@ fn config_loader_survives_random_overrides_and_documents() {
                 doc.push(b'\n');
             }
             std::fs::write(&file, &doc).unwrap();
-            match DeviceConfig::load(file.to_str().unwrap(), &[]) {
+            match DeviceConfig::load(file.to_str().unwrap(), &[]).map_err(|e| *e) {
                 Ok(cfg) => cfg.validate().unwrap(),
                 Err(SimError::Config { .. } | SimError::UnknownName { .. }) => {}
                 Err(SimError::ConfigFile { file: f, .. }) => assert_eq!(f, file),

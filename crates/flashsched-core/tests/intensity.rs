@@ -48,7 +48,7 @@ fn trace_run(path: &std::path::Path, intensity: f64) -> SimResult<Simulation> {
 fn issue_trace_at_extreme_intensities() {
     let path = tmp("two.trace", "0.0 0 4096 4096 0\n1.0 0 4096 4096 1\n");
     let e = trace_run(&path, 1e-18).err().expect("1e-18 must fail");
-    assert!(matches!(e, SimError::Config { .. }), "{e}");
+    assert!(matches!(*e, SimError::Config { .. }), "{e}");
     let msg = e.to_string();
     for w in [
         "`intensity`",

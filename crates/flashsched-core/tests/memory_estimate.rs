@@ -193,7 +193,7 @@ fn estimate_is_within_2x_of_the_peak_and_the_limit_holds() {
         let mut err = None;
         let used = peak_of(|| err = Simulation::new(cfg.clone(), wl, opts).err());
         let e = err.expect("a limit below the estimate must refuse the run");
-        assert!(matches!(e, SimError::MemoryLimit(_)), "{e}");
+        assert!(matches!(*e, SimError::MemoryLimit(_)), "{e}");
         let m = e.to_string();
         let g = &cfg.geometry;
         let blocks = format!("{} blocks", g.blocks_per_plane);
@@ -226,7 +226,7 @@ fn records_of_unknown_length_are_held_to_the_limit() {
     let mut sim = Simulation::new(cfg, wl, opts).unwrap();
     let e = sim.run().expect_err("records must hit the limit");
     let m = e.to_string();
-    assert!(matches!(e, SimError::MemoryLimit(_)), "{m}");
+    assert!(matches!(*e, SimError::MemoryLimit(_)), "{m}");
     assert!(
         m.contains("per-request records") && m.contains("keep_records=False"),
         "{m}"

@@ -9,7 +9,7 @@ use common::traces_dir;
 
 use std::path::{Path, PathBuf};
 
-use flashsched_core::error::SimError;
+use flashsched_core::error::SimResult;
 use flashsched_core::workload::trace::{detect_format, open_trace, TraceFormat};
 use flashsched_core::workload::{IoRecord, Op};
 
@@ -25,7 +25,7 @@ fn format(name: &str) -> TraceFormat {
         .unwrap()
 }
 
-fn read(path: &Path, fmt: Option<TraceFormat>) -> Result<(String, Vec<IoRecord>), SimError> {
+fn read(path: &Path, fmt: Option<TraceFormat>) -> SimResult<(String, Vec<IoRecord>)> {
     let mut r = open_trace(path, fmt)?;
     let recs = r.by_ref().collect::<Result<Vec<_>, _>>()?;
     Ok((r.format().to_string(), recs))

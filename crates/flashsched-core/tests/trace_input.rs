@@ -21,7 +21,7 @@ use common::traces_dir;
 use std::io::{Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 
-use flashsched_core::error::SimError;
+use flashsched_core::error::SimResult;
 use flashsched_core::rng::Rng;
 use flashsched_core::workload::trace::{
     open_trace, open_trace_from, open_trace_with, Compression, TimeOrder, TraceFormat, TraceOptions,
@@ -170,7 +170,7 @@ fn outcome(reader: SimResultReader) -> Outcome {
     }
 }
 
-type SimResultReader = Result<flashsched_core::workload::trace::TraceReader, SimError>;
+type SimResultReader = SimResult<flashsched_core::workload::trace::TraceReader>;
 
 /// Delivers its bytes in random small chunks, as a pipe does.
 struct Chunked {

@@ -39,9 +39,9 @@ pyo3::create_exception!(
     "The simulation reached an invalid state."
 );
 
-pub(crate) fn to_py(e: SimError) -> PyErr {
+pub(crate) fn to_py(e: Box<SimError>) -> PyErr {
     let msg = e.to_string();
-    match e {
+    match *e {
         SimError::Config { .. } | SimError::ConfigFile { .. } | SimError::UnknownName { .. } => {
             ConfigError::new_err(msg)
         }

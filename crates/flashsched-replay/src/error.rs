@@ -9,7 +9,7 @@ use flashsched_core::SimError;
 pub enum ReplayError {
     /// A workload, config or scheduler error from the simulator core.
     #[error(transparent)]
-    Sim(#[from] SimError),
+    Sim(#[from] Box<SimError>),
 
     /// A system call on the target failed.
     #[error("{path}: {what}: {source}")]

@@ -427,7 +427,8 @@ impl Model for ArraySim {
                 "after {done} array requests, per-request records would need {}, more than the \
                  memory limit leaves beside the SSDs; keep no per-request records",
                 crate::memory::fmt_bytes(need)
-            )));
+            ))
+            .into());
         }
         Ok(())
     }
@@ -455,7 +456,8 @@ impl Model for ArraySim {
                 self.host.queued(),
                 self.host.outstanding,
                 self.stalled.len()
-            )));
+            ))
+            .into());
         }
         if let Some(l) = &self.ledger {
             l.finish().map_err(|m| check::error(now, "array", &m))?;

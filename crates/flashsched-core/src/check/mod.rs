@@ -254,6 +254,8 @@ fn describe(r: Option<(Op, u64, u32)>) -> String {
 }
 
 /// A violation as the error that stops the run.
-pub fn error(at: crate::engine::Ns, what: &str, msg: &str) -> SimError {
-    SimError::Invalid(format!("check failed at t={at} ns ({what}): {msg}"))
+pub fn error(at: crate::engine::Ns, what: &str, msg: &str) -> Box<SimError> {
+    Box::new(SimError::Invalid(format!(
+        "check failed at t={at} ns ({what}): {msg}"
+    )))
 }

@@ -159,7 +159,7 @@ impl Ssd {
 
     fn decide<S: EventSink>(&mut self, now: Ns, sink: &mut S) -> SimResult<()> {
         if let Some(e) = self.hint_error.take() {
-            return Err(SimError::Invalid(e));
+            return Err(SimError::Invalid(e).into());
         }
         if self.ftl.starved_retry_due() {
             self.retry_starved_gc(now);
@@ -186,7 +186,7 @@ impl Ssd {
         Err(SimError::Invalid(format!(
             "transaction scheduler `{}` kept changing its plan at t={now} ns ({MAX_DECIDE_PASSES} passes)",
             self.sched_name
-        )))
+        )).into())
     }
 
     /// Serve the marked dies in the order they were marked (deterministic

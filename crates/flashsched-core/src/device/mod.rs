@@ -506,7 +506,7 @@ impl Ssd {
             SimError::config("variation.enabled", "block speeds need the variation model")
         })?;
         if block >= self.geo.blocks() {
-            return Err(SimError::Invalid(format!("no block {block}")));
+            return Err(SimError::Invalid(format!("no block {block}")).into());
         }
         let ns = (us * 1000.0).round() as Ns;
         v.set_program_ns(block, ns, base);

@@ -34,7 +34,7 @@ pub enum Allocation {
 impl TryFrom<String> for Allocation {
     type Error = String;
     fn try_from(s: String) -> Result<Self, String> {
-        Allocation::parse(&s).map_err(|e| match e {
+        Allocation::parse(&s).map_err(|e| match *e {
             SimError::Config { msg, .. } => msg,
             other => other.to_string(),
         })

@@ -212,7 +212,8 @@ impl Ftl {
             return Err(SimError::Invalid(format!(
                 "erase of block {block} with {} valid pages",
                 self.valid[b]
-            )));
+            ))
+            .into());
         }
         let first = self.geo.first_ppn(block) as usize;
         self.p2l

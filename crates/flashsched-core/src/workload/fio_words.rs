@@ -39,7 +39,7 @@ const WORDS: &[(&str, &str)] = &[
     ("numjobs", "numjobs"),
 ];
 
-fn bad(key: &str, msg: impl Into<String>) -> SimError {
+fn bad(key: &str, msg: impl Into<String>) -> Box<SimError> {
     SimError::config(format!("synthetic.{key}"), msg.into())
 }
 

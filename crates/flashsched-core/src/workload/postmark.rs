@@ -82,7 +82,7 @@ pub struct PostmarkSpec {
     text: String,
 }
 
-fn bad(key: &str, msg: String) -> SimError {
+fn bad(key: &str, msg: String) -> Box<SimError> {
     SimError::config(format!("postmark.{key}"), msg)
 }
 

@@ -130,7 +130,7 @@ pub struct ProfileSpec {
     pub seed: Option<u64>,
 }
 
-fn bad(key: &str, msg: String) -> SimError {
+fn bad(key: &str, msg: String) -> Box<SimError> {
     SimError::config(format!("profile.{key}"), msg)
 }
 

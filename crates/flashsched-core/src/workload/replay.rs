@@ -119,7 +119,7 @@ impl Replay {
     /// The error for record `r` (the next to be emitted), whose time
     /// scales beyond [`MAX_ARRIVAL`].
     #[cold]
-    fn out_of_range(&self, r: &IoRecord) -> SimError {
+    fn out_of_range(&self, r: &IoRecord) -> Box<SimError> {
         let which = match &self.source {
             Source::Trace(t) => format!("record #{} of {}", self.emitted + 1, t.path().display()),
             Source::Other(_) => format!("record #{}", self.emitted + 1),

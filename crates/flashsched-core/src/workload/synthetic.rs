@@ -88,7 +88,7 @@ pub struct SyntheticSpec {
     text: String,
 }
 
-fn bad(key: &str, msg: String) -> SimError {
+fn bad(key: &str, msg: String) -> Box<SimError> {
     SimError::config(format!("synthetic.{key}"), msg)
 }
 

@@ -185,7 +185,8 @@ impl SerialLog {
              (roles {:?}, write pointers {:?}, valid units {:?} of {} per SSD); \
              lower the array volume fraction (array.volume)",
             self.role, self.wp, self.valid, self.cap
-        )))
+        ))
+        .into())
     }
 
     /// The copy read of `unit` from (`ssd`, `off`) finished: if the unit

@@ -152,7 +152,7 @@ fn produce(mut reader: TraceReader, limit: Option<u64>, tx: &SyncSender<Batch>) 
                     items.push(r);
                 }
                 Some(Err(e)) => {
-                    error = Some(Box::new(e));
+                    error = Some(e);
                     last = true;
                     break;
                 }
@@ -205,7 +205,7 @@ impl Iterator for ReadAhead {
                 return Some(Ok(item));
             }
             if let Some(e) = error.take() {
-                return Some(Err(*e));
+                return Some(Err(e));
             }
             if *ended {
                 return None;
@@ -223,7 +223,8 @@ impl Iterator for ReadAhead {
                     return Some(Err(SimError::Io {
                         path: self.path.clone(),
                         source: std::io::Error::other("the trace-reading thread stopped"),
-                    }));
+                    }
+                    .into()));
                 }
             }
         }

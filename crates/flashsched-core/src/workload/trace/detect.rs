@@ -65,10 +65,12 @@ pub(super) fn detect_in(input: &mut TraceInput, ext: Option<&str>) -> SimResult<
         let mut sniffer = Sniffer::new(ext);
         let full = sniffer.add_text(text, eof);
         if full || eof || want >= SNIFF_MAX_BYTES {
-            return sniffer.decide().map_err(|(line, msg)| SimError::Trace {
-                file,
-                line: if line == 0 { sniffer.lines } else { line },
-                msg,
+            return sniffer.decide().map_err(|(line, msg)| {
+                Box::new(SimError::Trace {
+                    file,
+                    line: if line == 0 { sniffer.lines } else { line },
+                    msg,
+                })
             });
         }
         want *= 4;
@@ -474,7 +476,7 @@ mod tests {
         assert!(e.contains("empty.trace:0: cannot detect"), "{e}");
         let missing = dir.join("missing.trace");
         let e = detect_format(&missing).unwrap_err();
-        assert!(matches!(e, SimError::Io { .. }), "{e}");
+        assert!(matches!(*e, SimError::Io { .. }), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

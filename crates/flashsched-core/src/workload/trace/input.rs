@@ -224,7 +224,8 @@ impl TraceInput {
             return Err(io_err(io::Error::new(
                 ErrorKind::InvalidData,
                 format!("the trace is {what}"),
-            )));
+            ))
+            .into());
         }
         let compression = Compression::sniff(&magic);
         let mut src: Box<dyn Read + Send> = Box::new(Cursor::new(magic).chain(raw));

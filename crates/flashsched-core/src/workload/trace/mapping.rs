@@ -605,7 +605,7 @@ mod tests {
         std::fs::write(&p, TOML).unwrap();
         assert_eq!(ColumnMap::load(&p).unwrap().time.index, 0);
         let e = ColumnMap::load(&dir.join("none.toml")).unwrap_err();
-        assert!(matches!(e, SimError::Io { .. }), "{e}");
+        assert!(matches!(*e, SimError::Io { .. }), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

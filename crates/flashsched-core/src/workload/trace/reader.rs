@@ -191,19 +191,19 @@ impl TraceReader {
     /// A malformed line: the error to return, or `None` when it is skipped
     /// (`skip_bad`).
     #[cold]
-    fn bad_line(&mut self, msg: String) -> Option<SimError> {
+    fn bad_line(&mut self, msg: String) -> Option<Box<SimError>> {
         self.bad_line_at(self.stats.lines, msg)
     }
 
     /// [`TraceReader::bad_line`] for an earlier line (a record leaving the
     /// sort window).
     #[cold]
-    fn bad_line_at(&mut self, line: u64, msg: String) -> Option<SimError> {
-        let e = SimError::Trace {
+    fn bad_line_at(&mut self, line: u64, msg: String) -> Option<Box<SimError>> {
+        let e = Box::new(SimError::Trace {
             file: self.path.clone(),
             line,
             msg,
-        };
+        });
         if !self.options.skip_bad {
             return Some(e);
         }
@@ -233,10 +233,9 @@ impl TraceReader {
             (None, 0) => "no line is a record".to_string(),
             (None, n) => format!("all {n} records were dropped (size 0 or stale)"),
         };
-        Some(Err(self.trace_error(format!(
-            "no records in this {} trace: {why}",
-            self.format
-        ))))
+        Some(Err(self
+            .trace_error(format!("no records in this {} trace: {why}", self.format))
+            .into()))
     }
 
     /// Size and offset checks of a parsed record; `Ok(None)`: dropped (size
@@ -362,7 +361,8 @@ impl Iterator for TraceReader {
                     return Some(Err(SimError::Io {
                         path: self.path.clone(),
                         source,
-                    }));
+                    }
+                    .into()));
                 }
             };
             self.stats.lines += 1;
