@@ -11,61 +11,104 @@
 /// after it but only ~3 before: stored earliest first, each insertion
 /// moved ~9.5 events; stored this way ~3, and a new earliest event is a
 /// plain push (BENCHMARKS.md, session 43).
+///
+/// The other common landing place is after every pending event: a
+/// program's or an erase's end, the workload's next arrival. Such an
+/// event would move all the others along, so the live events sit at the
+/// end of the buffer (`buf[lo..]`) with free slots before them, and a new
+/// latest event takes the slot before the first (BENCHMARKS.md, session
+/// 54).
 #[derive(Debug)]
 pub(super) struct SortedRun<E> {
-    items: Vec<(u128, E)>,
+    buf: Vec<(u128, E)>,
+    /// Where the live events start: `buf[..lo]` are free slots.
+    lo: usize,
 }
 
 impl<E> Default for SortedRun<E> {
     fn default() -> Self {
-        SortedRun { items: Vec::new() }
+        SortedRun {
+            buf: Vec::new(),
+            lo: 0,
+        }
     }
 }
 
 impl<E: Copy> SortedRun<E> {
     #[inline(always)]
     pub(super) fn insert(&mut self, key: u128, payload: E) {
-        match self.items.last() {
-            Some(next) if next.0 <= key => self.insert_after_next(key, payload),
+        let n = self.buf.len();
+        if n > self.lo && self.buf[n - 1].0 <= key {
+            self.insert_after_next(key, payload);
+        } else {
             // Due before every pending event: it pops next.
-            _ => self.items.push((key, payload)),
+            self.buf.push((key, payload));
         }
     }
 
     /// Before (nearer the start than) every event with a key at most `key`,
-    /// so it pops after them: those events move along one place, from the
-    /// end.
+    /// so it pops after them: in the free slot before the first event when
+    /// it is due after all of them, else those events move along one place,
+    /// from the end.
     #[inline(never)]
     fn insert_after_next(&mut self, key: u128, payload: E) {
-        let n = self.items.len();
-        self.items.push(self.items[n - 1]);
+        if self.buf[self.lo].0 <= key {
+            if self.lo == 0 {
+                self.make_room();
+            }
+            self.lo -= 1;
+            self.buf[self.lo] = (key, payload);
+            return;
+        }
+        let n = self.buf.len();
+        self.buf.push(self.buf[n - 1]);
         let mut j = n - 1;
-        while j > 0 && self.items[j - 1].0 <= key {
-            self.items[j] = self.items[j - 1];
+        // Stops above `lo`: the first event is due after `key`.
+        while self.buf[j - 1].0 <= key {
+            self.buf[j] = self.buf[j - 1];
             j -= 1;
         }
-        self.items[j] = (key, payload);
+        self.buf[j] = (key, payload);
+    }
+
+    /// Free slots before the first event, as many as there are events (at
+    /// least 4): the events move once for that many new latest events.
+    #[cold]
+    fn make_room(&mut self) {
+        let n = self.buf.len();
+        let room = n.max(4);
+        let fill = self.buf[0];
+        self.buf.resize(n + room, fill);
+        self.buf.copy_within(0..n, room);
+        self.lo = room;
     }
 
     /// The least key (`u128::MAX` when empty).
     #[inline]
     pub(super) fn front_key(&self) -> u128 {
-        self.items.last().map_or(u128::MAX, |e| e.0)
+        match self.buf.len() > self.lo {
+            true => self.buf[self.buf.len() - 1].0,
+            false => u128::MAX,
+        }
     }
 
     #[inline]
     pub(super) fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.buf.len() == self.lo
     }
 
     #[inline]
     pub(super) fn len(&self) -> usize {
-        self.items.len()
+        self.buf.len() - self.lo
     }
 
     #[inline]
     pub(super) fn pop_front(&mut self) -> Option<(u128, E)> {
-        self.items.pop()
+        if self.buf.len() == self.lo {
+            return None;
+        }
+        // Emptied, the run keeps its free slots for the next latest events.
+        self.buf.pop()
     }
 }
 
@@ -101,9 +144,26 @@ mod tests {
         for k in 10..100_000u128 {
             r.insert(k, k);
             assert_eq!(r.pop_front(), Some((k - 10, k - 10)));
-            assert_eq!(r.items.len(), 10, "only the live events are held");
+            assert_eq!(r.len(), 10);
+            assert!(r.buf.len() <= 2 * 10 + 4, "free slots stay bounded");
         }
         assert_eq!(r.len(), 10);
+    }
+
+    #[test]
+    fn runs_that_empty_and_refill_latest_first_reuse_their_free_slots() {
+        let mut r = SortedRun::default();
+        for round in 0..1_000u128 {
+            // Each event due after all the others: the free slots' case.
+            for k in 0..7u128 {
+                r.insert(round * 10 + k, k);
+            }
+            for k in 0..7u128 {
+                assert_eq!(r.pop_front(), Some((round * 10 + k, k)));
+            }
+            assert!(r.is_empty() && r.front_key() == u128::MAX);
+            assert!(r.buf.len() <= 2 * 7 + 4, "free slots stay bounded");
+        }
     }
 
     /// Against a stable sort, on keys drawn so that ties, new earliest
