@@ -47,12 +47,15 @@ How we reproduce them (the setup docs/amphibian.md found faithful):
   type queueing only, size ordering only, and oracle GC detection (holding
   every request, or reads only), on every workload above (figures
   ``ablation_*``).
+
+The setup (traces, drives, variants, Postmark) is in ``amphibian_setup.py``,
+the published claims in ``amphibian_claims.py``, the figures and the
+detector tables in ``amphibian_figures.py``; this module runs and measures.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -61,259 +64,44 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from flashsched import plotstyle as ps
-from flashsched.legacy import SSDSIM_PLAIN
-from flashsched.reproduce import figures as F
-from flashsched.reproduce.base import Claim, Context, Figure, Measured, Reproduction, Results
-from flashsched.reproduce.common import Compare, compare, per_trace_claims
-
-TRACES = ["Fin1", "Fin2", "Web1", "Web2", "Web3", "Proj_2", "Prxy_1", "Usr_1"]
-# Mean burst size of the synthetic profiles: calibrated from the public
-# samples' inter-arrival gaps (burstiness.py; 3.9 → 4), and swept.
-BURST = 4
-BURST_SWEEP = [1, 4, 16, 64]
-QUICK_BURST_SWEEP = [1, 4, 16]
-PROFILE_ARGS = f"scale=10,burst={BURST}"  # Table III × 10 (see the module doc)
-# label -> preset
-SSDS = {"x25e": "intel-x25e", "s3700": "intel-dc-s3700", "750s": "intel-750"}
-SSD_NAMES = {"x25e": "Intel X25-E", "s3700": "Intel DC S3700", "750s": "Intel 750 PCIe"}
-PRESET_LABEL = {v: k for k, v in SSDS.items()}
-# The public sample traces (relative to the traces directory), replayed × 10.
-SAMPLES = {
-    "hm_0": "msr/hm_0.first1000.csv",
-    "rsrch_0": "msr/rsrch_0.first1000.csv",
-    "most_thpt_rand_iops": "msr/msr.cut.per_10k.most_thpt_rand_iops.1006.trace",
-    "rw_20_80": "msr/msr.cut.per_10k.rw_20_80.105.trace",
-    "rw_40_60": "msr/msr.cut.per_10k.rw_40_60.1370.trace",
-    "websearch1": "ascii/websearch1.mqsim-ns.trace",
-    "tpcc-small": "ascii/tpcc-small.mqsim-ns.trace",
-    "ssdsim-example": "ascii/ssdsim-example.ns.ascii",
-    "disksim-valid": "ascii/disksim-valid.ms.trace",
-    "fiu-mail": "blkparse/fiu-mail-cheetah.first10000.blkparse",
-}
-QUICK_SAMPLES = ["hm_0", "tpcc-small"]
-# Scheduler variants: label -> (host scheduler, [host.amphibian] overrides).
-VARIANTS: dict[str, tuple[str, dict[str, str]]] = {
-    "noop": ("noop", {}),
-    "deadline": ("deadline", {}),
-    "cfq": ("cfq", {}),
-    "pardispatcher": ("pardispatcher", {}),
-    # §III-E: the host cannot see the FTL's mapping, so it marks GC per
-    # "space zone" (LBA range), as ParDispatcher does; chip zones (an
-    # open-channel host) are a labelled variant, and the oracle needs them.
-    "amphibian": ("amphibian", {"zones": "range"}),
-    "A-noGC": ("amphibian", {"gc_aware": "false"}),
-    "A-type": ("amphibian", {"gc_aware": "false", "size_ordering": "false"}),
-    "A-size": ("amphibian", {"gc_aware": "false", "type_queueing": "false"}),
-    "A-chipzones": ("amphibian", {"zones": "chip"}),
-    "A-oracle": ("amphibian", {"gc_detect": "oracle", "zones": "chip"}),
-    # The oracle holding reads only (§III-E holds "all the requests"): how
-    # much of its cost is writes a write-back cache would have absorbed.
-    "A-oracle-rd": (
-        "amphibian",
-        {"gc_detect": "oracle", "zones": "chip", "hold_writes": "false"},
-    ),
-}
-# Detector settings the paper does not give, one at a time around the
-# defaults (detect/probe factor 10, retry 1000 ms, zones = chips), all with
-# the paper's space (range) zones.
-DETECTOR_SWEEP: dict[str, dict[str, str]] = {
-    "D-factor4": {"detect_factor": "4", "probe_factor": "4"},
-    "D-factor40": {"detect_factor": "40", "probe_factor": "40"},
-    "D-retry10": {"retry_ms": "10"},
-    "D-retry100": {"retry_ms": "100"},
-    "D-zones4": {"zone_count": "4"},
-    "D-zones64": {"zone_count": "64"},
-}
-for _k, _kv in DETECTOR_SWEEP.items():
-    VARIANTS[_k] = ("amphibian", {"zones": "range", **_kv})
-GCMODE_VARIANTS = ["noop", "pardispatcher", "amphibian", "A-noGC", "A-oracle"]
-MAIN = ["noop", "deadline", "cfq", "pardispatcher", "amphibian"]
-ABLATION = [
-    "noop",
-    "amphibian",
-    "A-noGC",
-    "A-type",
-    "A-size",
-    "A-chipzones",
-    "A-oracle",
-    "A-oracle-rd",
-]
-QUICK_VARIANTS = ["noop", "deadline", "pardispatcher", "amphibian", "A-noGC"]
-SWEEP_VARIANTS = ["noop", "pardispatcher", "amphibian"]  # Fig. 9's three schemes
-# Postmark as it runs on Linux (docs/amphibian.md "Postmark"): Postmark's
-# write() calls are buffered (its default), so the page cache writes them
-# behind (wb=1) with at most 16 MiB in the block layer (Linux's nr_requests
-# 128 × our 128 KiB requests); read() waits for its data, readahead fetching
-# one 128 KiB window at a time (sync=1). 1 KiB-4 MiB files: the paper.
-POSTMARK = "files=500,min=1k,max=4m,io=128k,wb=1,sync=1"
-DIRTY = "16m"
-DIRTY_SWEEP = ["2m", "64m"]  # 16 or 512 requests of 128 KiB; swept in the full run
-# Time between a worker's transactions (CPU and file system), ms: not
-# published; Postmark adds none of its own (chosen 0), swept for the band.
-THINK_MS = 0
-THINK_SWEEP_MS = [0, 1, 10, 100, 1000]
-QUICK_THINK_SWEEP_MS = [0, 10, 100]
-POSTMARK_TX = 2000
-QUICK_POSTMARK_TX = 400
-SCHEDULERS = ["noop", "deadline", "cfq", "pardispatcher", "amphibian"]
-FIG5_TRACE = "0 0 0 32 1\n0 0 20000 8 1\n0 0 40000 8 1\n0 0 60000 8 1\n"
-FIG5_DEVICE = [
-    *SSDSIM_PLAIN,
-    "geometry.channels=1",
-    "geometry.chips_per_channel=1",
-    "geometry.dies_per_chip=1",
-    "geometry.planes_per_die=1",
-    "geometry.page_size=4096",
-    "geometry.blocks_per_plane=256",
-    "geometry.pages_per_block=64",
-    "timing.read_us=50",
-    "timing.channel_mb_s=0",
-    "ftl.overprovisioning=0.25",
-]
-FIG5_NOTE = (
-    "noop 275 µs → Amphibian 162.5 µs (R2, R3, R4, R1 complete at 50/100/150/350 µs), "
-    "a 40.9 % reduction; the paper prints 45.5 % from its inconsistent 150 µs mean "
-    "(its text's 750 µs total does not match its own service times, which sum to 650 µs)"
+from flashsched.reproduce import amphibian_figures as AF
+from flashsched.reproduce.amphibian_claims import (
+    CDF_CLAIMS,
+    CDF_PROFILES,
+    CLAIMS,
+    DIRECTION_TOL,
+    HDD_SCHEDS,
 )
-
-_FIGS = {"x25e": "Fig. 10", "s3700": "Fig. 11", "750s": "Fig. 12"}
-_VS_NOOP = {
-    "x25e": [12.4, 6.4, 23.5, 28.2, 25.0, 33.3, 28.2, 31.6],
-    "s3700": [17.6, 8.7, 16.3, 13.6, 19.0, 35.1, 17.6, 38.9],
-    "750s": [8.7, 13.4, 8.7, 7.5, 6.4, 19.0, 12.4, 13.6],
-}
-_VS_PARD = {
-    "x25e": [6.3, 7.8, 22.1, 23.5, 23.8, 15.7, 19.6, 10.6],
-    "s3700": [16.7, 13.2, 18.9, 19.3, 20.1, 19.6, 12.4, 24.2],
-    "750s": [9.8, 15.2, 10.7, 10.6, 8.7, 6.7, 12.7, 10.2],
-}
-_AVG_NOOP = {"x25e": 22.9, "s3700": 20.1, "750s": 11.1}
-_AVG_PARD = {"x25e": 16.4, "s3700": 18.0, "750s": 10.6}
-_POSTMARK_NOOP = {"x25e": 28.2, "s3700": 27.9, "750s": 11.6}
-_POSTMARK_PARD = {"x25e": 23.8, "s3700": 17.5, "750s": 9.0}
-_QD64_NOOP = {"x25e": 35.9, "s3700": 33.1, "750s": 11.6}
-
-
-# claim id -> (drive, published %, latency bound µs, paper workload, figure)
-CDF_CLAIMS = {
-    "cdf_x25e": ("x25e", 90.0, 1000.0, "8 traces (over 90 %)", "Fig. 13"),
-    "cdf_s3700": ("s3700", 90.0, 1000.0, "8 traces (over 90 %)", "Fig. 14"),
-    "cdf_750s": ("750s", 99.0, 200.0, "Fin1-2, Web1-3 (nearly 99 %)", "Fig. 15"),
-}
-CDF_PROFILES = {"cdf_750s": ["fin1", "fin2", "web1", "web2", "web3"]}
-# §IV-C: "The average response times of the CFQ and deadline schemes are much
-# larger than that of the Noop scheme" (Figs. 10-12) — a direction with no
-# number. Published +1 = "larger than Noop"; ours is the sign of our mean
-# change (0 within ±1 %), the note gives the change itself.
-HDD_SCHEDS = {"deadline": "deadline", "cfq": "CFQ"}
-DIRECTION_TOL = 1.0  # %: a smaller change is "no difference" (0)
-
-
-def _claims() -> list[Claim]:
-    red = "reduction of mean response time (%)"
-    cl = [
-        Claim(
-            "fig5",
-            "Fig. 5 example: Amphibian vs Noop",
-            red,
-            45.5,
-            "R1 16 KB then R2-R4 4 KB, 50 µs/page",
-            "Fig. 5, §III-B",
-        )
-    ]
-    for ssd, name in SSD_NAMES.items():
-        fig = _FIGS[ssd]
-        for tag, base, per, avg in (
-            ("noop", "Noop", _VS_NOOP, _AVG_NOOP),
-            ("pard", "ParDispatcher", _VS_PARD, _AVG_PARD),
-        ):
-            cl += per_trace_claims(
-                f"{tag}_{ssd}",
-                TRACES,
-                per[ssd],
-                f"Amphibian vs {base} on {name}, {{trace}}",
-                red,
-                fig,
-            )
-            cl.append(
-                Claim(
-                    f"{tag}_{ssd}_avg",
-                    f"Amphibian vs {base} on {name}, average",
-                    red,
-                    avg[ssd],
-                    "mean of 8 traces",
-                    fig,
-                )
-            )
-            cl.append(
-                Claim(
-                    f"{tag}_{ssd}_avg_samples",
-                    f"Amphibian vs {base} on {name}, average (our real trace samples)",
-                    red,
-                    avg[ssd],
-                    "mean of 8 traces",
-                    fig,
-                )
-            )
-    gain = "throughput improvement (%)"
-    for ssd, name in SSD_NAMES.items():
-        for cid, claim, pub, wl, src in (
-            (
-                f"postmark_noop_{ssd}",
-                f"Postmark: Amphibian vs Noop on {name}",
-                _POSTMARK_NOOP[ssd],
-                "Postmark, queue length 16",
-                "Fig. 8, §IV-B",
-            ),
-            (
-                f"postmark_pard_{ssd}",
-                f"Postmark: Amphibian vs ParDispatcher on {name}",
-                _POSTMARK_PARD[ssd],
-                "Postmark, queue length 16",
-                "Fig. 8, §IV-B",
-            ),
-            (
-                f"qd64_noop_{ssd}",
-                f"Postmark at queue length 64: vs Noop on {name}",
-                _QD64_NOOP[ssd],
-                "Postmark, queue length 64",
-                "Fig. 9, §IV-B",
-            ),
-        ):
-            cl.append(Claim(cid, claim, gain, pub, wl, src))
-    # Figs. 13-15, §IV-C: "over 90 % of the user requests in less than 1 ms
-    # in the two SATA SSDs", "nearly 99 % ... in less than 0.2 ms for the two
-    # financial and three Web traces in the 750S".
-    for cid, (ssd, pub, us, wl, fig) in CDF_CLAIMS.items():
-        cl.append(
-            Claim(
-                cid,
-                f"Amphibian: requests served within {us:g} µs on {SSD_NAMES[ssd]}",
-                f"requests within {us:g} µs (%)",
-                pub,
-                wl,
-                f"{fig}, §IV-C",
-            )
-        )
-    for sched, sname in HDD_SCHEDS.items():
-        for ssd, name in SSD_NAMES.items():
-            cl.append(
-                Claim(
-                    f"{sched}_worse_{ssd}",
-                    f"{sname} mean response time larger than Noop's on {name} "
-                    "(direction only: the paper gives no number)",
-                    "sign of the change vs Noop (+1 larger, 0 within ±1 %, −1 smaller)",
-                    1,
-                    "8 traces",
-                    f"{_FIGS[ssd]}, §IV-C",
-                    unit="sign",
-                )
-            )
-    return cl
-
-
-CLAIMS = _claims()
+from flashsched.reproduce.amphibian_setup import (
+    BURST,
+    BURST_SWEEP,
+    DETECTOR_SWEEP,
+    DIRTY,
+    DIRTY_SWEEP,
+    FIG5_DEVICE,
+    FIG5_NOTE,
+    FIG5_TRACE,
+    GCMODE_VARIANTS,
+    POSTMARK,
+    POSTMARK_TX,
+    PROFILE_ARGS,
+    QUICK_BURST_SWEEP,
+    QUICK_POSTMARK_TX,
+    QUICK_SAMPLES,
+    QUICK_THINK_SWEEP_MS,
+    QUICK_VARIANTS,
+    SAMPLES,
+    SCHEDULERS,
+    SSDS,
+    SWEEP_VARIANTS,
+    THINK_MS,
+    THINK_SWEEP_MS,
+    TRACES,
+    VARIANTS,
+    table,
+)
+from flashsched.reproduce.base import Context, Figure, Measured, Reproduction, Results
+from flashsched.reproduce.common import Compare, compare
 
 
 def _points(variants: list[str]) -> list[dict[str, Any]]:
@@ -478,23 +266,6 @@ def experiments(ctx: Context) -> dict[str, dict[str, Any]]:
 # ---- measuring ---------------------------------------------------------------
 
 
-def _tx_s(df: pd.DataFrame) -> pd.DataFrame:
-    """Postmark transactions per second (the paper's throughput)."""
-    tx = df["workload_spec"].map(
-        lambda s: float(m.group(1)) if (m := re.search(r"transactions=(\d+)", str(s))) else math.nan
-    )
-    return df.assign(tx_s=tx / df["simulated_s"])
-
-
-def _table(res: Results, exp: str) -> pd.DataFrame | None:
-    if exp not in res.tables:
-        return None
-    df = res.table(exp)
-    if "device" in df:
-        df = df.assign(ssd=df["device"].map(lambda d: PRESET_LABEL.get(str(d), str(d))))
-    return _tx_s(df) if exp.startswith("postmark") else df
-
-
 _SYN = "synthetic profile:{w} ({a}), not the paper's trace"
 
 
@@ -569,8 +340,8 @@ def measure(res: Results, ctx: Context) -> dict[str, Measured]:
         "postmark_band",
         "postmark_qd",
     ):
-        tables[exp] = _table(res, exp)
-    tables["fig5"] = _table(res, "fig5")
+        tables[exp] = table(res, exp)
+    tables["fig5"] = table(res, "fig5")
     cl = {c.id: c for c in CLAIMS}
     out = {}
     for cid, (c, note) in _compares().items():
@@ -795,190 +566,9 @@ def _without_gc(df: pd.DataFrame | None, c: Compare) -> str:
     return "" if got is None else f"; without the GC-aware module {got[0]:.1f} %"
 
 
-# ---- figures -----------------------------------------------------------------
-
-
-def _latency_bars(df: pd.DataFrame, exp: str, variants: list[str], tag: str) -> list[Figure]:
-    figs = []
-    what = {"profiles": "synthetic Table III profiles", "samples": "real trace samples ×10"}[exp]
-    for ssd, d in df[df["label"].isin(variants)].groupby("ssd", sort=False):
-        figs.append(
-            F.normalized_bars(
-                d,
-                name=f"{tag}_{exp}_{ssd}",
-                title=f"{SSD_NAMES.get(ssd, ssd)}: mean response time, {what} (cf. {_FIGS[ssd]})",
-                metric="latency_us.mean",
-                series="label",
-                baseline="noop",
-                ylabel="mean response time, normalised to NOOP",
-            )
-        )
-    return figs
-
-
-def _postmark_bars(df: pd.DataFrame) -> Figure:
-    wide = df.groupby(["ssd", "label"], sort=False)["tx_s"].mean().unstack("label")
-    norm = wide.div(wide["noop"], axis=0)
-    norm.index = [SSD_NAMES.get(i, i) for i in norm.index]
-    return F.grouped_bars(
-        norm[[c for c in VARIANTS if c in norm]],
-        name="postmark",
-        title=f"Postmark throughput, queue length 16, think {THINK_MS} ms (cf. Fig. 8)",
-        ylabel="transactions per second, normalised to NOOP",
-        caption="NOOP's transactions per second: "
-        + ", ".join(f"{SSD_NAMES.get(k, k)} {v:.1f}" for k, v in wide["noop"].items()),
-        hlines=[("NOOP = 1", 1.0)],
-    )
-
-
-def _band_figure(ssd: str, measured: dict[str, Measured]) -> Figure | None:
-    """Amphibian vs noop per profile: the published reduction, ours at the
-    chosen settings, and the band over the burst and detector sweeps (a
-    symmetric-log axis: the GC module's losses reach thousands of %)."""
-    pub = {c.id: c.published for c in CLAIMS}
-    ids = [f"noop_{ssd}_{t.lower()}" for t in TRACES]
-    ids += [f"noop_{ssd}_avg", f"noop_{ssd}_avg_samples"]
-    ids = [i for i in ids if i in measured and not math.isnan(measured[i].value)]
-    if not ids:
-        return None
-    names = [i.split(f"noop_{ssd}_", 1)[1].replace("avg_samples", "samples avg") for i in ids]
-    fig, ax = F.plt.subplots(figsize=(7, 3.4))
-    x = np.arange(len(ids))
-    lo = [(measured[i].band or (math.nan, math.nan))[0] for i in ids]
-    hi = [(measured[i].band or (math.nan, math.nan))[1] for i in ids]
-    ax.vlines(x, lo, hi, color="grey", lw=4, alpha=0.5, label="band over the sweeps")
-    ax.plot(x, [measured[i].value for i in ids], "o", color="C0", label="ours (burst 4)")
-    ax.plot(x, [pub[i] for i in ids], "x", color="k", ms=8, label="paper")
-    ax.axhline(0, color="grey", lw=0.6)
-    ax.set_yscale("symlog", linthresh=50)
-    ax.yaxis.set_major_formatter(F.plt.FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.set_xticks(x, names, rotation=30, ha="right")
-    ax.set_ylabel("reduction of mean response time (%)")
-    title = f"{SSD_NAMES[ssd]}: Amphibian vs NOOP, band over burst and detector settings"
-    ax.set_title(title, fontsize=9)
-    ps.legend_outside(ax)
-    return Figure(
-        f"band_{ssd}",
-        title,
-        "Grey: min-max over burst 1/4/16/64 (profiles) and the D-* detector settings; "
-        "dots: calibrated burst 4 and default detector; crosses: the paper (Figs. 10-12).",
-        fig,
-    )
-
-
 def make_figures(res: Results, ctx: Context) -> list[Figure]:
-    figs: list[Figure] = []
-    measured = measure(res, ctx)
-    for ssd in SSDS:
-        if (bf := _band_figure(ssd, measured)) is not None:
-            figs.append(bf)
-    for exp in ("profiles", "samples"):
-        df = _table(res, exp)
-        if df is None:
-            continue
-        figs += _latency_bars(df, exp, MAIN, "latency")
-        figs += _latency_bars(df, exp, ABLATION, "ablation")
-        first = df["workload"].iloc[0]
-        for ssd, d in df[(df["workload"] == first) & df["label"].isin(MAIN)].groupby("ssd"):
-            figs.append(
-                F.cdf_plot(
-                    res,
-                    exp,
-                    d,
-                    name=f"cdf_{exp}_{ssd}",
-                    title=f"Response-time CDF, {first}, {SSD_NAMES.get(ssd, ssd)} "
-                    "(cf. Figs. 13-15)",
-                    label=lambda r: r["label"],
-                )
-            )
-    if (pm := _table(res, "postmark")) is not None:
-        figs.append(_postmark_bars(pm))
-    if (qd := _table(res, "postmark_qd")) is not None:
-        for ssd, d in qd.groupby("ssd", sort=False):
-            figs.append(
-                F.sensitivity(
-                    d,
-                    name=f"qd_{ssd}",
-                    title=f"Postmark throughput vs queue length, {SSD_NAMES.get(ssd, ssd)} "
-                    "(cf. Fig. 9)",
-                    x="queue_depth",
-                    y="tx_s",
-                    series="label",
-                    xlabel="queue length",
-                    ylabel="transactions per second",
-                )
-            )
-            figs.append(
-                F.sensitivity(
-                    d,
-                    name=f"qdlat_{ssd}",
-                    title=f"Postmark read response time vs queue length, {SSD_NAMES.get(ssd, ssd)}",
-                    x="queue_depth",
-                    y="read_latency_us.mean",
-                    series="label",
-                    xlabel="queue length",
-                    ylabel="mean read response time (µs)",
-                    logy=True,
-                    caption="Reads are what a Postmark transaction waits for; "
-                    "its writes are written behind.",
-                )
-            )
-    return figs
-
-
-DETECTOR_COLS = {
-    "gc_detection.zone_kind": "zones",
-    "gc_detection.flags": "flags",
-    "gc_detection.flags_in_gc": "flags_in_gc",
-    "gc_detection.probes": "probes",
-    "gc_detection.held_zone_s": "held_zone_s",
-    "gc_detection.gc_zone_s": "gc_zone_s",
-    "gc_detection.precision": "precision",
-    "gc_detection.recall": "recall",
-    "gc_detection.gc_episodes": "gc_episodes",
-    "gc_detection.episodes_detected": "episodes_detected",
-}
-
-
-def detector_tables(res: Results, ctx: Context) -> dict[str, pd.DataFrame]:
-    """The GC-aware module measured as a detector (§III-E) against the
-    device's GC periods: one row per run of a GC-aware variant, and its
-    totals per SSD and variant (precision and recall over zone-time)."""
-    rows = []
-    for exp in ("profiles", "samples", "gcmode", "postmark"):
-        df = _table(res, exp)
-        if df is None or "gc_detection.flags" not in df:
-            continue
-        d = df[df["gc_detection.flags"].notna()]
-        keep = {
-            "ssd": "ssd",
-            "workload": "workload",
-            "label": "variant",
-            "latency_us.mean": "mean_latency_us",
-            **DETECTOR_COLS,
-        }
-        rows.append(d[list(keep)].rename(columns=keep).assign(experiment=exp))
-    if not rows:
-        return {}
-    runs = pd.concat(rows, ignore_index=True)
-    num = [c for c in runs if c not in ("ssd", "workload", "variant", "zones", "experiment")]
-    runs[num] = runs[num].astype(float)
-    g = runs.groupby(["experiment", "ssd", "variant"], sort=False)
-    counts = ["flags", "flags_in_gc", "probes", "held_zone_s", "gc_zone_s"]
-    tot = g[[*counts, "gc_episodes", "episodes_detected"]].sum()
-    overlap = (
-        (runs["precision"].fillna(0) * runs["held_zone_s"])
-        .groupby([runs["experiment"], runs["ssd"], runs["variant"]], sort=False)
-        .sum()
-    )
-    ints = ["flags", "flags_in_gc", "probes", "gc_episodes", "episodes_detected"]
-    runs[ints] = runs[ints].astype(int)
-    tot[ints] = tot[ints].astype(int)
-    held = tot["held_zone_s"].where(tot["held_zone_s"] > 0)
-    in_gc = tot["gc_zone_s"].where(tot["gc_zone_s"] > 0)
-    tot["precision"] = overlap / held
-    tot["recall"] = overlap / in_gc
-    return {"detector_runs": runs, "detector": tot.reset_index()}
+    """The figures, with the claims as measured for the band figures."""
+    return AF.figures(res, measure(res, ctx))
 
 
 REPRODUCTION = Reproduction(
@@ -990,7 +580,7 @@ REPRODUCTION = Reproduction(
     experiments=experiments,
     measure=measure,
     figures=make_figures,
-    tables=detector_tables,
+    tables=AF.detector_tables,
     host_schedulers=tuple(SCHEDULERS),
     notes=__doc__ or "",
     runtime=(
