@@ -124,7 +124,7 @@ FIG5_NOTE = (
 )
 
 
-def tx_s(df: pd.DataFrame) -> pd.DataFrame:
+def _tx_s(df: pd.DataFrame) -> pd.DataFrame:
     """Postmark transactions per second (the paper's throughput)."""
     tx = df["workload_spec"].map(
         lambda s: float(m.group(1)) if (m := re.search(r"transactions=(\d+)", str(s))) else math.nan
@@ -140,4 +140,4 @@ def table(res: Results, exp: str) -> pd.DataFrame | None:
     df = res.table(exp)
     if "device" in df:
         df = df.assign(ssd=df["device"].map(lambda d: PRESET_LABEL.get(str(d), str(d))))
-    return tx_s(df) if exp.startswith("postmark") else df
+    return _tx_s(df) if exp.startswith("postmark") else df
