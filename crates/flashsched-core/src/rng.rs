@@ -51,6 +51,13 @@ impl Rng {
         result
     }
 
+    /// Skip the next `n` numbers.
+    pub fn advance(&mut self, n: u64) {
+        for _ in 0..n {
+            self.next_u64();
+        }
+    }
+
     /// Uniform in [0, 1).
     #[inline]
     pub fn f64(&mut self) -> f64 {

@@ -109,6 +109,12 @@ fn estimate_is_within_2x_of_the_peak_and_the_limit_holds() {
             false,
         ),
         (
+            "16M pages, 90 % full (built in groups of planes)",
+            geometry([4, 4, 2, 2, 1024, 256], &["ftl.precondition_fill=0.9"]),
+            false,
+            false,
+        ),
+        (
             "1 plane, 2M pages, 70 % full (one large precondition buffer)",
             geometry([1, 1, 1, 1, 8192, 256], &["ftl.precondition_fill=0.7"]),
             false,

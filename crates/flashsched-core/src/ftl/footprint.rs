@@ -18,7 +18,8 @@ pub struct FtlFootprint {
     /// Per-block state (valid count, write pointer, erase count, state,
     /// times), free lists, per-plane state, GC candidate buffer.
     pub blocks: u64,
-    /// Held only while preconditioning: one plane's live logical pages.
+    /// Held only while preconditioning: the live set, and a group of
+    /// planes' placements.
     pub precondition: u64,
     /// Process variation: per-block speeds and the speed-ordered free sets.
     pub variation: u64,
@@ -55,13 +56,31 @@ impl super::Ftl {
             + size_of::<u32>() as u64;
         let per_plane = (size_of::<PlaneState>() + size_of::<u32>()) as u64;
         let candidates = geo.blocks_per_plane as u64 * size_of::<Candidate>() as u64;
-        let live_per_plane = (logical as f64 * cfg.precondition_fill.clamp(0.0, 1.0)
-            / planes.max(1) as f64)
-            .ceil() as u64;
-        let precondition = if cfg.precondition_fill > 0.0 {
-            grown_vec(live_per_plane, 4) + (geo.blocks_per_plane + geo.pages_per_block) as u64 * 4
-        } else {
+        // Preconditioning (ftl/precondition.rs). A small table is built
+        // plane by plane: one plane's live LPNs, grown one at a time. A
+        // larger one in groups: the live bitmap and counts, each plane's
+        // start (a slot permutation), one plane's live pages as (LPN, page)
+        // pairs and their shuffled order, and a group of planes'
+        // placements; a residue's live pages are at most its rows.
+        let ppb = geo.pages_per_block as u64;
+        let precondition = if cfg.precondition_fill <= 0.0 {
             0
+        } else if !super::precondition::grouped(logical as u32) {
+            let live_per_plane = (logical as f64 * cfg.precondition_fill.clamp(0.0, 1.0)
+                / planes.max(1) as f64)
+                .ceil() as u64;
+            grown_vec(live_per_plane, 4) + (geo.blocks_per_plane as u64 + ppb) * 4
+        } else {
+            let rows = logical.div_ceil(planes.max(1));
+            let width = super::precondition::group_width(geo.planes()) as u64;
+            logical.div_ceil(64) * 8
+                + planes * (8 + 8 + 4)
+                + planes * (ppb * 4 + size_of::<super::precondition::PlaneStart>() as u64)
+                + (rows + 1) * 8
+                + rows * 4
+                + width * ((rows + 1) * 4 + 16)
+                + geo.blocks_per_plane as u64 * 4
+                + 2 * ppb * 4
         };
         FtlFootprint {
             mapping: 4 * logical + 4 * pages + logical.div_ceil(64) * 8,
@@ -105,12 +124,47 @@ mod tests {
         let geo = Geometry::new(&cfg.geometry);
         let f = super::super::Ftl::footprint(&geo, &cfg.ftl, false);
         assert_eq!(f.mapping, 4 * 3072 + 4 * 4096 + 48 * 8);
-        // 768 live pages per plane → a 1024-entry vector, plus the ramp
-        // (64 blocks) and the slot shuffle (32 pages).
+        // A small table, built plane by plane: 768 live pages per plane →
+        // a 1024-entry vector, plus the ramp (64 blocks) and the slot
+        // shuffle (32 pages).
         assert_eq!(f.precondition, 1024 * 4 + 96 * 4);
         assert_eq!(f.variation, 0);
         assert!(f.blocks >= 29 * 128, "{}", f.blocks);
         assert_eq!(grown_vec(5, 2), 16);
+
+        // 8 × 2 × 2 × 2 planes × 2048 blocks × 256 pages, 25 % OP: 24M
+        // logical pages, built in groups of 8 planes (a 3 MiB live bitmap,
+        // 393,216 rows a residue).
+        let cfg = DeviceConfig::load(
+            "default",
+            &[
+                "geometry.channels=8",
+                "geometry.chips_per_channel=2",
+                "geometry.dies_per_chip=2",
+                "geometry.planes_per_die=2",
+                "geometry.blocks_per_plane=2048",
+                "geometry.pages_per_block=256",
+                "ftl.overprovisioning=0.25",
+                "ftl.precondition_fill=0.5",
+            ]
+            .map(String::from),
+        )
+        .unwrap();
+        let geo = Geometry::new(&cfg.geometry);
+        let f = super::super::Ftl::footprint(&geo, &cfg.ftl, false);
+        let start = std::mem::size_of::<super::super::precondition::PlaneStart>() as u64;
+        let rows = 393_216;
+        assert_eq!(
+            f.precondition,
+            (3 << 20)
+                + 64 * 20
+                + 64 * (1024 + start)
+                + (rows + 1) * 8
+                + rows * 4
+                + 8 * ((rows + 1) * 4 + 16)
+                + 2048 * 4
+                + 2 * 1024
+        );
         assert_eq!(grown_vec(1, 1), 4);
     }
 }

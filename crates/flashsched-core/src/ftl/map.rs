@@ -80,6 +80,15 @@ impl PageMap {
         *self.raw[i as usize].get_mut() = !v;
     }
 
+    /// Set the `n` entries from `i` on, the `j`-th to `f(j)`.
+    #[inline]
+    pub(crate) fn set_each(&mut self, i: u32, n: usize, mut f: impl FnMut(usize) -> u32) {
+        let i = i as usize;
+        for (j, e) in self.raw[i..i + n].iter_mut().enumerate() {
+            *e.get_mut() = !f(j);
+        }
+    }
+
     /// Unmap every entry in `r`.
     pub(crate) fn clear(&mut self, r: Range<usize>) {
         for e in &mut self.raw[r] {
