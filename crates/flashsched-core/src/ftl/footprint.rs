@@ -71,16 +71,19 @@ impl super::Ftl {
                 .ceil() as u64;
             grown_vec(live_per_plane, 4) + (geo.blocks_per_plane as u64 + ppb) * 4
         } else {
+            // ... and each plane's claimed blocks with their valid counts;
+            // every thread holds its own pairs, order and placements.
+            use super::precondition::{group_width, PlaneStart, THREADS};
             let rows = logical.div_ceil(planes.max(1));
-            let width = super::precondition::group_width(geo.planes()) as u64;
+            let width = group_width(geo.planes()) as u64;
+            let threads = THREADS as u64;
             logical.div_ceil(64) * 8
                 + planes * (8 + 8 + 4)
-                + planes * (ppb * 4 + size_of::<super::precondition::PlaneStart>() as u64)
-                + (rows + 1) * 8
-                + rows * 4
-                + width * ((rows + 1) * 4 + 16)
+                + planes * (ppb * 4 + size_of::<PlaneStart>() as u64)
+                + blocks * 8
+                + threads * ((rows + 1) * 8 + rows * 4 + width * ((rows + 1) * 4 + 16) + ppb * 4)
                 + geo.blocks_per_plane as u64 * 4
-                + 2 * ppb * 4
+                + ppb * 4
         };
         FtlFootprint {
             mapping: 4 * logical + 4 * pages + logical.div_ceil(64) * 8,
@@ -133,8 +136,8 @@ mod tests {
         assert_eq!(grown_vec(5, 2), 16);
 
         // 8 × 2 × 2 × 2 planes × 2048 blocks × 256 pages, 25 % OP: 24M
-        // logical pages, built in groups of 8 planes (a 3 MiB live bitmap,
-        // 393,216 rows a residue).
+        // logical pages, built in groups of 8 planes on two threads (a
+        // 3 MiB live bitmap, 393,216 rows a residue, 131,072 blocks).
         let cfg = DeviceConfig::load(
             "default",
             &[
@@ -159,11 +162,10 @@ mod tests {
             (3 << 20)
                 + 64 * 20
                 + 64 * (1024 + start)
-                + (rows + 1) * 8
-                + rows * 4
-                + 8 * ((rows + 1) * 4 + 16)
+                + 131_072 * 8
+                + 2 * ((rows + 1) * 8 + rows * 4 + 8 * ((rows + 1) * 4 + 16) + 1024)
                 + 2048 * 4
-                + 2 * 1024
+                + 1024
         );
         assert_eq!(grown_vec(1, 1), 4);
     }

@@ -80,12 +80,20 @@ impl PageMap {
         *self.raw[i as usize].get_mut() = !v;
     }
 
-    /// Set the `n` entries from `i` on, the `j`-th to `f(j)`.
+    /// Set entry `i` through a shared reference, for builds that share
+    /// a table among threads, each writing its own entries (a relaxed
+    /// store: a plain store on the hardware).
     #[inline]
-    pub(crate) fn set_each(&mut self, i: u32, n: usize, mut f: impl FnMut(usize) -> u32) {
+    pub(crate) fn store(&self, i: u32, v: u32) {
+        self.raw[i as usize].store(!v, Relaxed);
+    }
+
+    /// [`PageMap::store`] the `n` entries from `i` on, the `j`-th `f(j)`.
+    #[inline]
+    pub(crate) fn store_each(&self, i: u32, n: usize, mut f: impl FnMut(usize) -> u32) {
         let i = i as usize;
-        for (j, e) in self.raw[i..i + n].iter_mut().enumerate() {
-            *e.get_mut() = !f(j);
+        for (j, e) in self.raw[i..i + n].iter().enumerate() {
+            e.store(!f(j), Relaxed);
         }
     }
 
