@@ -136,7 +136,7 @@ mod tests {
         assert_eq!(grown_vec(5, 2), 16);
 
         // 8 × 2 × 2 × 2 planes × 2048 blocks × 256 pages, 25 % OP: 24M
-        // logical pages, built in groups of 8 planes on two threads (a
+        // logical pages, built in groups of 4 planes on two threads (a
         // 3 MiB live bitmap, 393,216 rows a residue, 131,072 blocks).
         let cfg = DeviceConfig::load(
             "default",
@@ -163,7 +163,7 @@ mod tests {
                 + 64 * 20
                 + 64 * (1024 + start)
                 + 131_072 * 8
-                + 2 * ((rows + 1) * 8 + rows * 4 + 8 * ((rows + 1) * 4 + 16) + 1024)
+                + 2 * ((rows + 1) * 8 + rows * 4 + 4 * ((rows + 1) * 4 + 16) + 1024)
                 + 2048 * 4
                 + 1024
         );

@@ -32,9 +32,10 @@ pub(in crate::ftl) const THREADS: usize = 2;
 
 /// Residues built together on `planes` planes: [`GROUP`], or fewer so that
 /// their placements (4 bytes for each of their logical pages) take at most
-/// half a byte per logical page, an eighth of the mapping table.
+/// a quarter byte per logical page on each thread (the mapping tables take
+/// 8 bytes and more): 8 residues on 128 planes, 16 on 256 or more.
 pub(in crate::ftl) fn group_width(planes: u32) -> usize {
-    (planes as usize / 8).clamp(1, GROUP)
+    (planes as usize / 16).clamp(1, GROUP)
 }
 
 /// Where a plane's placement starts: in the random stream, and in the
