@@ -105,27 +105,32 @@ mod tests {
     use super::*;
     use crate::config::DeviceConfig;
 
+    /// The footprint of `default` with these geometry sizes (channels,
+    /// chips, dies, planes, blocks, pages), 25 % OP, half full.
+    fn footprint_of(g: [u32; 6]) -> FtlFootprint {
+        let keys = [
+            "channels",
+            "chips_per_channel",
+            "dies_per_chip",
+            "planes_per_die",
+            "blocks_per_plane",
+            "pages_per_block",
+        ];
+        let mut ov: Vec<String> = keys
+            .iter()
+            .zip(g)
+            .map(|(k, v)| format!("geometry.{k}={v}"))
+            .collect();
+        ov.extend(["ftl.overprovisioning=0.25", "ftl.precondition_fill=0.5"].map(String::from));
+        let cfg = DeviceConfig::load("default", &ov).unwrap();
+        super::super::Ftl::footprint(&Geometry::new(&cfg.geometry), &cfg.ftl, false)
+    }
+
     #[test]
     fn worked_example() {
         // 2 × 1 × 1 × 1 planes × 64 blocks × 32 pages = 4096 pages, 128
         // blocks; 25 % OP → 3072 logical pages.
-        let cfg = DeviceConfig::load(
-            "default",
-            &[
-                "geometry.channels=2",
-                "geometry.chips_per_channel=1",
-                "geometry.dies_per_chip=1",
-                "geometry.planes_per_die=1",
-                "geometry.blocks_per_plane=64",
-                "geometry.pages_per_block=32",
-                "ftl.overprovisioning=0.25",
-                "ftl.precondition_fill=0.5",
-            ]
-            .map(String::from),
-        )
-        .unwrap();
-        let geo = Geometry::new(&cfg.geometry);
-        let f = super::super::Ftl::footprint(&geo, &cfg.ftl, false);
+        let f = footprint_of([2, 1, 1, 1, 64, 32]);
         assert_eq!(f.mapping, 4 * 3072 + 4 * 4096 + 48 * 8);
         // A small table, built plane by plane: 768 live pages per plane →
         // a 1024-entry vector, plus the ramp (64 blocks) and the slot
@@ -134,27 +139,15 @@ mod tests {
         assert_eq!(f.variation, 0);
         assert!(f.blocks >= 29 * 128, "{}", f.blocks);
         assert_eq!(grown_vec(5, 2), 16);
+        assert_eq!(grown_vec(1, 1), 4);
+    }
 
+    #[test]
+    fn worked_example_built_in_groups() {
         // 8 × 2 × 2 × 2 planes × 2048 blocks × 256 pages, 25 % OP: 24M
         // logical pages, built in groups of 4 planes on two threads (a
         // 3 MiB live bitmap, 393,216 rows a residue, 131,072 blocks).
-        let cfg = DeviceConfig::load(
-            "default",
-            &[
-                "geometry.channels=8",
-                "geometry.chips_per_channel=2",
-                "geometry.dies_per_chip=2",
-                "geometry.planes_per_die=2",
-                "geometry.blocks_per_plane=2048",
-                "geometry.pages_per_block=256",
-                "ftl.overprovisioning=0.25",
-                "ftl.precondition_fill=0.5",
-            ]
-            .map(String::from),
-        )
-        .unwrap();
-        let geo = Geometry::new(&cfg.geometry);
-        let f = super::super::Ftl::footprint(&geo, &cfg.ftl, false);
+        let f = footprint_of([8, 2, 2, 2, 2048, 256]);
         let start = std::mem::size_of::<super::super::precondition::PlaneStart>() as u64;
         let rows = 393_216;
         assert_eq!(
@@ -167,6 +160,5 @@ mod tests {
                 + 2048 * 4
                 + 1024
         );
-        assert_eq!(grown_vec(1, 1), 4);
     }
 }
