@@ -56,7 +56,7 @@ impl super::Ftl {
             + size_of::<u32>() as u64;
         let per_plane = (size_of::<PlaneState>() + size_of::<u32>()) as u64;
         let candidates = geo.blocks_per_plane as u64 * size_of::<Candidate>() as u64;
-        // Preconditioning (ftl/precondition.rs). A small table is built
+        // Preconditioning (ftl/precondition/). A small table is built
         // plane by plane: one plane's live LPNs, grown one at a time. A
         // larger one in groups: the live bitmap and counts, each plane's
         // start (a slot permutation), one plane's live pages as (LPN, page)

@@ -2,7 +2,7 @@
 //!
 //! A sweep builds the same device (geometry, FTL settings, seed) run after
 //! run, and building it is its analytic preconditioning
-//! (`precondition.rs`): 20-70 ms on the Intel presets' 2-10 M pages, as long
+//! (`precondition/`): 20-70 ms on the Intel presets' 2-10 M pages, as long
 //! as a 50k-request run on them (BENCHMARKS.md, session 51). Copying the
 //! preconditioned state takes a fifth of that. So the second build of a
 //! device keeps a copy of its state, and every later build starts from a
