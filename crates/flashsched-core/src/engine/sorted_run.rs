@@ -86,9 +86,10 @@ impl<E: Copy> SortedRun<E> {
     /// The least key (`u128::MAX` when empty).
     #[inline]
     pub(super) fn front_key(&self) -> u128 {
-        match self.buf.len() > self.lo {
-            true => self.buf[self.buf.len() - 1].0,
-            false => u128::MAX,
+        if self.buf.len() > self.lo {
+            self.buf[self.buf.len() - 1].0
+        } else {
+            u128::MAX
         }
     }
 

@@ -278,11 +278,11 @@ impl Ftl {
             .step_by(width as usize)
             .map(|g0| g0..(g0 + width).min(nres))
             .collect();
-        let threads = threads().min(groups.len()).max(1);
         let (l2p, p2l) = (&self.l2p, &self.p2l);
         // Contiguous shares: two threads' groups meet in one cache line a
         // row at most.
-        let shares: Vec<&[Range<u32>]> = groups.chunks(groups.len().div_ceil(threads)).collect();
+        let share = groups.len().div_ceil(threads()).max(1);
+        let shares: Vec<&[Range<u32>]> = groups.chunks(share).collect();
         let placed = on_threads(&shares, |gs| {
             let mut s = Scratch::default();
             gs.iter()
