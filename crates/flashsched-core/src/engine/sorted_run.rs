@@ -25,6 +25,10 @@ pub(super) struct SortedRun<E> {
     lo: usize,
 }
 
+/// Events nearest the end (due next) an insertion looks through one by one
+/// before it bisects the run.
+const NEAR: usize = 8;
+
 impl<E> Default for SortedRun<E> {
     fn default() -> Self {
         SortedRun {
@@ -48,8 +52,9 @@ impl<E: Copy> SortedRun<E> {
 
     /// Before (nearer the start than) every event with a key at most `key`,
     /// so it pops after them: in the free slot before the first event when
-    /// it is due after all of them, else those events move along one place,
-    /// from the end.
+    /// it is due after all of them, else in the middle, where the events on
+    /// the shorter side move one place (towards the end, or into a free
+    /// slot before the first).
     #[inline(never)]
     fn insert_after_next(&mut self, key: u128, payload: E) {
         if self.buf[self.lo].0 <= key {
@@ -60,15 +65,28 @@ impl<E: Copy> SortedRun<E> {
             self.buf[self.lo] = (key, payload);
             return;
         }
-        let n = self.buf.len();
-        self.buf.push(self.buf[n - 1]);
-        let mut j = n - 1;
-        // Stops above `lo`: the first event is due after `key`.
-        while self.buf[j - 1].0 <= key {
-            self.buf[j] = self.buf[j - 1];
-            j -= 1;
+        let (lo, n) = (self.lo, self.buf.len());
+        // The place: the first event due at or before `key` (one exists, at
+        // the end; `buf[lo]` is due after it). Most new events land among
+        // the few due next: those are looked at one by one, from the end.
+        let p = if n - lo <= NEAR || self.buf[n - NEAR].0 > key {
+            let mut j = n - 1;
+            while self.buf[j - 1].0 <= key {
+                j -= 1;
+            }
+            j
+        } else {
+            lo + self.buf[lo..n].partition_point(|e| e.0 > key)
+        };
+        if lo > 0 && p - lo < n - p {
+            self.buf.copy_within(lo..p, lo - 1);
+            self.lo -= 1;
+            self.buf[p - 1] = (key, payload);
+        } else {
+            self.buf.push(self.buf[n - 1]);
+            self.buf.copy_within(p..n - 1, p + 1);
+            self.buf[p] = (key, payload);
         }
-        self.buf[j] = (key, payload);
     }
 
     /// Free slots before the first event, as many as there are events (at
@@ -168,33 +186,39 @@ mod tests {
     }
 
     /// Against a stable sort, on keys drawn so that ties, new earliest
-    /// events and new latest events all happen, pops interleaved.
+    /// events and new latest events all happen, pops interleaved; the run
+    /// grows to thousands of events, so insertions land in its middle,
+    /// nearer either end (keys spread over 8 values: ties everywhere; over
+    /// 2^20: few).
     #[test]
     fn matches_a_stable_sort_with_interleaved_pops() {
-        let mut r = SortedRun::default();
-        let mut reference: Vec<(u128, u32)> = Vec::new();
-        let mut x = 12345u64;
-        let mut now = 0u128;
-        for i in 0..20_000u32 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            if x >> 62 == 0 && !reference.is_empty() {
-                let want = reference.remove(0);
-                assert_eq!(r.pop_front(), Some(want));
-                now = want.0;
-            } else {
-                let key = now + ((x >> 33) % 8) as u128;
-                r.insert(key, i);
-                // After every pending event with a key at most `key`.
-                let at = reference.partition_point(|e| e.0 <= key);
-                reference.insert(at, (key, i));
+        for spread in [8u64, 1 << 20] {
+            let mut r = SortedRun::default();
+            let mut reference: Vec<(u128, u32)> = Vec::new();
+            let mut x = 12345u64;
+            let mut now = 0u128;
+            for i in 0..20_000u32 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                if x >> 62 == 0 && !reference.is_empty() {
+                    let want = reference.remove(0);
+                    assert_eq!(r.pop_front(), Some(want));
+                    now = want.0;
+                } else {
+                    let key = now + ((x >> 33) % spread) as u128;
+                    r.insert(key, i);
+                    // After every pending event with a key at most `key`.
+                    let at = reference.partition_point(|e| e.0 <= key);
+                    reference.insert(at, (key, i));
+                }
+                assert_eq!(r.front_key(), reference.first().map_or(u128::MAX, |e| e.0));
             }
-            assert_eq!(r.front_key(), reference.first().map_or(u128::MAX, |e| e.0));
+            assert!(r.len() > 5_000, "the run stayed short");
+            while let Some(want) = (!reference.is_empty()).then(|| reference.remove(0)) {
+                assert_eq!(r.pop_front(), Some(want));
+            }
+            assert!(r.is_empty());
         }
-        while let Some(want) = (!reference.is_empty()).then(|| reference.remove(0)) {
-            assert_eq!(r.pop_front(), Some(want));
-        }
-        assert!(r.is_empty());
     }
 }
