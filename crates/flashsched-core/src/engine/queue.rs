@@ -23,20 +23,19 @@ pub const FIFO_RANK: u64 = 1 << 63;
 /// average replaying MQSim's trace case, 5 on SSDsim's, 80 under GC at queue
 /// depth 64, 320-640 with 512 requests of mixed I/O in flight). Up to
 /// `SMALL_MAX` of them are one sorted run: most pushes land near one end
-/// (due soon, or after everything), a push moves the events after it up
-/// one place, and a pop takes the front. More go to a timing wheel:
-/// `WHEEL` buckets of `2^BUCKET_SHIFT` ns, each a sorted run, with a bitmap
-/// of the non-empty ones, and a 4-ary heap for events beyond the wheel's
-/// horizon (host timers, sparse arrivals, long erases); a pop takes the
-/// smaller of the two fronts. The wheel costs few instructions at any size,
-/// but its buckets are spread over hundreds of KiB, so each push and pop
-/// touches lines long gone from the cache: with up to 640 events pending
-/// one run is faster (measured, session 56: -7 % wall time on the GC case
-/// at queue depth 64, -9 % at 48-160 pending, -10 % at 320-640, 16-SSD
-/// arrays 5-10 % faster; the wheel was used from 48 on before). The queue
-/// moves back to one run when fewer than `SMALL_LOW` remain. Either way,
-/// pops come out in key order; equal keys within the wheel's horizon in
-/// the order they were pushed, in both forms.
+/// (due soon, or after everything), one in the middle moves the events on
+/// its shorter side by one place, and a pop takes the front. More go to a
+/// timing wheel: `WHEEL` buckets of `2^BUCKET_SHIFT` ns, each a sorted run,
+/// with a bitmap of the non-empty ones, and a 4-ary heap for events beyond
+/// the wheel's horizon (host timers, sparse arrivals, long erases); a pop
+/// takes the smaller of the two fronts. The wheel costs few instructions at
+/// any size, but its buckets are spread over hundreds of KiB, so each push
+/// and pop touches lines long gone from the cache: with up to 640 events
+/// pending one run is faster (BENCHMARKS.md, session 56: -9 % core time on
+/// the GC case at queue depth 64, -15 % at 320-640 pending; the wheel was
+/// used from 48 on before). The queue moves back to one run when fewer than
+/// `SMALL_LOW` remain. Either way, pops come out in key order; equal keys
+/// within the wheel's horizon in the order they were pushed, in both forms.
 #[derive(Debug)]
 pub struct EventQueue<E> {
     /// Every pending event while `small`.
