@@ -104,25 +104,23 @@ impl super::Ftl {
 mod tests {
     use super::*;
     use crate::config::DeviceConfig;
+    use crate::flash::GeometryConfig;
 
     /// The footprint of `default` with these geometry sizes (channels,
     /// chips, dies, planes, blocks, pages), 25 % OP, half full.
     fn footprint_of(g: [u32; 6]) -> FtlFootprint {
-        let keys = [
-            "channels",
-            "chips_per_channel",
-            "dies_per_chip",
-            "planes_per_die",
-            "blocks_per_plane",
-            "pages_per_block",
-        ];
-        let mut ov: Vec<String> = keys
-            .iter()
-            .zip(g)
-            .map(|(k, v)| format!("geometry.{k}={v}"))
-            .collect();
-        ov.extend(["ftl.overprovisioning=0.25", "ftl.precondition_fill=0.5"].map(String::from));
-        let cfg = DeviceConfig::load("default", &ov).unwrap();
+        let ov = ["ftl.overprovisioning=0.25", "ftl.precondition_fill=0.5"].map(String::from);
+        let mut cfg = DeviceConfig::load("default", &ov).unwrap();
+        let [channels, chips, dies, planes, blocks, pages] = g;
+        cfg.geometry = GeometryConfig {
+            channels,
+            chips_per_channel: chips,
+            dies_per_chip: dies,
+            planes_per_die: planes,
+            blocks_per_plane: blocks,
+            pages_per_block: pages,
+            ..cfg.geometry
+        };
         super::super::Ftl::footprint(&Geometry::new(&cfg.geometry), &cfg.ftl, false)
     }
 
