@@ -456,7 +456,7 @@ impl Model for Simulation {
                         size: slot.req.size,
                         stream: slot.req.stream,
                     };
-                    self.metrics.record(&c);
+                    self.metrics.record_staged(&c);
                     self.workload.on_complete(&c, now);
                 }
             }
@@ -500,6 +500,11 @@ impl Model for Simulation {
                 .map_err(|m| check::error(t, "device", &m))?;
         }
         Ok(())
+    }
+
+    #[inline]
+    fn pause(&mut self) {
+        self.metrics.flush_staged();
     }
 
     fn finish(&mut self) -> SimResult<()> {

@@ -262,6 +262,30 @@ fn array_runs_are_deterministic() {
     assert_eq!(go(), go());
 }
 
+/// An array stages its rows as one SSD does: whenever the run returns to
+/// its caller every completed request has its row.
+#[test]
+fn every_completed_array_request_has_its_row_whenever_the_run_returns() {
+    let wl = ArrayWorkload::Phases(vec!["read=0.5,bs=16k,qd=16,n=2000".into()]);
+    let cfg = ArrayConfig {
+        keep_records: true,
+        ..array("raid0", Some("10gbe"), 10)
+    };
+    let mut sim = ArraySim::new(cfg, small_ssd(&[]), &wl).unwrap();
+    let mut returns = 0;
+    while !sim.advance(29).unwrap() {
+        returns += 1;
+        let m = &sim.metrics;
+        assert_eq!(
+            m.records.len() as u64,
+            m.completed(),
+            "after return {returns}"
+        );
+    }
+    assert!(returns > 50);
+    assert_eq!(sim.metrics.records.len(), 2000);
+}
+
 /// The FTP-like workload: every client writes its own file exactly once,
 /// in order, and the RAID-0 volume receives all of it.
 #[test]

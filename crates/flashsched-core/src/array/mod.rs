@@ -441,6 +441,11 @@ impl Model for ArraySim {
         Ok(())
     }
 
+    #[inline]
+    fn pause(&mut self) {
+        self.metrics.flush_staged();
+    }
+
     fn finish(&mut self) -> SimResult<()> {
         let now = self.clock.now();
         let busy = self.host.queued() > 0

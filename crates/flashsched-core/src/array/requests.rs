@@ -245,7 +245,7 @@ impl ArraySim {
             size: c.size,
             stream: c.stream,
         };
-        self.metrics.record(&done);
+        self.metrics.record_staged(&done);
         if c.op != Op::Trim {
             self.series.add_array(self.clock.now(), c.size as u64);
         }

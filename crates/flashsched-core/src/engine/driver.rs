@@ -88,12 +88,18 @@ pub trait Model {
     }
     /// Nothing is left to happen: report a stall, run final audits.
     fn finish(&mut self) -> SimResult<()>;
+    /// The driver returns to its caller (after any number of instants, or
+    /// an error): whatever the model defers while it runs (rows staged for
+    /// their columns) must be in place now.
+    #[inline]
+    fn pause(&mut self) {}
 }
 
 /// Run `m` for up to `max_steps` instants; true once it has finished.
 pub fn advance<M: Model>(m: &mut M, max_steps: u64) -> SimResult<bool> {
     let t0 = Instant::now();
     let r = steps(m, max_steps);
+    m.pause();
     m.clock().wall += t0.elapsed();
     r
 }
@@ -160,17 +166,24 @@ mod tests {
             self.seen.push("finish".into());
             Ok(())
         }
+        fn pause(&mut self) {
+            self.seen.push("pause".into());
+        }
     }
 
     #[test]
     fn every_event_of_an_instant_applies_before_one_settle() {
         let mut m = Log::default();
         assert!(!advance(&mut m, 1).unwrap(), "one instant, not finished");
-        assert_eq!(m.seen, ["poll", "settle@0", "1@5", "2@5", "settle@5"]);
+        assert_eq!(
+            m.seen,
+            ["poll", "settle@0", "1@5", "2@5", "settle@5", "pause"]
+        );
         assert!(advance(&mut m, u64::MAX).unwrap());
-        assert_eq!(&m.seen[5..], ["3@9", "settle@9", "finish"]);
+        assert_eq!(&m.seen[6..], ["3@9", "settle@9", "finish", "pause"]);
         assert!(m.clock.is_finished());
         assert!(advance(&mut m, 1).unwrap(), "finished stays finished");
-        assert_eq!(m.seen.len(), 8);
+        // The model is paused at every return, with nothing else done.
+        assert_eq!(&m.seen[10..], ["pause"]);
     }
 }

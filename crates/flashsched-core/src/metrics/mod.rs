@@ -6,6 +6,7 @@ pub mod bins;
 pub mod csv;
 pub mod gc_detect;
 pub mod histogram;
+mod stage;
 pub mod summary;
 pub mod tail;
 
@@ -17,6 +18,7 @@ pub use crate::io::Completion;
 use crate::io::Op;
 pub use bins::SparseBins;
 pub use histogram::Histogram;
+use stage::RowStage;
 pub use summary::{GcSummary, LatencySummary, Summary};
 pub use tail::TailLatency;
 
@@ -63,6 +65,20 @@ impl<T: Clone> Column<T> {
         };
         v.push(x);
         *self = Column::Owned(v);
+    }
+
+    /// The contents as a plain vector to append to (taken back, or copied,
+    /// if they were given out).
+    fn owned(&mut self) -> &mut Vec<T> {
+        let v = match std::mem::take(self) {
+            Column::Owned(v) => v,
+            Column::Shared(a) => Arc::try_unwrap(a).unwrap_or_else(|a| (*a).clone()),
+        };
+        *self = Column::Owned(v);
+        match self {
+            Column::Owned(v) => v,
+            Column::Shared(a) => Arc::make_mut(a),
+        }
     }
 
     /// The contents so far, shared (no copy).
@@ -115,6 +131,16 @@ impl<T> Deref for Column<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
         self.contents()
+    }
+}
+
+/// A request's `op` as its column stores it.
+#[inline]
+fn op_code(op: Op) -> u8 {
+    match op {
+        Op::Read => 0,
+        Op::Write => 1,
+        Op::Trim => 2,
     }
 }
 
@@ -205,8 +231,12 @@ pub struct Second {
 #[derive(Debug, Clone)]
 pub struct Metrics {
     keep_records: bool,
-    /// One row per request, if kept.
+    /// One row per request, if kept. A model that records through
+    /// [`record_staged`](Self::record_staged) has rows not in it yet while
+    /// it runs, and flushes them whenever it returns to its caller.
     pub records: Records,
+    /// Rows on their way to `records` (`stage.rs`).
+    stage: RowStage,
     /// Latency (ns, arrival to completion) of every read and write.
     pub all: Histogram,
     /// Latency of reads, ns.
@@ -240,6 +270,7 @@ impl Metrics {
         Metrics {
             keep_records,
             records: Records::default(),
+            stage: RowStage::default(),
             all: Histogram::new(),
             read: Histogram::new(),
             write: Histogram::new(),
@@ -293,15 +324,49 @@ impl Metrics {
     /// settles: `floor` is the earliest completion any row recorded from
     /// now on can have ([`TailLatency`]).
     pub fn swap_records(&mut self, mut spare: Records, floor: Ns) -> Records {
+        self.flush_staged();
         spare.clear();
         let rows = std::mem::replace(&mut self.records, spare);
         self.tail.fold(&rows, self.seconds.bins(), floor);
         rows
     }
 
-    /// Account one completed request.
+    /// Account one completed request (its row, if kept, appended at once).
     #[inline]
     pub fn record(&mut self, c: &Completion) {
+        self.account(c);
+        if self.keep_records {
+            let r = &mut self.records;
+            r.arrival.push(c.arrival);
+            r.dispatch.push(c.dispatch);
+            r.complete.push(c.complete);
+            r.op.push(op_code(c.op));
+            r.offset.push(c.offset);
+            r.size.push(c.size);
+            r.stream.push(c.stream);
+        }
+    }
+
+    /// Account one completed request, its row (if kept) staged: in
+    /// `records` after the next [`flush_staged`](Self::flush_staged),
+    /// which the caller runs before anyone reads them.
+    #[inline]
+    pub fn record_staged(&mut self, c: &Completion) {
+        self.account(c);
+        if self.keep_records && self.stage.push(c) {
+            self.stage.flush_into(&mut self.records);
+        }
+    }
+
+    /// Put the staged rows in `records`.
+    #[inline]
+    pub fn flush_staged(&mut self) {
+        self.stage.flush_into(&mut self.records);
+    }
+
+    /// The histograms, series and budget of one completed request.
+    #[inline(always)]
+    fn account(&mut self, c: &Completion) {
         let lat = c.complete - c.arrival;
         self.last_completion = self.last_completion.max(c.complete);
         let s = self.seconds.at(c.complete / NS_PER_S);
@@ -327,20 +392,6 @@ impl Metrics {
         if self.completed() >= self.next_check {
             self.check_budget();
         }
-        if self.keep_records {
-            let r = &mut self.records;
-            r.arrival.push(c.arrival);
-            r.dispatch.push(c.dispatch);
-            r.complete.push(c.complete);
-            r.op.push(match c.op {
-                Op::Read => 0,
-                Op::Write => 1,
-                Op::Trim => 2,
-            });
-            r.offset.push(c.offset);
-            r.size.push(c.size);
-            r.stream.push(c.stream);
-        }
     }
 
     /// Requests completed so far (reads + writes + trims).
@@ -353,6 +404,7 @@ impl Metrics {
     /// those held and those taken away as the run went (`swap_records`);
     /// empty when records are not kept.
     pub fn p99_per_second(&self) -> Vec<f64> {
+        debug_assert!(self.stage.is_empty(), "rows staged, not flushed");
         if !self.keep_records {
             return Vec::new();
         }
