@@ -8,10 +8,10 @@
 //! 9 % slower than without rows and the GC case 12 % (cachegrind with a
 //! 2 MiB L2 on the MQSim trace: +3.5 misses per request). Rows now go to a
 //! small stage that stays in L1, and a full stage goes to each column in
-//! one run: -3 % core time on the MQSim trace, -9 % on the GC case,
-//! SSDsim's case unchanged (BENCHMARKS.md, session 57). Stores that bypass
-//! the caches gained no more in the core and cost SSDsim's case end to
-//! end: the Parquet writer then read every row from memory.
+//! one run: -3 to -4 % core time on the MQSim trace, -5 to -9 % on the GC
+//! case, SSDsim's case within noise (BENCHMARKS.md, session 57). Stores
+//! that bypass the caches gained no more in the core and cost SSDsim's
+//! case end to end: the Parquet writer then read every row from memory.
 //!
 //! Staged rows are not in the columns yet: a model that stages flushes
 //! whenever it returns to its caller (`engine::Model::pause`), so anyone
