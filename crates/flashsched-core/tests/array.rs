@@ -272,16 +272,10 @@ fn every_completed_array_request_has_its_row_whenever_the_run_returns() {
         ..array("raid0", Some("10gbe"), 10)
     };
     let mut sim = ArraySim::new(cfg, small_ssd(&[]), &wl).unwrap();
-    let mut returns = 0;
-    while !sim.advance(29).unwrap() {
-        returns += 1;
-        let m = &sim.metrics;
-        assert_eq!(
-            m.records.len() as u64,
-            m.completed(),
-            "after return {returns}"
-        );
-    }
+    let returns = common::rows_complete_at_every_return(|| {
+        let finished = sim.advance(29).unwrap();
+        (finished, sim.metrics.records.len(), sim.metrics.completed())
+    });
     assert!(returns > 50);
     assert_eq!(sim.metrics.records.len(), 2000);
 }

@@ -177,3 +177,19 @@ pub fn assert_rejected_by_key(cases: &[(&str, &str)]) {
         assert!(e.contains(key), "{set}: {e}");
     }
 }
+
+/// Advance a model a few instants at a time and check that whenever it
+/// returns every completed request has its row: `step` advances it once and
+/// returns whether it finished, its rows and its completed requests. The
+/// number of returns before the last.
+pub fn rows_complete_at_every_return(mut step: impl FnMut() -> (bool, usize, u64)) -> usize {
+    let mut returns = 0;
+    loop {
+        let (finished, rows, completed) = step();
+        assert_eq!(rows as u64, completed, "after return {returns}");
+        if finished {
+            return returns;
+        }
+        returns += 1;
+    }
+}
