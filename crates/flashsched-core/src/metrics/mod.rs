@@ -47,29 +47,9 @@ impl<T> Default for Column<T> {
 }
 
 impl<T: Clone> Column<T> {
-    /// Append a row (taking back or copying the contents if they were given
-    /// out).
-    #[inline]
-    pub(crate) fn push(&mut self, x: T) {
-        match self {
-            Column::Owned(v) => v.push(x),
-            Column::Shared(_) => self.push_unshared(x),
-        }
-    }
-
-    #[cold]
-    fn push_unshared(&mut self, x: T) {
-        let mut v = match std::mem::take(self) {
-            Column::Owned(v) => v,
-            Column::Shared(a) => Arc::try_unwrap(a).unwrap_or_else(|a| (*a).clone()),
-        };
-        v.push(x);
-        *self = Column::Owned(v);
-    }
-
     /// The contents as a plain vector to append to (taken back, or copied,
     /// if they were given out).
-    fn owned(&mut self) -> &mut Vec<T> {
+    pub(crate) fn owned(&mut self) -> &mut Vec<T> {
         let v = match std::mem::take(self) {
             Column::Owned(v) => v,
             Column::Shared(a) => Arc::try_unwrap(a).unwrap_or_else(|a| (*a).clone()),
@@ -331,20 +311,12 @@ impl Metrics {
         rows
     }
 
-    /// Account one completed request (its row, if kept, appended at once).
+    /// Account one completed request (its row, if kept, in `records` at
+    /// once).
     #[inline]
     pub fn record(&mut self, c: &Completion) {
-        self.account(c);
-        if self.keep_records {
-            let r = &mut self.records;
-            r.arrival.push(c.arrival);
-            r.dispatch.push(c.dispatch);
-            r.complete.push(c.complete);
-            r.op.push(op_code(c.op));
-            r.offset.push(c.offset);
-            r.size.push(c.size);
-            r.stream.push(c.stream);
-        }
+        self.record_staged(c);
+        self.flush_staged();
     }
 
     /// Account one completed request, its row (if kept) staged: in
@@ -419,10 +391,10 @@ mod tests {
     #[test]
     fn shared_column_contents_never_change() {
         let mut c = Column::default();
-        c.push(1u64);
-        c.push(2);
+        c.owned().push(1u64);
+        c.owned().push(2);
         let before = c.share();
-        c.push(3); // copies: `before` still sees two rows
+        c.owned().push(3); // copies: `before` still sees two rows
         assert_eq!(*before, vec![1, 2]);
         assert_eq!(&*c, &[1, 2, 3]);
         let again = c.share();
@@ -432,7 +404,7 @@ mod tests {
         // buffer back instead of copying it.
         let buf = again.as_ptr();
         drop(again);
-        c.push(4);
+        c.owned().push(4);
         assert!(matches!(c, Column::Owned(_)));
         assert_eq!(c.as_ptr(), buf, "taken back, not copied");
         assert_eq!(&*c, &[1, 2, 3, 4]);
@@ -441,19 +413,19 @@ mod tests {
     #[test]
     fn a_cleared_column_keeps_its_buffer_only_when_nobody_else_holds_it() {
         let mut c = Column::default();
-        c.push(1u64);
+        c.owned().push(1u64);
         let held = c.share();
         assert!(!c.unshared());
         c.clear();
         assert!(c.is_empty() && c.unshared());
         assert_eq!(*held, vec![1], "held contents never change");
-        c.push(2);
+        c.owned().push(2);
         let given = c.share();
         let buf = given.as_ptr();
         drop(given);
         assert!(c.unshared());
         c.clear();
-        c.push(3);
+        c.owned().push(3);
         assert_eq!(c.as_ptr(), buf, "taken back, not reallocated");
         assert_eq!(&*c, &[3]);
     }
@@ -466,8 +438,8 @@ mod tests {
         }
         // A spare from an earlier take: its rows go, its room stays.
         let mut spare = Records::with_capacity(100);
-        spare.arrival.push(99);
-        spare.op.push(1);
+        spare.arrival.owned().push(99);
+        spare.op.owned().push(1);
         let room = spare.arrival.as_ptr();
         let first = m.swap_records(spare, 0);
         assert_eq!(

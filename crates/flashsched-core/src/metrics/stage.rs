@@ -17,13 +17,13 @@
 //! whenever it returns to its caller (`engine::Model::pause`), so anyone
 //! reading the columns between its steps sees every row.
 
-use super::{op_code, Column, Completion, Records};
+use super::{op_code, Completion, Records};
 
 /// Rows a stage holds (48 bytes each: 3 KiB).
 const STAGE_ROWS: usize = 64;
 
 /// One row as staged.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct Row {
     arrival: u64,
     dispatch: u64,
@@ -35,18 +35,23 @@ struct Row {
 }
 
 /// Rows not yet in their columns, oldest first.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct RowStage {
     rows: Vec<Row>,
+}
+
+impl Default for RowStage {
+    fn default() -> Self {
+        RowStage {
+            rows: Vec::with_capacity(STAGE_ROWS),
+        }
+    }
 }
 
 impl RowStage {
     /// Stage `c`'s row; true when the stage is full (flush it).
     #[inline]
     pub(crate) fn push(&mut self, c: &Completion) -> bool {
-        if self.rows.capacity() == 0 {
-            self.rows.reserve_exact(STAGE_ROWS);
-        }
         self.rows.push(Row {
             arrival: c.arrival,
             dispatch: c.dispatch,
@@ -71,22 +76,15 @@ impl RowStage {
             return;
         }
         let rows = &self.rows;
-        append(&mut r.arrival, rows.iter().map(|x| x.arrival));
-        append(&mut r.dispatch, rows.iter().map(|x| x.dispatch));
-        append(&mut r.complete, rows.iter().map(|x| x.complete));
-        append(&mut r.op, rows.iter().map(|x| x.op));
-        append(&mut r.offset, rows.iter().map(|x| x.offset));
-        append(&mut r.size, rows.iter().map(|x| x.size));
-        append(&mut r.stream, rows.iter().map(|x| x.stream));
+        r.arrival.owned().extend(rows.iter().map(|x| x.arrival));
+        r.dispatch.owned().extend(rows.iter().map(|x| x.dispatch));
+        r.complete.owned().extend(rows.iter().map(|x| x.complete));
+        r.op.owned().extend(rows.iter().map(|x| x.op));
+        r.offset.owned().extend(rows.iter().map(|x| x.offset));
+        r.size.owned().extend(rows.iter().map(|x| x.size));
+        r.stream.owned().extend(rows.iter().map(|x| x.stream));
         self.rows.clear();
     }
-}
-
-/// Append `vals` to `col` (taking its contents back first if they were
-/// given out).
-#[inline(always)]
-fn append<T: Clone>(col: &mut Column<T>, vals: impl Iterator<Item = T>) {
-    col.owned().extend(vals);
 }
 
 #[cfg(test)]
