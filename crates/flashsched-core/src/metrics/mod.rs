@@ -50,13 +50,16 @@ impl<T: Clone> Column<T> {
     /// The contents as a plain vector to append to (taken back, or copied,
     /// if they were given out).
     pub(crate) fn owned(&mut self) -> &mut Vec<T> {
-        let v = match std::mem::take(self) {
-            Column::Owned(v) => v,
-            Column::Shared(a) => Arc::try_unwrap(a).unwrap_or_else(|a| (*a).clone()),
-        };
-        *self = Column::Owned(v);
+        if let Column::Shared(a) = self {
+            let v = match Arc::get_mut(a) {
+                Some(v) => std::mem::take(v),
+                None => (**a).clone(),
+            };
+            *self = Column::Owned(v);
+        }
         match self {
             Column::Owned(v) => v,
+            // (Not reached: made owned above.)
             Column::Shared(a) => Arc::make_mut(a),
         }
     }
